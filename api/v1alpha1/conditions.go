@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Condition types. Every kind has Ready; WebhookEndpoints add the others.
+const (
+	// ConditionReady summarises whether the object can be used.
+	ConditionReady = "Ready"
+	// ConditionSecretReady tells whether an endpoint's secret hash is known.
+	ConditionSecretReady = "SecretReady"
+	// ConditionAgentReady tells whether an endpoint's Agent exists and is not archived.
+	ConditionAgentReady = "AgentReady"
+	// ConditionThreadReady tells whether a ContinueExisting endpoint's thread
+	// exists and belongs to the endpoint's Agent.
+	ConditionThreadReady = "ThreadReady"
+)
+
+// Condition reasons. They are part of the API: users and tools match on them.
+const (
+	// ReasonAvailable: the object is ready to be used.
+	ReasonAvailable = "Available"
+	// ReasonReconcileFailed: a transient error stopped reconciliation; the
+	// message names it and the operator retries.
+	ReasonReconcileFailed = "ReconcileFailed"
+
+	// ReasonPaused: the owner paused the endpoint (spec.paused).
+	ReasonPaused = "Paused"
+	// ReasonOwnerNotMember: a call arrived after the endpoint's owner lost
+	// the right to trigger the Agent; the endpoint stays paused until the
+	// owner is a member again or another member takes ownership.
+	ReasonOwnerNotMember = "OwnerNotMember"
+
+	// ReasonSecretGenerated: the operator generated the endpoint's secret.
+	ReasonSecretGenerated = "SecretGenerated"
+	// ReasonSecretRotated: the secret was rotated through the rotate-secret annotation.
+	ReasonSecretRotated = "SecretRotated"
+	// ReasonSecretFromRef: the hash comes from the Secret named in spec.secretRef.
+	ReasonSecretFromRef = "SecretFromRef"
+	// ReasonSecretNotFound: the Secret named in spec.secretRef does not exist.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonSecretKeyMissing: the Secret of spec.secretRef has no such key.
+	ReasonSecretKeyMissing = "SecretKeyMissing"
+	// ReasonSecretTooShort: the value of spec.secretRef is shorter than MinSecretBytes.
+	ReasonSecretTooShort = "SecretTooShort"
+	// ReasonGeneratedSecretDeleted: the generated Secret was deleted; the
+	// endpoint keeps accepting the secret it had (its hash is in status).
+	ReasonGeneratedSecretDeleted = "GeneratedSecretDeleted"
+	// ReasonAuthenticationDisabled: the endpoint allows unauthenticated calls
+	// and needs no secret.
+	ReasonAuthenticationDisabled = "AuthenticationDisabled"
+
+	// ReasonAgentFound: the endpoint's Agent exists and is usable.
+	ReasonAgentFound = "AgentFound"
+	// ReasonAgentNotFound: the Agent named in agentRef does not exist.
+	ReasonAgentNotFound = "AgentNotFound"
+	// ReasonAgentArchived: the Agent is archived; its endpoints answer 422.
+	ReasonAgentArchived = "AgentArchived"
+
+	// ReasonThreadFound: the target thread exists and belongs to the Agent.
+	ReasonThreadFound = "ThreadFound"
+	// ReasonThreadNotRequired: NewThreadEachRun endpoints need no thread.
+	ReasonThreadNotRequired = "ThreadNotRequired"
+	// ReasonThreadNotFound: the AgentThread named in targetThreadRef does not exist.
+	ReasonThreadNotFound = "ThreadNotFound"
+	// ReasonThreadOfAnotherAgent: the target thread belongs to another Agent.
+	ReasonThreadOfAnotherAgent = "ThreadOfAnotherAgent"
+
+	// ReasonAuthSecretNotFound: an Agent's a2a.authSecretRef names a missing Secret or key.
+	ReasonAuthSecretNotFound = "AuthSecretNotFound"
+)
+
+// Event reasons recorded by the operator and the receiver.
+const (
+	// EventSecretGenerated is recorded when an endpoint's secret is generated.
+	EventSecretGenerated = "SecretGenerated"
+	// EventSecretRotated is recorded when an endpoint's secret is rotated.
+	EventSecretRotated = "SecretRotated"
+	// EventOwnerNotMember is recorded when a call is skipped because the owner lost membership.
+	EventOwnerNotMember = "OwnerNotMember"
+)

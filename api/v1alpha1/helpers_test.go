@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSecretHash(t *testing.T) {
+	// echo -n "" | sha256sum; echo -n "hello" | sha256sum
+	cases := map[string]string{
+		"":      "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"hello": "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+	}
+	for in, want := range cases {
+		if got := SecretHash([]byte(in)); got != want {
+			t.Errorf("SecretHash(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseSecretHash(t *testing.T) {
+	good := SecretHash([]byte("a secret of at least thirty-two bytes"))
+	digest, err := ParseSecretHash(good)
+	if err != nil {
+		t.Fatalf("ParseSecretHash(%q): %v", good, err)
+	}
+	if got := SecretHashPrefix + strings.ToLower(hexString(digest[:])); got != good {
+		t.Errorf("round trip = %q, want %q", got, good)
+	}
+
+	bad := []string{
+		"",
+		"sha256:",
+		strings.TrimPrefix(good, SecretHashPrefix),                // no prefix
+		"sha1:" + strings.TrimPrefix(good, SecretHashPrefix),      // wrong prefix
+		good[:len(good)-1],                                        // too short
+		good + "0",                                                // too long
+		SecretHashPrefix + strings.Repeat("g", 64),                // not hex
+		SecretHashPrefix + strings.ToUpper(good[len("sha256:"):]), // upper case
+	}
+	for _, in := range bad {
+		if _, err := ParseSecretHash(in); err == nil {
+			t.Errorf("ParseSecretHash(%q) succeeded, want an error", in)
+		}
+	}
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&0xf])
+	}
+	return string(out)
+}
+
+func TestRunStateIsFinished(t *testing.T) {
+	for state, want := range map[RunState]bool{
+		"": false, RunQueued: false, RunRunning: false,
+		RunSuccess: true, RunError: true, RunSkipped: true,
+	} {
+		if got := state.IsFinished(); got != want {
+			t.Errorf("%q.IsFinished() = %v, want %v", state, got, want)
+		}
+	}
+}
+
+func TestGeneratedSecretName(t *testing.T) {
+	if got := GeneratedSecretName("github-issues"); got != "github-issues-webhook-secret" {
+		t.Errorf("GeneratedSecretName = %q", got)
+	}
+}

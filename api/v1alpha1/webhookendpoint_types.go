@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// EndpointPhase says whether an endpoint accepts calls.
+// +kubebuilder:validation:Enum=Active;Paused
+type EndpointPhase string
+
+const (
+	// EndpointActive endpoints accept calls.
+	EndpointActive EndpointPhase = "Active"
+	// EndpointPaused endpoints answer every call with 422; status.pauseReason says why.
+	EndpointPaused EndpointPhase = "Paused"
+)
+
+// PauseReason says why an endpoint is paused.
+// +kubebuilder:validation:Enum=Paused;OwnerNotMember;""
+type PauseReason string
+
+const (
+	// PauseReasonNone: the endpoint is not paused.
+	PauseReasonNone PauseReason = ""
+	// PauseReasonPaused: the owner set spec.paused.
+	PauseReasonPaused PauseReason = ReasonPaused
+	// PauseReasonOwnerNotMember: a call arrived after the owner lost membership.
+	PauseReasonOwnerNotMember PauseReason = ReasonOwnerNotMember
+)
+
+// AuthMode tells whether calls must carry the endpoint's secret.
+// +kubebuilder:validation:Enum=Secret;None
+type AuthMode string
+
+const (
+	// AuthSecret: calls must carry the secret in X-Service-Webhook-Secret.
+	AuthSecret AuthMode = "Secret"
+	// AuthNone: anyone with the URL can call (spec.allowUnauthenticated).
+	AuthNone AuthMode = "None"
+)
+
+// WebhookEndpointSpec is what the endpoint's owner declares.
+// +kubebuilder:validation:XValidation:rule="self.threadStrategy != 'ContinueExisting' || has(self.targetThreadRef)",message="spec.targetThreadRef is required when threadStrategy is ContinueExisting: name an AgentThread of the same Agent"
+// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'ContinueExisting' || !has(self.targetThreadRef)",message="spec.targetThreadRef is only allowed when threadStrategy is ContinueExisting"
+// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || self.threadNamingHint == ''",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
+// +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.secretRef)",message="spec.secretRef cannot be set when allowUnauthenticated is true: remove one of them"
+type WebhookEndpointSpec struct {
+	// agentRef names the Agent in the same namespace whose runs this endpoint starts.
+	// +required
+	AgentRef LocalObjectReference `json:"agentRef"`
+
+	// prompt is the standing instruction sent before every payload.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32768
+	Prompt string `json:"prompt"`
+
+	// threadStrategy is NewThreadEachRun (a new thread per call) or
+	// ContinueExisting (every call appended to targetThreadRef).
+	// +required
+	ThreadStrategy ThreadStrategy `json:"threadStrategy"`
+
+	// targetThreadRef names the AgentThread of the same Agent that every run
+	// is appended to. Required with ContinueExisting, not allowed otherwise.
+	// +optional
+	TargetThreadRef *LocalObjectReference `json:"targetThreadRef,omitempty"`
+
+	// threadNamingHint tells the agent how to title each new thread from the
+	// payload (for example "use the issue number"). Only with NewThreadEachRun;
+	// when empty the title is "Webhook: {agent displayName or name}".
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	ThreadNamingHint string `json:"threadNamingHint,omitempty"`
+
+	// allowUnauthenticated lets anyone with the URL call the endpoint without
+	// a secret. Such runs get trust Low, and a stricter pre-parse rate limit
+	// applies. Setting it back to false generates a secret at once.
+	// +optional
+	// +kubebuilder:default=false
+	AllowUnauthenticated bool `json:"allowUnauthenticated,omitempty"`
+
+	// model overrides the Agent's model for this endpoint's runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Model string `json:"model,omitempty"`
+
+	// paused stops new runs; calls answer 422 "Endpoint is paused". URL,
+	// secret, configuration and history are kept.
+	// +optional
+	// +kubebuilder:default=false
+	Paused bool `json:"paused,omitempty"`
+
+	// owner is the member whose account the runs use. Defaulted at admission
+	// from the creating user; only the owner may change the spec.
+	// +optional
+	Owner *Owner `json:"owner,omitempty"`
+
+	// secretRef brings your own secret (for GitOps) instead of a generated
+	// one: the operator hashes this key (at least 32 bytes) and follows its
+	// changes.
+	// +optional
+	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
+}
+
+// RunCounts summarises the AgentRuns of an endpoint that exist.
+type RunCounts struct {
+	// total is the number of AgentRuns of the endpoint, in any state.
+	// +optional
+	Total int64 `json:"total"`
+	// running is the number of AgentRuns queued or running.
+	// +optional
+	Running int64 `json:"running"`
+	// lastRunTime is when the newest AgentRun was received.
+	// +optional
+	LastRunTime *metav1.Time `json:"lastRunTime,omitempty"`
+}
+
+// WebhookEndpointStatus is the observed state of a WebhookEndpoint.
+type WebhookEndpointStatus struct {
+	// observedGeneration is the generation the status was last computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Ready, SecretReady, AgentReady, ThreadReady.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// endpointID is the 43-character base64url form of 32 random bytes that
+	// forms the URL. Generated once; it never changes.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{43}$`
+	EndpointID string `json:"endpointID,omitempty"`
+
+	// url is the full receive URL: {public base URL}/api/webhooks/{endpointID}/receive.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url,omitempty"`
+
+	// authMode is Secret when calls must carry the secret header and None
+	// when the endpoint allows unauthenticated calls.
+	// +optional
+	AuthMode AuthMode `json:"authMode,omitempty"`
+
+	// secretName is the generated Secret (key "secret") holding the plain
+	// secret, or spec.secretRef's Secret.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	SecretName string `json:"secretName,omitempty"`
+
+	// secretHash is "sha256:" and the hex SHA-256 of the secret's bytes. The
+	// receiver compares callers' secrets against it and reads nothing else.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
+	SecretHash string `json:"secretHash,omitempty"`
+
+	// secretRotatedAt is when the secret was last generated or rotated.
+	// +optional
+	SecretRotatedAt *metav1.Time `json:"secretRotatedAt,omitempty"`
+
+	// lastHandledRotation is the value of the rotate-secret annotation that
+	// was last acted on.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	LastHandledRotation string `json:"lastHandledRotation,omitempty"`
+
+	// phase is Active or Paused.
+	// +optional
+	Phase EndpointPhase `json:"phase,omitempty"`
+
+	// pauseReason says why phase is Paused: Paused (by the owner) or
+	// OwnerNotMember (the owner lost the right to trigger the Agent).
+	// +optional
+	PauseReason PauseReason `json:"pauseReason,omitempty"`
+
+	// runs counts the AgentRuns of this endpoint that exist.
+	// +optional
+	Runs RunCounts `json:"runs,omitempty"`
+}
+
+// WebhookEndpoint is a URL that starts a run of an Agent for every accepted
+// POST. The receiver answers 202 with the run's id; the AgentRun records it.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=whe;hook,categories=hookrun
+// +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentRef.name`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Auth",type=string,JSONPath=`.status.authMode`
+// +kubebuilder:printcolumn:name="Runs",type=integer,JSONPath=`.status.runs.total`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it is used as a label value on runs"
+type WebhookEndpoint struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   WebhookEndpointSpec   `json:"spec"`
+	Status WebhookEndpointStatus `json:"status,omitempty"`
+}
+
+// WebhookEndpointList is a list of WebhookEndpoints.
+// +kubebuilder:object:root=true
+type WebhookEndpointList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WebhookEndpoint `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&WebhookEndpoint{}, &WebhookEndpointList{})
+}

@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Label keys. Their values are object names in the labelled object's namespace.
+const (
+	// LabelEndpoint names the WebhookEndpoint an AgentRun or a generated
+	// Secret belongs to. List an endpoint's history with
+	// `kubectl get agentruns -l agents.hookrun.dev/endpoint=NAME`.
+	LabelEndpoint = "agents.hookrun.dev/endpoint"
+	// LabelAgent names the Agent an AgentRun was started for.
+	LabelAgent = "agents.hookrun.dev/agent"
+	// LabelThread names the AgentThread an AgentRun is appended to.
+	LabelThread = "agents.hookrun.dev/thread"
+)
+
+// Annotation keys.
+const (
+	// AnnotationRotateSecret rotates an endpoint's generated secret whenever
+	// its value changes (any value different from status.lastHandledRotation,
+	// for example a timestamp).
+	AnnotationRotateSecret = "agents.hookrun.dev/rotate-secret"
+)
+
+// Secrets written by hookrun.
+const (
+	// WebhookSecretKey is the key of the plain secret in a generated
+	// endpoint Secret (named GeneratedSecretName(endpoint)).
+	WebhookSecretKey = "secret"
+	// SecretTypeWebhookPayload is the type of the Secret that holds a run's
+	// raw request body.
+	SecretTypeWebhookPayload = "agents.hookrun.dev/webhook-payload"
+	// PayloadBodyKey is the key of the raw body in a payload Secret.
+	PayloadBodyKey = "body"
+	// MinSecretBytes is the least number of bytes an endpoint secret has;
+	// generated secrets are made of exactly this many random bytes.
+	MinSecretBytes = 32
+	// MaxPayloadBytes is the largest request body the receiver accepts (1 MiB).
+	MaxPayloadBytes = 1 << 20
+)
+
+// SecretHeader is the request header that carries an endpoint's secret.
+const SecretHeader = "X-Service-Webhook-Secret"
+
+// GeneratedSecretName is the name of the Secret the operator generates for
+// the endpoint named endpointName.
+func GeneratedSecretName(endpointName string) string {
+	return endpointName + "-webhook-secret"
+}

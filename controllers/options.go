@@ -1,0 +1,129 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controllers holds the hookrun operator: one reconciler per kind,
+// the run dispatcher, the A2A client (controllers/a2a) and the owner
+// membership check (controllers/membership).
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Defaults of the operator's flags.
+const (
+	DefaultMetricsBindAddress     = ":8080"
+	DefaultHealthProbeBindAddress = ":8081"
+	DefaultRunHistoryLimit        = 100
+	DefaultRunTTL                 = 168 * time.Hour
+	DefaultPayloadTTL             = 24 * time.Hour
+)
+
+// OperatorOptions are the settings of `hookrun operator`.
+type OperatorOptions struct {
+	// Kubeconfig is the kubeconfig file to use; empty means $KUBECONFIG,
+	// then the in-cluster configuration, then ~/.kube/config.
+	Kubeconfig string
+	// PublicBaseURL is the externally reachable base of the receiver, for
+	// example https://hooks.example.com; endpoint URLs are
+	// PublicBaseURL + "/api/webhooks/{endpointID}/receive".
+	PublicBaseURL string
+	// MetricsBindAddress serves /metrics; "0" disables it.
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz.
+	HealthProbeBindAddress string
+	// LeaderElect makes replicas elect one active operator.
+	LeaderElect bool
+	// LeaderElectionNamespace holds the leader election Lease; empty means the pod's namespace.
+	LeaderElectionNamespace string
+	// RunHistoryLimit is how many finished runs are kept per endpoint.
+	RunHistoryLimit int
+	// RunTTL is how long a finished run is kept after completion.
+	RunTTL time.Duration
+	// PayloadTTL is how long a finished run's payload Secret is kept after completion.
+	PayloadTTL time.Duration
+}
+
+// NewOperatorOptions returns the options with their defaults.
+func NewOperatorOptions() *OperatorOptions {
+	return &OperatorOptions{
+		MetricsBindAddress:     DefaultMetricsBindAddress,
+		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
+		RunHistoryLimit:        DefaultRunHistoryLimit,
+		RunTTL:                 DefaultRunTTL,
+		PayloadTTL:             DefaultPayloadTTL,
+	}
+}
+
+// BindFlags registers the options as flags, with the current values as defaults.
+func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file. Empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
+	fs.StringVar(&o.PublicBaseURL, "public-base-url", o.PublicBaseURL, "Externally reachable base URL of the receiver, for example https://hooks.example.com. Required.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader so only one operator replica is active.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease. Empty: the pod's namespace.")
+	fs.IntVar(&o.RunHistoryLimit, "run-history-limit", o.RunHistoryLimit, "Finished AgentRuns kept per endpoint; older ones are deleted.")
+	fs.DurationVar(&o.RunTTL, "run-ttl", o.RunTTL, "How long a finished AgentRun is kept after it completed.")
+	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays.")
+}
+
+// Validate reports every invalid option at once.
+func (o *OperatorOptions) Validate() error {
+	var errs []error
+	if err := validateBaseURL(o.PublicBaseURL); err != nil {
+		errs = append(errs, fmt.Errorf("--public-base-url: %w", err))
+	}
+	if o.RunHistoryLimit < 0 {
+		errs = append(errs, fmt.Errorf("--run-history-limit must be 0 or more, got %d", o.RunHistoryLimit))
+	}
+	if o.RunTTL < 0 {
+		errs = append(errs, fmt.Errorf("--run-ttl must not be negative, got %s", o.RunTTL))
+	}
+	if o.PayloadTTL < 0 {
+		errs = append(errs, fmt.Errorf("--payload-ttl must not be negative, got %s", o.PayloadTTL))
+	}
+	return errors.Join(errs...)
+}
+
+func validateBaseURL(raw string) error {
+	if raw == "" {
+		return errors.New("is required, for example https://hooks.example.com")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http:// or https:// URL", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q must not have a query or fragment", raw)
+	}
+	return nil
+}
+
+// EndpointURL is the receive URL of an endpoint ID under base (a trailing
+// slash of base is ignored).
+func EndpointURL(base, endpointID string) string {
+	return strings.TrimRight(base, "/") + "/api/webhooks/" + endpointID + "/receive"
+}

@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package receiver serves POST /api/webhooks/{endpointId}/receive: the check
+// pipeline, the rate limiters and run creation.
+package receiver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+// Defaults of the receiver's flags.
+const (
+	DefaultListenAddress            = ":8443"
+	DefaultMetricsBindAddress       = ":8080"
+	DefaultHealthProbeBindAddress   = ":8081"
+	DefaultRateLimit                = 60
+	DefaultUnauthenticatedRateLimit = 60
+	DefaultNamespace                = "hookrun-system"
+)
+
+// Options are the settings of `hookrun receiver`.
+type Options struct {
+	// Kubeconfig is the kubeconfig file to use; empty means $KUBECONFIG,
+	// then the in-cluster configuration, then ~/.kube/config.
+	Kubeconfig string
+	// ListenAddress serves the receive route.
+	ListenAddress string
+	// MetricsBindAddress serves /metrics; "0" disables it.
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz.
+	HealthProbeBindAddress string
+	// RateLimit is the invocation limit: calls per minute per endpoint (sliding window).
+	RateLimit int
+	// UnauthenticatedRateLimit is the pre-parse limit of unauthenticated
+	// endpoints: calls per minute per endpoint, checked before the body is read.
+	UnauthenticatedRateLimit int
+	// DisableTriggering answers every call with 503 triggering_disabled.
+	DisableTriggering bool
+	// Namespace is the receiver's own namespace, where ConfigMap
+	// hookrun-receiver may switch triggering off at run time.
+	Namespace string
+	// WatchNamespaces limits the endpoints served to these namespaces; empty means all.
+	WatchNamespaces []string
+}
+
+// NewOptions returns the options with their defaults; the namespace defaults
+// to $POD_NAMESPACE, else hookrun-system.
+func NewOptions() *Options {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return &Options{
+		ListenAddress:            DefaultListenAddress,
+		MetricsBindAddress:       DefaultMetricsBindAddress,
+		HealthProbeBindAddress:   DefaultHealthProbeBindAddress,
+		RateLimit:                DefaultRateLimit,
+		UnauthenticatedRateLimit: DefaultUnauthenticatedRateLimit,
+		Namespace:                ns,
+	}
+}
+
+// BindFlags registers the options as flags, with the current values as defaults.
+func (o *Options) BindFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file. Empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
+	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "Address the receive route (POST /api/webhooks/{endpointId}/receive) listens on.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
+	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
+	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
+	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
+	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
+}
+
+// Validate reports every invalid option at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.ListenAddress == "" {
+		errs = append(errs, errors.New("--listen-address is required"))
+	}
+	if o.RateLimit < 1 {
+		errs = append(errs, fmt.Errorf("--rate-limit must be at least 1, got %d", o.RateLimit))
+	}
+	if o.UnauthenticatedRateLimit < 1 {
+		errs = append(errs, fmt.Errorf("--unauthenticated-rate-limit must be at least 1, got %d", o.UnauthenticatedRateLimit))
+	}
+	if o.Namespace == "" {
+		errs = append(errs, errors.New("--namespace must not be empty"))
+	}
+	return errors.Join(errs...)
+}

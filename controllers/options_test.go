@@ -1,0 +1,98 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestOperatorOptionsFlags(t *testing.T) {
+	o := NewOperatorOptions()
+	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
+	o.BindFlags(fs)
+	err := fs.Parse([]string{
+		"--kubeconfig=/tmp/kc", "--public-base-url=https://hooks.example.com",
+		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
+		"--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := OperatorOptions{
+		Kubeconfig: "/tmp/kc", PublicBaseURL: "https://hooks.example.com",
+		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
+		LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
+	}
+	if *o != want {
+		t.Errorf("parsed %+v, want %+v", *o, want)
+	}
+}
+
+func TestOperatorOptionsDefaults(t *testing.T) {
+	o := NewOperatorOptions()
+	if o.RunHistoryLimit != 100 || o.RunTTL != 168*time.Hour || o.PayloadTTL != 24*time.Hour {
+		t.Errorf("defaults = %+v, want run-history-limit=100 run-ttl=168h payload-ttl=24h", *o)
+	}
+}
+
+func TestOperatorOptionsValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(*OperatorOptions)
+		wantErr string
+	}{
+		{"valid", func(*OperatorOptions) {}, ""},
+		{"trailing slash is fine", func(o *OperatorOptions) { o.PublicBaseURL = "http://127.0.0.1:8443/" }, ""},
+		{"missing base URL", func(o *OperatorOptions) { o.PublicBaseURL = "" }, "--public-base-url: is required"},
+		{"relative base URL", func(o *OperatorOptions) { o.PublicBaseURL = "hooks.example.com" }, "must be an absolute http:// or https:// URL"},
+		{"base URL with a query", func(o *OperatorOptions) { o.PublicBaseURL = "https://h.example.com/?a=b" }, "must not have a query"},
+		{"negative history", func(o *OperatorOptions) { o.RunHistoryLimit = -1 }, "--run-history-limit must be 0 or more"},
+		{"negative run TTL", func(o *OperatorOptions) { o.RunTTL = -time.Second }, "--run-ttl must not be negative"},
+		{"negative payload TTL", func(o *OperatorOptions) { o.PayloadTTL = -time.Second }, "--payload-ttl must not be negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOperatorOptions()
+			o.PublicBaseURL = "https://hooks.example.com"
+			tc.mutate(o)
+			err := o.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error = %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestEndpointURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://hooks.example.com":       "https://hooks.example.com/api/webhooks/ID/receive",
+		"https://hooks.example.com/":      "https://hooks.example.com/api/webhooks/ID/receive",
+		"http://127.0.0.1:8443/prefix//":  "http://127.0.0.1:8443/prefix/api/webhooks/ID/receive",
+		"https://example.com/hooks/team1": "https://example.com/hooks/team1/api/webhooks/ID/receive",
+	} {
+		if got := EndpointURL(base, "ID"); got != want {
+			t.Errorf("EndpointURL(%q) = %q, want %q", base, got, want)
+		}
+	}
+}

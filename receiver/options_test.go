@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestOptionsFlags(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "")
+	o := NewOptions()
+	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
+	o.BindFlags(fs)
+	err := fs.Parse([]string{
+		"--kubeconfig=/tmp/kc", "--listen-address=127.0.0.1:9443",
+		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
+		"--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
+		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kubeconfig != "/tmp/kc" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
+		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
+		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" {
+		t.Errorf("parsed %+v", *o)
+	}
+}
+
+func TestOptionsNamespaceDefault(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "")
+	if got := NewOptions().Namespace; got != "hookrun-system" {
+		t.Errorf("namespace without POD_NAMESPACE = %q, want hookrun-system", got)
+	}
+	t.Setenv("POD_NAMESPACE", "hooks-prod")
+	if got := NewOptions().Namespace; got != "hooks-prod" {
+		t.Errorf("namespace with POD_NAMESPACE = %q, want hooks-prod", got)
+	}
+	o := NewOptions()
+	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 {
+		t.Errorf("rate limit defaults = %d/%d, want 60/60", o.RateLimit, o.UnauthenticatedRateLimit)
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(*Options)
+		wantErr string
+	}{
+		{"valid", func(*Options) {}, ""},
+		{"no listen address", func(o *Options) { o.ListenAddress = "" }, "--listen-address is required"},
+		{"zero rate limit", func(o *Options) { o.RateLimit = 0 }, "--rate-limit must be at least 1"},
+		{"zero unauthenticated rate limit", func(o *Options) { o.UnauthenticatedRateLimit = 0 }, "--unauthenticated-rate-limit must be at least 1"},
+		{"empty namespace", func(o *Options) { o.Namespace = "" }, "--namespace must not be empty"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := NewOptions()
+			tc.mutate(o)
+			err := o.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error = %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -79,7 +79,7 @@ type PayloadReference struct {
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="AgentRun spec is immutable: it records a call as it was received"
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy != 'ContinueExisting' || has(self.targetThreadRef)",message="spec.targetThreadRef is required when threadStrategy is ContinueExisting"
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'ContinueExisting' || !has(self.targetThreadRef)",message="spec.targetThreadRef is only allowed when threadStrategy is ContinueExisting"
-// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || self.threadNamingHint == ''",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
+// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || size(self.threadNamingHint) == 0",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
 type AgentRunSpec struct {
 	// endpointRef names the WebhookEndpoint that received the call.
 	// +required

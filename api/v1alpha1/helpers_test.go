@@ -47,10 +47,10 @@ func TestParseSecretHash(t *testing.T) {
 	bad := []string{
 		"",
 		"sha256:",
-		strings.TrimPrefix(good, SecretHashPrefix),                // no prefix
-		"sha1:" + strings.TrimPrefix(good, SecretHashPrefix),      // wrong prefix
-		good[:len(good)-1],                                        // too short
-		good + "0",                                                // too long
+		strings.TrimPrefix(good, SecretHashPrefix),           // no prefix
+		"sha1:" + strings.TrimPrefix(good, SecretHashPrefix), // wrong prefix
+		good[:len(good)-1], // too short
+		good + "0",         // too long
 		SecretHashPrefix + strings.Repeat("g", 64),                // not hex
 		SecretHashPrefix + strings.ToUpper(good[len("sha256:"):]), // upper case
 	}

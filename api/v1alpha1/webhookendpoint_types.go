@@ -58,7 +58,7 @@ const (
 // WebhookEndpointSpec is what the endpoint's owner declares.
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy != 'ContinueExisting' || has(self.targetThreadRef)",message="spec.targetThreadRef is required when threadStrategy is ContinueExisting: name an AgentThread of the same Agent"
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'ContinueExisting' || !has(self.targetThreadRef)",message="spec.targetThreadRef is only allowed when threadStrategy is ContinueExisting"
-// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || self.threadNamingHint == ''",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
+// +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || size(self.threadNamingHint) == 0",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.secretRef)",message="spec.secretRef cannot be set when allowUnauthenticated is true: remove one of them"
 type WebhookEndpointSpec struct {
 	// agentRef names the Agent in the same namespace whose runs this endpoint starts.

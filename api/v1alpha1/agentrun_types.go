@@ -224,7 +224,3 @@ type AgentRunList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []AgentRun `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AgentRun{}, &AgentRunList{})
-}

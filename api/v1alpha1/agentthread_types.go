@@ -88,7 +88,3 @@ type AgentThreadList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []AgentThread `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AgentThread{}, &AgentThreadList{})
-}

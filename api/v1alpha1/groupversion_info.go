@@ -23,8 +23,9 @@ limitations under the License.
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
@@ -32,8 +33,19 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "agents.hookrun.dev", Version: "v1alpha1"}
 
 	// SchemeBuilder registers the hookrun kinds with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the hookrun kinds to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&Agent{}, &AgentList{},
+		&WebhookEndpoint{}, &WebhookEndpointList{},
+		&AgentThread{}, &AgentThreadList{},
+		&AgentRun{}, &AgentRunList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

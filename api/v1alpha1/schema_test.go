@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func readSamples() []*unstructured.Unstructured {
 		dec := yaml.NewYAMLOrJSONDecoder(raw, 4096)
 		for {
 			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); err == io.EOF {
+			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
 				break
 			} else {
 				Expect(err).NotTo(HaveOccurred(), f)

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -95,6 +96,7 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 		LeaderElection:          opts.LeaderElect,
 		LeaderElectionID:        "hookrun-operator.agents.hookrun.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		Client:                  client.Options{Cache: controllers.ClientCacheOptions()},
 	})
 	if err != nil {
 		return fmt.Errorf("creating the operator's manager: %w", err)
@@ -102,9 +104,11 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 	if err := addProbes(mgr); err != nil {
 		return err
 	}
-	// The reconcilers arrive with their own issues; until then the operator
-	// only serves probes and metrics.
-	ctrl.Log.WithName("operator").Info("no reconcilers are implemented yet: endpoints get no ID, URL or secret and runs are not dispatched")
+	if err := controllers.SetupOperator(cmd.Context(), mgr, opts, controllers.Dependencies{}); err != nil {
+		return err
+	}
+	// Run dispatch over A2A arrives with its own issue.
+	ctrl.Log.WithName("operator").Info("AgentRuns are not dispatched to agents yet: they stay queued")
 	return mgr.Start(cmd.Context())
 }
 

@@ -61,6 +61,10 @@ type OperatorOptions struct {
 	RunTTL time.Duration
 	// PayloadTTL is how long a finished run's payload Secret is kept after completion.
 	PayloadTTL time.Duration
+	// RunCountDelay batches AgentRun events into one status.runs update per endpoint.
+	RunCountDelay time.Duration
+	// OwnerRecheckInterval is how often an OwnerNotMember pause re-checks membership.
+	OwnerRecheckInterval time.Duration
 }
 
 // NewOperatorOptions returns the options with their defaults.
@@ -71,6 +75,8 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:        DefaultRunHistoryLimit,
 		RunTTL:                 DefaultRunTTL,
 		PayloadTTL:             DefaultPayloadTTL,
+		RunCountDelay:          DefaultRunCountDelay,
+		OwnerRecheckInterval:   DefaultOwnerRecheckInterval,
 	}
 }
 
@@ -82,9 +88,11 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader so only one operator replica is active.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease. Empty: the pod's namespace.")
-	fs.IntVar(&o.RunHistoryLimit, "run-history-limit", o.RunHistoryLimit, "Finished AgentRuns kept per endpoint; older ones are deleted.")
-	fs.DurationVar(&o.RunTTL, "run-ttl", o.RunTTL, "How long a finished AgentRun is kept after it completed.")
-	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays.")
+	fs.IntVar(&o.RunHistoryLimit, "run-history-limit", o.RunHistoryLimit, "Finished AgentRuns kept per endpoint; older ones are deleted. 0: no limit.")
+	fs.DurationVar(&o.RunTTL, "run-ttl", o.RunTTL, "How long a finished AgentRun is kept after it completed. 0: until the history limit drops it.")
+	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays. 0: as long as the run.")
+	fs.DurationVar(&o.RunCountDelay, "run-count-delay", o.RunCountDelay, "Batch AgentRun changes for this long before updating an endpoint's status.runs.")
+	fs.DurationVar(&o.OwnerRecheckInterval, "owner-recheck-interval", o.OwnerRecheckInterval, "How often an endpoint paused with OwnerNotMember re-checks whether its owner is a member again.")
 }
 
 // Validate reports every invalid option at once.
@@ -101,6 +109,12 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.PayloadTTL < 0 {
 		errs = append(errs, fmt.Errorf("--payload-ttl must not be negative, got %s", o.PayloadTTL))
+	}
+	if o.RunCountDelay < 0 {
+		errs = append(errs, fmt.Errorf("--run-count-delay must not be negative, got %s", o.RunCountDelay))
+	}
+	if o.OwnerRecheckInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--owner-recheck-interval must be positive, got %s", o.OwnerRecheckInterval))
 	}
 	return errors.Join(errs...)
 }

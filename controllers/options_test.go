@@ -40,6 +40,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		Kubeconfig: "/tmp/kc", PublicBaseURL: "https://hooks.example.com",
 		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
 		LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
+		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
 	}
 	if *o != want {
 		t.Errorf("parsed %+v, want %+v", *o, want)
@@ -67,6 +68,7 @@ func TestOperatorOptionsValidate(t *testing.T) {
 		{"negative history", func(o *OperatorOptions) { o.RunHistoryLimit = -1 }, "--run-history-limit must be 0 or more"},
 		{"negative run TTL", func(o *OperatorOptions) { o.RunTTL = -time.Second }, "--run-ttl must not be negative"},
 		{"negative payload TTL", func(o *OperatorOptions) { o.PayloadTTL = -time.Second }, "--payload-ttl must not be negative"},
+		{"zero owner recheck", func(o *OperatorOptions) { o.OwnerRecheckInterval = 0 }, "--owner-recheck-interval must be positive"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -91,4 +91,10 @@ const (
 	EventSecretRotated = "SecretRotated"
 	// EventOwnerNotMember is recorded when a call is skipped because the owner lost membership.
 	EventOwnerNotMember = "OwnerNotMember"
+	// EventMembershipRestored is recorded when an OwnerNotMember pause is
+	// lifted because the endpoint's owner may trigger the Agent again.
+	EventMembershipRestored = "MembershipRestored"
+	// EventGeneratedSecretDeleted is recorded when the generated Secret of
+	// an endpoint disappears.
+	EventGeneratedSecretDeleted = "GeneratedSecretDeleted"
 )

@@ -1,0 +1,126 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// AgentReconciler reports whether an Agent can take runs.
+type AgentReconciler struct {
+	client.Client
+	// APIReader reads the bearer token Secret around the cache.
+	APIReader client.Reader
+}
+
+// authSecretState is what the reconciler found for spec.a2a.authSecretRef.
+type authSecretState int
+
+const (
+	authSecretNotNeeded authSecretState = iota
+	authSecretFound
+	authSecretMissing
+	authSecretKeyMissing
+)
+
+// agentCondition is the Agent's Ready condition.
+func agentCondition(agent *agentsv1alpha1.Agent, auth authSecretState) metav1.Condition {
+	ref := agent.Spec.A2A.AuthSecretRef
+	switch {
+	case auth == authSecretMissing:
+		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
+			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
+	case auth == authSecretKeyMissing:
+		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
+			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
+	case agent.Spec.Archived:
+		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentArchived,
+			"Archived: its endpoints answer 422 agent_unavailable until spec.archived is false")
+	default:
+		return condition(agentsv1alpha1.ConditionReady, true, agentsv1alpha1.ReasonAvailable,
+			fmt.Sprintf("Runs are sent to %s over A2A %s", agent.Spec.A2A.URL, agent.Spec.A2A.ProtocolVersion))
+	}
+}
+
+// Reconcile sets the Agent's Ready condition.
+func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	agent := &agentsv1alpha1.Agent{}
+	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := agent.DeepCopy()
+	auth, err := r.authSecretState(ctx, agent)
+	cond := agentCondition(agent, auth)
+	if err != nil {
+		cond = condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonReconcileFailed,
+			fmt.Sprintf("Reconciling failed and will be retried: %v", err))
+	} else {
+		agent.Status.ObservedGeneration = agent.Generation
+	}
+	cond.ObservedGeneration = agent.Generation
+	meta.SetStatusCondition(&agent.Status.Conditions, cond)
+	if !equality.Semantic.DeepEqual(before.Status, agent.Status) {
+		if perr := r.Status().Patch(ctx, agent, client.MergeFrom(before)); perr != nil {
+			err = errors.Join(err, fmt.Errorf("patching status of Agent %s: %w", agent.Name, client.IgnoreNotFound(perr)))
+		}
+	}
+	return ctrl.Result{}, err
+}
+
+func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.Agent) (authSecretState, error) {
+	ref := agent.Spec.A2A.AuthSecretRef
+	if ref == nil {
+		return authSecretNotNeeded, nil
+	}
+	secret := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: ref.Name}, secret)
+	switch {
+	case apierrors.IsNotFound(err):
+		return authSecretMissing, nil
+	case err != nil:
+		return authSecretNotNeeded, fmt.Errorf("reading Secret %s: %w", ref.Name, err)
+	case len(secret.Data[ref.Key]) == 0:
+		return authSecretKeyMissing, nil
+	}
+	return authSecretFound, nil
+}
+
+// SetupWithManager registers the reconciler; a change to a token Secret
+// re-checks the Agents that use it.
+func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&agentsv1alpha1.Agent{}).
+		Named("agent").
+		Watches(&corev1.Secret{},
+			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentList{}, indexAgentAuthSecret)),
+			builder.OnlyMetadata).
+		Complete(r)
+}

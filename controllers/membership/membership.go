@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package membership answers one question for the operator and the receiver:
+// may an endpoint's owner still trigger its Agent? The owner is a member while
+// a SubjectAccessReview for the owner (user and groups) allows verb "trigger"
+// on agents/<name> in the endpoint's namespace. Answers are cached briefly so
+// a burst of calls costs one review.
+package membership
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+const (
+	// Verb is the RBAC verb on agents that makes a user a member of an Agent.
+	Verb = "trigger"
+	// Resource is the resource the verb applies to.
+	Resource = "agents"
+	// DefaultTTL is how long an answer is reused; the design allows at most 10 s.
+	DefaultTTL = 10 * time.Second
+	// maxEntries bounds the cache; expired entries are dropped when it is full.
+	maxEntries = 10000
+)
+
+// Checker tells whether an owner may trigger an Agent.
+type Checker interface {
+	// IsMember reports whether owner may trigger Agent agentName in namespace.
+	// An endpoint without an owner has no member to run as: it is not a member.
+	IsMember(ctx context.Context, namespace, agentName string, owner *agentsv1alpha1.Owner) (bool, error)
+}
+
+// SubjectAccessReviewChecker asks the API server with SubjectAccessReviews
+// and caches each answer for TTL.
+type SubjectAccessReviewChecker struct {
+	client client.Client
+	clock  clock.PassiveClock
+	ttl    time.Duration
+
+	mu      sync.Mutex
+	answers map[string]answer
+}
+
+type answer struct {
+	member  bool
+	expires time.Time
+}
+
+// NewSubjectAccessReviewChecker returns a Checker that creates
+// SubjectAccessReviews with c and reuses answers for ttl.
+func NewSubjectAccessReviewChecker(c client.Client, clk clock.PassiveClock, ttl time.Duration) *SubjectAccessReviewChecker {
+	return &SubjectAccessReviewChecker{client: c, clock: clk, ttl: ttl, answers: map[string]answer{}}
+}
+
+// IsMember implements Checker.
+func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, agentName string, owner *agentsv1alpha1.Owner) (bool, error) {
+	if owner == nil || owner.User == "" {
+		return false, nil
+	}
+	groups := slices.Clone(owner.Groups)
+	slices.Sort(groups)
+	key := strings.Join([]string{namespace, agentName, owner.User, strings.Join(groups, "\x00")}, "\x01")
+
+	now := c.clock.Now()
+	c.mu.Lock()
+	a, ok := c.answers[key]
+	c.mu.Unlock()
+	if ok && now.Before(a.expires) {
+		return a.member, nil
+	}
+
+	sar := &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:   owner.User,
+			Groups: groups,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: namespace,
+				Verb:      Verb,
+				Group:     agentsv1alpha1.GroupVersion.Group,
+				Resource:  Resource,
+				Name:      agentName,
+			},
+		},
+	}
+	if err := c.client.Create(ctx, sar); err != nil {
+		return false, fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", owner.User, namespace, agentName, err)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.answers) >= maxEntries {
+		for k, old := range c.answers {
+			if !now.Before(old.expires) {
+				delete(c.answers, k)
+			}
+		}
+		if len(c.answers) >= maxEntries {
+			clear(c.answers)
+		}
+	}
+	c.answers[key] = answer{member: sar.Status.Allowed, expires: now.Add(c.ttl)}
+	return sar.Status.Allowed, nil
+}

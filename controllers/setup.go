@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hookrun/hookrun/controllers/membership"
+)
+
+// Dependencies are the operator's sources of nondeterminism; tests inject
+// their own.
+type Dependencies struct {
+	Clock      clock.PassiveClock
+	Rand       io.Reader
+	Membership membership.Checker
+}
+
+// ClientCacheOptions keeps Secret data out of the operator's cache: typed
+// Secret reads go to the API server, while watches on Secrets use metadata
+// only.
+func ClientCacheOptions() *client.CacheOptions {
+	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
+}
+
+// SetupOperator registers the field indexes and every reconciler of the
+// operator with mgr. Zero-valued dependencies get production defaults.
+func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions, deps Dependencies) error {
+	if deps.Clock == nil {
+		deps.Clock = clock.RealClock{}
+	}
+	if deps.Rand == nil {
+		deps.Rand = rand.Reader
+	}
+	if deps.Membership == nil {
+		deps.Membership = membership.NewSubjectAccessReviewChecker(mgr.GetClient(), deps.Clock, membership.DefaultTTL)
+	}
+	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	endpoints := &WebhookEndpointReconciler{
+		Client:               mgr.GetClient(),
+		APIReader:            mgr.GetAPIReader(),
+		MetadataReader:       mgr.GetCache(),
+		Recorder:             mgr.GetEventRecorder(fieldOwner),
+		Clock:                deps.Clock,
+		Rand:                 deps.Rand,
+		Membership:           deps.Membership,
+		PublicBaseURL:        opts.PublicBaseURL,
+		RunHistoryLimit:      opts.RunHistoryLimit,
+		RunTTL:               opts.RunTTL,
+		PayloadTTL:           opts.PayloadTTL,
+		RunCountDelay:        opts.RunCountDelay,
+		OwnerRecheckInterval: opts.OwnerRecheckInterval,
+	}
+	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
+		"WebhookEndpoint": endpoints,
+		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()},
+		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
+	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the %s reconciler: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The operator's reconcilers run in a real manager against a real
+// kube-apiserver (envtest). Assertions read through k8sClient, which has no
+// cache. Time is a fake clock the specs step; randomness is a seeded source.
+
+const publicBaseURL = "https://hooks.example.com"
+
+var (
+	testEnv     *envtest.Environment
+	cfg         *rest.Config
+	k8sClient   client.Client
+	scheme      = runtime.NewScheme()
+	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+	stopManager func()
+	// randomSource is shared by every manager the suite starts, so a value
+	// generated again after a restart would differ from the first one.
+	randomSource = &lockedReader{r: rand.NewChaCha8([32]byte{'h', 'o', 'o', 'k', 'r', 'u', 'n'})}
+	testOptions = &OperatorOptions{
+		PublicBaseURL:        publicBaseURL,
+		RunHistoryLimit:      3,
+		RunTTL:               time.Hour,
+		PayloadTTL:           10 * time.Minute,
+		RunCountDelay:        100 * time.Millisecond,
+		OwnerRecheckInterval: 200 * time.Millisecond,
+	}
+)
+
+func TestControllers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(20 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	SetDefaultConsistentlyDuration(time.Second)
+	RunSpecs(t, "Operator suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
+
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(testEnv.Stop)
+
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	stopManager = startManager()
+	DeferCleanup(func() { stopManager() })
+})
+
+// startManager starts the operator's manager, as `hookrun operator` wires
+// it, and returns a function that stops it and waits until it has stopped.
+func startManager() func() {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: ClientCacheOptions()},
+		// Specs restart the manager; the controller names stay the same.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	Expect(SetupOperator(ctx, mgr, testOptions, Dependencies{
+		Clock: fakeClock,
+		Rand:  randomSource,
+	})).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// newNamespace creates a namespace for one spec.
+func newNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func newAgent(ns, name string) *agentsv1alpha1.Agent {
+	return &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:18090/"}},
+	}
+}
+
+func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
+	return &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: agent},
+			Prompt:         "Triage this.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Owner:          &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a"}},
+		},
+	}
+}
+
+// get reads obj fresh from the API server.
+func get(ctx context.Context, obj client.Object) client.Object {
+	GinkgoHelper()
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	return obj
+}
+
+// conditionOf returns a matcher-friendly view of one condition.
+func conditionOf(conds []metav1.Condition, t string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// haveCondition matches a *metav1.Condition with the status and reason.
+func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
+	return And(Not(BeNil()), HaveField("Status", status), HaveField("Reason", reason))
+}
+
+// poke makes the operator reconcile obj now (any metadata change does).
+func poke(ctx context.Context, obj client.Object) {
+	GinkgoHelper()
+	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann["test.hookrun.dev/poke"] = time.Now().Format(time.RFC3339Nano)
+	obj.SetAnnotations(ann)
+	Expect(k8sClient.Patch(ctx, obj, patch)).To(Succeed())
+}
+
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
+}
+
+func mustJSON(v any) []byte {
+	GinkgoHelper()
+	b, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}

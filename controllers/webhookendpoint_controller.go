@@ -1,0 +1,312 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"k8s.io/client-go/util/workqueue"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/membership"
+)
+
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints,verbs=patch
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/finalizers,verbs=update
+
+const (
+	// fieldOwner names the operator in managedFields.
+	fieldOwner = "hookrun-operator"
+	// tokenBytes is the size of endpoint IDs and generated secrets.
+	tokenBytes = 32
+	// DefaultRunCountDelay batches AgentRun events into one status update per
+	// endpoint, so a burst of calls does not become a burst of writes.
+	DefaultRunCountDelay = 2 * time.Second
+	// DefaultOwnerRecheckInterval is how often an endpoint paused because its
+	// owner lost membership checks whether the owner is a member again.
+	DefaultOwnerRecheckInterval = time.Minute
+)
+
+// WebhookEndpointReconciler gives every WebhookEndpoint its ID, URL and
+// secret, keeps its phase and conditions honest, counts its runs and prunes
+// its history.
+type WebhookEndpointReconciler struct {
+	client.Client
+	// APIReader reads around the cache: Secret data, and the live endpoint
+	// before a once-only value (ID, secret) is generated.
+	APIReader client.Reader
+	// MetadataReader reads object metadata from the cache (Secrets are
+	// cached as metadata only).
+	MetadataReader client.Reader
+	Recorder       events.EventRecorder
+	Clock          clock.PassiveClock
+	// Rand is the source of endpoint IDs and secrets (crypto/rand in production).
+	Rand       io.Reader
+	Membership membership.Checker
+
+	PublicBaseURL        string
+	RunHistoryLimit      int
+	RunTTL               time.Duration
+	PayloadTTL           time.Duration
+	RunCountDelay        time.Duration
+	OwnerRecheckInterval time.Duration
+}
+
+// endpointScope carries one reconcile's state from phase to phase.
+type endpointScope struct {
+	ep           *agentsv1alpha1.WebhookEndpoint
+	requeueAfter time.Duration
+}
+
+func (s *endpointScope) requeueWithin(d time.Duration) {
+	if d > 0 && (s.requeueAfter == 0 || d < s.requeueAfter) {
+		s.requeueAfter = d
+	}
+}
+
+func (s *endpointScope) setCondition(c metav1.Condition) {
+	c.ObservedGeneration = s.ep.Generation
+	meta.SetStatusCondition(&s.ep.Status.Conditions, c)
+}
+
+// Reconcile runs the phases in order and writes status once, at the end.
+func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !ep.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // the garbage collector removes the Secret and the runs
+	}
+	if needsOnceOnlyValue(ep) {
+		// The cache may not have our last status write yet; generating from
+		// a stale copy would replace an ID or secret someone already has.
+		if err := r.APIReader.Get(ctx, req.NamespacedName, ep); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	before := ep.DeepCopy()
+	s := &endpointScope{ep: ep}
+
+	defer func() {
+		s.setCondition(endpointReadyCondition(&ep.Status, retErr))
+		if retErr == nil {
+			ep.Status.ObservedGeneration = ep.Generation
+		}
+		if err := r.patchStatus(ctx, before, ep); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+
+	var errs []error
+	for _, phase := range []func(context.Context, *endpointScope) error{
+		r.reconcileIdentity,
+		r.reconcileAgent,
+		r.reconcileThread,
+		r.reconcileSecret,
+		r.reconcilePhase,
+		r.reconcileRuns,
+	} {
+		if err := phase(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...)
+}
+
+func (r *WebhookEndpointReconciler) patchStatus(ctx context.Context, before, ep *agentsv1alpha1.WebhookEndpoint) error {
+	if equality.Semantic.DeepEqual(before.Status, ep.Status) {
+		return nil
+	}
+	if err := r.Status().Patch(ctx, ep, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("patching status of WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, client.IgnoreNotFound(err))
+	}
+	return nil
+}
+
+// needsOnceOnlyValue tells whether this reconcile may generate an endpoint ID
+// or a secret, values that must never be generated twice.
+func needsOnceOnlyValue(ep *agentsv1alpha1.WebhookEndpoint) bool {
+	if ep.Status.EndpointID == "" {
+		return true
+	}
+	if ep.Spec.AllowUnauthenticated || ep.Spec.SecretRef != nil {
+		return false
+	}
+	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
+	return ep.Status.SecretHash == "" || ep.Status.AuthMode != agentsv1alpha1.AuthSecret ||
+		ep.Status.SecretName != agentsv1alpha1.GeneratedSecretName(ep.Name) ||
+		(rotation != "" && rotation != ep.Status.LastHandledRotation)
+}
+
+// reconcileIdentity generates the endpoint ID once and derives the URL.
+func (r *WebhookEndpointReconciler) reconcileIdentity(_ context.Context, s *endpointScope) error {
+	if s.ep.Status.EndpointID == "" {
+		id, err := randomToken(r.Rand)
+		if err != nil {
+			return fmt.Errorf("generating the endpoint ID: %w", err)
+		}
+		s.ep.Status.EndpointID = id
+	}
+	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
+	return nil
+}
+
+// reconcileAgent reports on the Agent and makes it the endpoint's owner, so
+// deleting the Agent deletes its endpoints.
+func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpointScope) error {
+	agent := &agentsv1alpha1.Agent{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: s.ep.Spec.AgentRef.Name}, agent)
+	switch {
+	case apierrors.IsNotFound(err):
+		s.setCondition(agentReadyCondition(s.ep.Spec.AgentRef.Name, nil))
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading Agent %q: %w", s.ep.Spec.AgentRef.Name, err)
+	}
+	s.setCondition(agentReadyCondition(agent.Name, agent))
+	return ensureOwnerReference(ctx, r.Client, s.ep, agent)
+}
+
+// reconcileThread reports on a ContinueExisting endpoint's thread.
+func (r *WebhookEndpointReconciler) reconcileThread(ctx context.Context, s *endpointScope) error {
+	spec := &s.ep.Spec
+	if spec.ThreadStrategy != agentsv1alpha1.ContinueExisting || spec.TargetThreadRef == nil {
+		s.setCondition(threadReadyCondition(spec, nil))
+		return nil
+	}
+	thread := &agentsv1alpha1.AgentThread{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: spec.TargetThreadRef.Name}, thread)
+	switch {
+	case apierrors.IsNotFound(err):
+		thread = nil
+	case err != nil:
+		return fmt.Errorf("reading AgentThread %q: %w", spec.TargetThreadRef.Name, err)
+	}
+	s.setCondition(threadReadyCondition(spec, thread))
+	return nil
+}
+
+// reconcilePhase decides Active or Paused. A pause for OwnerNotMember set by
+// the receiver lasts until the current owner may trigger the Agent again.
+func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpointScope) error {
+	ep := s.ep
+	member := true
+	if ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember {
+		var err error
+		member, err = r.Membership.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
+		if err != nil {
+			return err
+		}
+		if member {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventMembershipRestored, "Resume",
+				"The owner %s may trigger Agent %s again; the OwnerNotMember pause is lifted", ownerName(ep.Spec.Owner), ep.Spec.AgentRef.Name)
+		} else {
+			s.requeueWithin(r.OwnerRecheckInterval)
+		}
+	}
+	ep.Status.Phase, ep.Status.PauseReason = endpointPhase(ep.Spec.Paused, ep.Status.PauseReason, member)
+	return nil
+}
+
+func ownerName(o *agentsv1alpha1.Owner) string {
+	if o == nil || o.User == "" {
+		return "(none)"
+	}
+	return o.User
+}
+
+// randomToken returns tokenBytes bytes from src as unpadded base64url text.
+func randomToken(src io.Reader) (string, error) {
+	if src == nil {
+		src = rand.Reader
+	}
+	b := make([]byte, tokenBytes)
+	if _, err := io.ReadFull(src, b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// SetupWithManager registers the reconciler and its watches.
+func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&agentsv1alpha1.WebhookEndpoint{}).
+		Named("webhookendpoint").
+		Watches(&agentsv1alpha1.Agent{},
+			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointAgent)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&agentsv1alpha1.AgentThread{},
+			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointThread)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
+		Watches(&agentsv1alpha1.AgentRun{}, delayedEndpointHandler(r.RunCountDelay)).
+		Complete(r)
+}
+
+// endpointsForSecret enqueues the endpoint whose generated Secret this is and
+// the endpoints whose spec.secretRef names it.
+func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
+	if ep := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; ep != "" && o.GetName() == agentsv1alpha1.GeneratedSecretName(ep) {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}})
+	}
+	return reqs
+}
+
+// delayedEndpointHandler enqueues an AgentRun's endpoint after delay. The
+// work queue keeps one pending entry per endpoint, so any number of run
+// events within delay become one reconcile and at most one status write.
+func delayedEndpointHandler(delay time.Duration) handler.EventHandler {
+	add := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if ep := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; ep != "" {
+			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}}, delay)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+	}
+}

@@ -1,0 +1,412 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// endpointState reads an endpoint fresh for Eventually/Consistently.
+func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
+	return func() *agentsv1alpha1.WebhookEndpoint {
+		got := &agentsv1alpha1.WebhookEndpoint{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ep), got)).To(Succeed())
+		return got
+	}
+}
+
+func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
+	GinkgoHelper()
+	var got *agentsv1alpha1.WebhookEndpoint
+	Eventually(func(g Gomega) {
+		got = endpointState(ctx, ep)()
+		g.Expect(conditionOf(got.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+	}).Should(Succeed())
+	return got
+}
+
+func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
+	GinkgoHelper()
+	s := &corev1.Secret{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, s)).To(Succeed())
+	return s
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// eventsFor lists the events.k8s.io events about obj with reason.
+func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
+	return func() []eventsv1.Event {
+		list := &eventsv1.EventList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+		var out []eventsv1.Event
+		for _, e := range list.Items {
+			if e.Regarding.UID == obj.GetUID() && e.Reason == reason {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+}
+
+var _ = Describe("WebhookEndpoint reconciler", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+	})
+
+	It("gives an endpoint an ID and URL once and keeps them across spec edits and operator restarts", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		id := got.Status.EndpointID
+		Expect(id).To(MatchRegexp(`^[A-Za-z0-9_-]{43}$`))
+		Expect(got.Status.URL).To(Equal(publicBaseURL + "/api/webhooks/" + id + "/receive"))
+		Expect(got.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+
+		patch := client.MergeFrom(got.DeepCopy())
+		got.Spec.Prompt = "A new prompt."
+		Expect(k8sClient.Patch(ctx, got, patch)).To(Succeed())
+		Eventually(func() int64 { return endpointState(ctx, ep)().Status.ObservedGeneration }).Should(Equal(got.Generation))
+
+		stopManager()
+		stopManager = startManager()
+		poke(ctx, got)
+		Eventually(func() map[string]string { return endpointState(ctx, ep)().Annotations }).Should(HaveKey("test.hookrun.dev/poke"))
+		Consistently(func() string { return endpointState(ctx, ep)().Status.EndpointID }).Should(Equal(id))
+		Expect(endpointState(ctx, ep)().Status.URL).To(Equal(publicBaseURL + "/api/webhooks/" + id + "/receive"))
+	})
+
+	It("generates a 32-byte secret into an owned, labelled Secret and stores only its SHA-256", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		secret := generatedSecret(ctx, got)
+
+		value := secret.Data[agentsv1alpha1.WebhookSecretKey]
+		Expect(value).To(HaveLen(43), "32 bytes as unpadded base64url")
+		Expect(got.Status.SecretHash).To(Equal(sha256Hex(value)))
+		Expect(got.Status.SecretName).To(Equal("github-issues-webhook-secret"))
+		Expect(got.Status.AuthMode).To(Equal(agentsv1alpha1.AuthSecret))
+		Expect(got.Status.SecretRotatedAt).NotTo(BeNil())
+		Expect(conditionOf(got.Status.Conditions, agentsv1alpha1.ConditionSecretReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonSecretGenerated))
+		Expect(metav1.IsControlledBy(secret, got)).To(BeTrue(), "the Secret is owned by the endpoint")
+		Expect(secret.Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelEndpoint, "github-issues"))
+		Expect(string(mustJSON(got.Status))).NotTo(ContainSubstring(string(value)), "the plain secret is not in status")
+		Eventually(eventsFor(ctx, got, agentsv1alpha1.EventSecretGenerated)).Should(HaveLen(1))
+	})
+
+	It("rotates exactly once per new annotation value", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		first := readyEndpoint(ctx, ep)
+		firstValue := generatedSecret(ctx, first).Data[agentsv1alpha1.WebhookSecretKey]
+
+		fakeClock.Step(time.Minute)
+		rotate := func(value string) {
+			GinkgoHelper()
+			cur := endpointState(ctx, ep)()
+			patch := client.MergeFrom(cur.DeepCopy())
+			metav1.SetMetaDataAnnotation(&cur.ObjectMeta, agentsv1alpha1.AnnotationRotateSecret, value)
+			Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		}
+		rotate("2026-11-22T10:00:00Z")
+		Eventually(func() string { return endpointState(ctx, ep)().Status.LastHandledRotation }).Should(Equal("2026-11-22T10:00:00Z"))
+		second := endpointState(ctx, ep)()
+		secondValue := generatedSecret(ctx, second).Data[agentsv1alpha1.WebhookSecretKey]
+		Expect(secondValue).NotTo(Equal(firstValue))
+		Expect(second.Status.SecretHash).To(Equal(sha256Hex(secondValue)))
+		Expect(second.Status.SecretHash).NotTo(Equal(first.Status.SecretHash))
+		Expect(second.Status.SecretRotatedAt.Time).To(BeTemporally("==", fakeClock.Now()))
+		Expect(conditionOf(second.Status.Conditions, agentsv1alpha1.ConditionSecretReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonSecretRotated))
+		Eventually(eventsFor(ctx, second, agentsv1alpha1.EventSecretRotated)).Should(HaveLen(1))
+
+		// Other changes do not rotate again.
+		poke(ctx, second)
+		Consistently(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(Equal(second.Status.SecretHash))
+		Expect(generatedSecret(ctx, second).Data[agentsv1alpha1.WebhookSecretKey]).To(Equal(secondValue))
+
+		rotate("again")
+		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).ShouldNot(Equal(second.Status.SecretHash))
+		third := endpointState(ctx, ep)()
+		Expect(third.Status.SecretHash).To(Equal(sha256Hex(generatedSecret(ctx, third).Data[agentsv1alpha1.WebhookSecretKey])))
+		Expect(eventsFor(ctx, third, agentsv1alpha1.EventSecretRotated)()).To(HaveLen(2))
+	})
+
+	It("keeps no secret for an unauthenticated endpoint and generates one at once when a secret is added", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "status-page", "triage")
+		ep.Spec.AllowUnauthenticated = true
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		Expect(got.Status.SecretHash).To(BeEmpty())
+		Expect(got.Status.AuthMode).To(Equal(agentsv1alpha1.AuthNone))
+		Expect(conditionOf(got.Status.Conditions, agentsv1alpha1.ConditionSecretReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAuthenticationDisabled))
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, &corev1.Secret{})
+		Expect(err).To(HaveOccurred(), "no Secret for an unauthenticated endpoint")
+
+		patch := client.MergeFrom(got.DeepCopy())
+		got.Spec.AllowUnauthenticated = false
+		Expect(k8sClient.Patch(ctx, got, patch)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).ShouldNot(BeEmpty())
+		withSecret := endpointState(ctx, ep)()
+		Expect(withSecret.Status.AuthMode).To(Equal(agentsv1alpha1.AuthSecret))
+		Expect(withSecret.Status.SecretHash).To(Equal(sha256Hex(generatedSecret(ctx, withSecret).Data[agentsv1alpha1.WebhookSecretKey])))
+
+		// Back to unauthenticated: the hash and the generated Secret go.
+		patch = client.MergeFrom(withSecret.DeepCopy())
+		withSecret.Spec.AllowUnauthenticated = true
+		Expect(k8sClient.Patch(ctx, withSecret, patch)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(BeEmpty())
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, &corev1.Secret{})
+		}).Should(HaveOccurred())
+	})
+
+	It("keeps working from the hash when the generated Secret is deleted, and says so", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		Expect(k8sClient.Delete(ctx, generatedSecret(ctx, got))).To(Succeed())
+
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(And(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonGeneratedSecretDeleted),
+			HaveField("Message", ContainSubstring("still accepts the secret it had"))))
+		Consistently(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(Equal(got.Status.SecretHash))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, &corev1.Secret{})).NotTo(Succeed(),
+			"the operator must not silently regenerate the secret")
+		Expect(conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
+	})
+
+	It("hashes a secret brought with secretRef, follows its changes and refuses short ones", func(ctx SpecContext) {
+		own := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitops-secret"},
+			Data:       map[string][]byte{"token": []byte(strings.Repeat("k", 40))},
+		}
+		Expect(k8sClient.Create(ctx, own)).To(Succeed())
+		ep := newEndpoint(ns, "github-issues", "triage")
+		ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "gitops-secret", Key: "token"}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		Expect(got.Status.SecretHash).To(Equal(sha256Hex([]byte(strings.Repeat("k", 40)))))
+		Expect(got.Status.SecretName).To(Equal("gitops-secret"))
+		Expect(conditionOf(got.Status.Conditions, agentsv1alpha1.ConditionSecretReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonSecretFromRef))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, &corev1.Secret{})).NotTo(Succeed(),
+			"no Secret is generated when one is brought")
+
+		own.Data["token"] = []byte(strings.Repeat("n", 64))
+		Expect(k8sClient.Update(ctx, own)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(Equal(sha256Hex([]byte(strings.Repeat("n", 64)))))
+
+		own.Data["token"] = []byte("too-short")
+		Expect(k8sClient.Update(ctx, own)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort), HaveField("Message", ContainSubstring("holds 9 bytes"))))
+		short := endpointState(ctx, ep)()
+		Expect(short.Status.SecretHash).To(BeEmpty(), "a short secret must not be accepted")
+		Expect(conditionOf(short.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort))
+
+		Expect(k8sClient.Delete(ctx, own)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotFound))
+	})
+
+	It("pauses and resumes with spec.paused", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		patch := client.MergeFrom(got.DeepCopy())
+		got.Spec.Paused = true
+		Expect(k8sClient.Patch(ctx, got, patch)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := endpointState(ctx, ep)()
+			g.Expect(cur.Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
+			g.Expect(cur.Status.PauseReason).To(Equal(agentsv1alpha1.PauseReasonPaused))
+			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonPaused))
+		}).Should(Succeed())
+
+		cur := endpointState(ctx, ep)()
+		patch = client.MergeFrom(cur.DeepCopy())
+		cur.Spec.Paused = false
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		resumed := readyEndpoint(ctx, ep)
+		Expect(resumed.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+		Expect(resumed.Status.PauseReason).To(BeEmpty())
+		Expect(resumed.Status.EndpointID).To(Equal(got.Status.EndpointID))
+		Expect(resumed.Status.SecretHash).To(Equal(got.Status.SecretHash))
+	})
+
+	Describe("a pause because the owner is no longer a member", func() {
+		grantTrigger := func(ctx SpecContext, user string) {
+			GinkgoHelper()
+			role := &rbacv1.Role{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agent-user"},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}},
+			}
+			Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, role))).To(Succeed())
+			Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agent-user-" + strings.ReplaceAll(strings.Split(user, "@")[0], ".", "-")},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "agent-user"},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+			})).To(Succeed())
+		}
+		// receiverPauses does what the receiver does when a call arrives after
+		// the owner lost membership.
+		receiverPauses := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) {
+			GinkgoHelper()
+			cur := endpointState(ctx, ep)()
+			patch := client.MergeFrom(cur.DeepCopy())
+			cur.Status.Phase = agentsv1alpha1.EndpointPaused
+			cur.Status.PauseReason = agentsv1alpha1.PauseReasonOwnerNotMember
+			Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
+		}
+		stateOf := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() agentsv1alpha1.PauseReason {
+			return func() agentsv1alpha1.PauseReason { return endpointState(ctx, ep)().Status.PauseReason }
+		}
+
+		It("stays paused while the owner is not a member and lifts when the owner is one again", func(ctx SpecContext) {
+			ep := newEndpoint(ns, "github-issues", "triage")
+			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+			readyEndpoint(ctx, ep)
+			receiverPauses(ctx, ep)
+			Eventually(func() *metav1.Condition {
+				return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)
+			}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember))
+			fakeClock.Step(11 * time.Second) // past the membership cache
+			Consistently(stateOf(ctx, ep), 2*time.Second).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
+
+			grantTrigger(ctx, "alice@example.com")
+			fakeClock.Step(11 * time.Second)
+			// The slow periodic re-check notices without any change to the endpoint.
+			Eventually(stateOf(ctx, ep)).Should(BeEmpty())
+			Expect(readyEndpoint(ctx, ep).Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+			Eventually(eventsFor(ctx, ep, agentsv1alpha1.EventMembershipRestored)).Should(HaveLen(1))
+		})
+
+		It("lifts when another member takes ownership", func(ctx SpecContext) {
+			ep := newEndpoint(ns, "github-issues", "triage")
+			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+			readyEndpoint(ctx, ep)
+			grantTrigger(ctx, "bob@example.com")
+			receiverPauses(ctx, ep)
+			fakeClock.Step(11 * time.Second)
+			Consistently(stateOf(ctx, ep), time.Second).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+
+			cur := endpointState(ctx, ep)()
+			patch := client.MergeFrom(cur.DeepCopy())
+			cur.Spec.Owner = &agentsv1alpha1.Owner{User: "bob@example.com"}
+			Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+			Eventually(stateOf(ctx, ep)).Should(BeEmpty())
+			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+		})
+
+		It("stays paused by the owner when the owner's own pause is set too", func(ctx SpecContext) {
+			ep := newEndpoint(ns, "github-issues", "triage")
+			ep.Spec.Paused = true
+			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+			grantTrigger(ctx, "alice@example.com")
+			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonPaused))
+			receiverPauses(ctx, ep)
+			fakeClock.Step(11 * time.Second)
+			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonPaused))
+			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
+		})
+	})
+
+	It("is owned by its Agent, so deleting the Agent deletes the endpoint", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		agent := get(ctx, newAgent(ns, "triage"))
+		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ContainElement(And(
+			HaveField("Kind", "Agent"), HaveField("Name", "triage"), HaveField("UID", agent.GetUID()))))
+	})
+
+	It("explains a missing or archived agent", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "orphan", "no-such-agent")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cur := endpointState(ctx, ep)()
+			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionAgentReady)).To(And(
+				haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound),
+				HaveField("Message", ContainSubstring(`Agent "no-such-agent" does not exist`))))
+			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound))
+			g.Expect(cur.Status.EndpointID).NotTo(BeEmpty(), "the ID is generated whatever else is wrong")
+		}).Should(Succeed())
+
+		Expect(k8sClient.Create(ctx, newAgent(ns, "no-such-agent"))).To(Succeed())
+		readyEndpoint(ctx, ep)
+
+		agent := get(ctx, newAgent(ns, "no-such-agent")).(*agentsv1alpha1.Agent)
+		patch := client.MergeFrom(agent.DeepCopy())
+		agent.Spec.Archived = true
+		Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionAgentReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived))
+	})
+
+	It("explains a missing thread or a thread of another agent", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "alerts", "triage")
+		ep.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+		ep.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		threadCond := func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionThreadReady)
+		}
+		Eventually(threadCond).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonThreadNotFound))
+
+		Expect(k8sClient.Create(ctx, newAgent(ns, "other"))).To(Succeed())
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}},
+		})).To(Succeed())
+		Eventually(threadCond).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent),
+			HaveField("Message", ContainSubstring(`belongs to Agent "other", not to "triage"`))))
+
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops-triage"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
+		})).To(Succeed())
+		cur := endpointState(ctx, ep)()
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Spec.TargetThreadRef.Name = "ops-triage"
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(threadCond).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonThreadFound))
+		readyEndpoint(ctx, ep)
+	})
+})

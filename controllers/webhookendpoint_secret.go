@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// reconcileSecret keeps status.secretHash in step with the endpoint's
+// authentication mode. Generated secrets are made once, when the endpoint
+// becomes authenticated, and again only when the rotate-secret annotation
+// takes a new value; they are never regenerated silently.
+func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endpointScope) error {
+	ep := s.ep
+	wasAuthenticated := ep.Status.AuthMode == agentsv1alpha1.AuthSecret
+	switch {
+	case ep.Spec.AllowUnauthenticated:
+		ep.Status.AuthMode = agentsv1alpha1.AuthNone
+		ep.Status.SecretHash, ep.Status.SecretName, ep.Status.SecretRotatedAt = "", "", nil
+		s.setCondition(secretReadyCondition(secretAuthDisabled, "", "", 0))
+		return r.deleteGeneratedSecret(ctx, ep)
+	case ep.Spec.SecretRef != nil:
+		ep.Status.AuthMode = agentsv1alpha1.AuthSecret
+		if err := r.reconcileSecretRef(ctx, s); err != nil {
+			return err
+		}
+		return r.deleteGeneratedSecret(ctx, ep)
+	default:
+		ep.Status.AuthMode = agentsv1alpha1.AuthSecret
+		return r.reconcileGeneratedSecret(ctx, s, wasAuthenticated)
+	}
+}
+
+func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope, wasAuthenticated bool) error {
+	ep := s.ep
+	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
+	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
+	fresh := !wasAuthenticated || ep.Status.SecretHash == "" || ep.Status.SecretName != name
+	rotate := !fresh && rotation != "" && rotation != ep.Status.LastHandledRotation
+
+	if !fresh && !rotate {
+		exists, err := r.secretExists(ctx, ep.Namespace, name)
+		if err != nil {
+			return err
+		}
+		current := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		switch {
+		case !exists:
+			if current == nil || current.Reason != agentsv1alpha1.ReasonGeneratedSecretDeleted {
+				r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventGeneratedSecretDeleted, "Observe",
+					"Secret %s was deleted; the endpoint keeps accepting its secret. Rotate to get a new one", name)
+			}
+			s.setCondition(secretReadyCondition(secretGeneratedDeleted, name, "", 0))
+		case current != nil && current.Reason == agentsv1alpha1.ReasonSecretRotated:
+			// keep saying it was rotated until the next change
+		default:
+			s.setCondition(secretReadyCondition(secretUnchanged, name, "", 0))
+		}
+		return nil
+	}
+
+	value, err := randomToken(r.Rand)
+	if err != nil {
+		return fmt.Errorf("generating the secret: %w", err)
+	}
+	if err := r.applyGeneratedSecret(ctx, ep, name, value); err != nil {
+		return err
+	}
+	now := metav1.NewTime(r.Clock.Now())
+	ep.Status.SecretName = name
+	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(value))
+	ep.Status.SecretRotatedAt = &now
+	ep.Status.LastHandledRotation = rotation
+	if rotate {
+		s.setCondition(secretReadyCondition(secretRotated, name, "", 0))
+		r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretRotated, "Rotate",
+			"Rotated the secret in Secret %s; the old secret no longer works", name)
+	} else {
+		s.setCondition(secretReadyCondition(secretGenerated, name, "", 0))
+		r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretGenerated, "Generate",
+			"Generated the secret into Secret %s", name)
+	}
+	return nil
+}
+
+// applyGeneratedSecret creates or overwrites the generated Secret, owned by
+// the endpoint, with server-side apply.
+func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
+	secret := corev1ac.Secret(name, ep.Namespace).
+		WithLabels(map[string]string{
+			agentsv1alpha1.LabelEndpoint: ep.Name,
+			agentsv1alpha1.LabelAgent:    ep.Spec.AgentRef.Name,
+		}).
+		WithOwnerReferences(metav1ac.OwnerReference().
+			WithAPIVersion(agentsv1alpha1.GroupVersion.String()).
+			WithKind("WebhookEndpoint").
+			WithName(ep.Name).
+			WithUID(ep.UID).
+			WithController(true).
+			WithBlockOwnerDeletion(true)).
+		WithType(corev1.SecretTypeOpaque).
+		WithData(map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(value)})
+	if err := r.Apply(ctx, secret, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("writing Secret %s: %w", name, err)
+	}
+	return nil
+}
+
+// reconcileSecretRef hashes the user's own Secret (read uncached).
+func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) error {
+	ep := s.ep
+	ref := ep.Spec.SecretRef
+	oldHash := ep.Status.SecretHash
+	ep.Status.SecretName = ref.Name
+	ep.Status.SecretHash = ""
+
+	secret := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ref.Name}, secret)
+	switch {
+	case apierrors.IsNotFound(err):
+		s.setCondition(secretReadyCondition(secretRefNotFound, ref.Name, ref.Key, 0))
+		return nil
+	case err != nil:
+		ep.Status.SecretHash = oldHash
+		return fmt.Errorf("reading Secret %s: %w", ref.Name, err)
+	}
+	value, ok := secret.Data[ref.Key]
+	switch {
+	case !ok:
+		s.setCondition(secretReadyCondition(secretRefKeyMissing, ref.Name, ref.Key, 0))
+	case len(value) < agentsv1alpha1.MinSecretBytes:
+		s.setCondition(secretReadyCondition(secretRefTooShort, ref.Name, ref.Key, len(value)))
+	default:
+		ep.Status.SecretHash = agentsv1alpha1.SecretHash(value)
+		if ep.Status.SecretHash != oldHash {
+			now := metav1.NewTime(r.Clock.Now())
+			ep.Status.SecretRotatedAt = &now
+		}
+		s.setCondition(secretReadyCondition(secretFromRef, ref.Name, ref.Key, 0))
+	}
+	return nil
+}
+
+// deleteGeneratedSecret removes a generated Secret the endpoint no longer
+// uses, so no stale secret is left for someone to find.
+func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
+	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
+	obj := secretMetadata(ep.Namespace, name)
+	if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(obj, ep) {
+		return nil // not ours: leave it alone
+	}
+	if err := r.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting unused Secret %s: %w", name, err)
+	}
+	return nil
+}
+
+// secretExists looks in the metadata cache and, when the cache says no,
+// confirms with the API server (the cache may lag our own write).
+func (r *WebhookEndpointReconciler) secretExists(ctx context.Context, namespace, name string) (bool, error) {
+	obj := secretMetadata(namespace, name)
+	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading Secret %s: %w", name, err)
+	}
+	return true, nil
+}
+
+func secretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	return obj
+}

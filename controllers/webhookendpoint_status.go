@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// Pure functions that turn what the endpoint reconciler observed into
+// conditions and phase. Each has a table test in webhookendpoint_status_test.go.
+
+func condition(t string, ok bool, reason, msg string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}
+}
+
+// agentReadyCondition says whether the endpoint's Agent can take runs; agent
+// is nil when it does not exist.
+func agentReadyCondition(agentName string, agent *agentsv1alpha1.Agent) metav1.Condition {
+	switch {
+	case agent == nil:
+		return condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound,
+			fmt.Sprintf("Agent %q does not exist in this namespace; calls answer 422 agent_unavailable until it is created", agentName))
+	case agent.Spec.Archived:
+		return condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentArchived,
+			fmt.Sprintf("Agent %q is archived; calls answer 422 agent_unavailable until spec.archived is false", agentName))
+	default:
+		return condition(agentsv1alpha1.ConditionAgentReady, true, agentsv1alpha1.ReasonAgentFound,
+			fmt.Sprintf("Agent %q is available", agentName))
+	}
+}
+
+// threadReadyCondition says whether a ContinueExisting endpoint's thread can
+// take runs; thread is nil when it does not exist.
+func threadReadyCondition(spec *agentsv1alpha1.WebhookEndpointSpec, thread *agentsv1alpha1.AgentThread) metav1.Condition {
+	if spec.ThreadStrategy != agentsv1alpha1.ContinueExisting || spec.TargetThreadRef == nil {
+		return condition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadNotRequired,
+			"Every call starts a new thread")
+	}
+	name := spec.TargetThreadRef.Name
+	switch {
+	case thread == nil:
+		return condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadNotFound,
+			fmt.Sprintf("AgentThread %q does not exist in this namespace; create it or change spec.targetThreadRef. Calls answer 422 thread_unavailable", name))
+	case thread.Spec.AgentRef.Name != spec.AgentRef.Name:
+		return condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent,
+			fmt.Sprintf("AgentThread %q belongs to Agent %q, not to %q; name a thread of this endpoint's Agent. Calls answer 422 thread_unavailable",
+				name, thread.Spec.AgentRef.Name, spec.AgentRef.Name))
+	default:
+		return condition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadFound,
+			fmt.Sprintf("Calls are appended to AgentThread %q", name))
+	}
+}
+
+// secretOutcome is what the secret phase found or did.
+type secretOutcome int
+
+const (
+	secretAuthDisabled secretOutcome = iota
+	secretGenerated
+	secretRotated
+	secretUnchanged
+	secretGeneratedDeleted
+	secretFromRef
+	secretRefNotFound
+	secretRefKeyMissing
+	secretRefTooShort
+)
+
+// secretReadyCondition describes the secret phase's outcome. name is the
+// Secret concerned (generated or spec.secretRef), key its key, size the
+// length of a too short value.
+func secretReadyCondition(outcome secretOutcome, name, key string, size int) metav1.Condition {
+	const t = agentsv1alpha1.ConditionSecretReady
+	switch outcome {
+	case secretAuthDisabled:
+		return condition(t, true, agentsv1alpha1.ReasonAuthenticationDisabled,
+			"spec.allowUnauthenticated is true: calls need no secret")
+	case secretGenerated, secretUnchanged:
+		return condition(t, true, agentsv1alpha1.ReasonSecretGenerated,
+			fmt.Sprintf("The secret is in Secret %q, key %q; send it in the %s header", name, agentsv1alpha1.WebhookSecretKey, agentsv1alpha1.SecretHeader))
+	case secretRotated:
+		return condition(t, true, agentsv1alpha1.ReasonSecretRotated,
+			fmt.Sprintf("The secret was rotated; the new one is in Secret %q, key %q, and the old one no longer works", name, agentsv1alpha1.WebhookSecretKey))
+	case secretGeneratedDeleted:
+		return condition(t, true, agentsv1alpha1.ReasonGeneratedSecretDeleted,
+			fmt.Sprintf("Secret %q was deleted; the endpoint still accepts the secret it had (only its hash is kept). "+
+				"To get a new one, rotate: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite", name, agentsv1alpha1.AnnotationRotateSecret))
+	case secretFromRef:
+		return condition(t, true, agentsv1alpha1.ReasonSecretFromRef,
+			fmt.Sprintf("The secret is key %q of Secret %q (spec.secretRef)", key, name))
+	case secretRefNotFound:
+		return condition(t, false, agentsv1alpha1.ReasonSecretNotFound,
+			fmt.Sprintf("Secret %q named in spec.secretRef does not exist; calls answer 403 until it does", name))
+	case secretRefKeyMissing:
+		return condition(t, false, agentsv1alpha1.ReasonSecretKeyMissing,
+			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
+	default: // secretRefTooShort
+		return condition(t, false, agentsv1alpha1.ReasonSecretTooShort,
+			fmt.Sprintf("Key %q of Secret %q holds %d bytes; a secret needs at least %d. Calls answer 403 until it is longer",
+				key, name, size, agentsv1alpha1.MinSecretBytes))
+	}
+}
+
+// endpointPhase decides whether the endpoint accepts calls. A pause for
+// OwnerNotMember (set by the receiver) lasts while the current owner is not a
+// member; ownerIsMember is only consulted in that case.
+func endpointPhase(paused bool, current agentsv1alpha1.PauseReason, ownerIsMember bool) (agentsv1alpha1.EndpointPhase, agentsv1alpha1.PauseReason) {
+	switch {
+	case current == agentsv1alpha1.PauseReasonOwnerNotMember && !ownerIsMember:
+		return agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+	case paused:
+		return agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonPaused
+	default:
+		return agentsv1alpha1.EndpointActive, agentsv1alpha1.PauseReasonNone
+	}
+}
+
+// endpointReadyCondition summarises the endpoint: Ready when it has a URL,
+// its secret, agent and thread are ready and it is not paused. reconcileErr
+// is the error of this reconcile, if any.
+func endpointReadyCondition(status *agentsv1alpha1.WebhookEndpointStatus, reconcileErr error) metav1.Condition {
+	const t = agentsv1alpha1.ConditionReady
+	if reconcileErr != nil {
+		return condition(t, false, agentsv1alpha1.ReasonReconcileFailed,
+			fmt.Sprintf("Reconciling failed and will be retried: %v", reconcileErr))
+	}
+	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
+		c := meta.FindStatusCondition(status.Conditions, ct)
+		if c == nil {
+			return condition(t, false, agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
+		}
+		if c.Status != metav1.ConditionTrue {
+			return condition(t, false, c.Reason, c.Message)
+		}
+	}
+	if status.URL == "" {
+		return condition(t, false, agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
+	}
+	switch status.PauseReason {
+	case agentsv1alpha1.PauseReasonOwnerNotMember:
+		return condition(t, false, agentsv1alpha1.ReasonOwnerNotMember,
+			"Paused: the owner may no longer trigger the Agent. Calls answer 422 until the owner is a member again or another member sets spec.owner to themselves")
+	case agentsv1alpha1.PauseReasonPaused:
+		return condition(t, false, agentsv1alpha1.ReasonPaused,
+			"Paused by the owner: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
+	}
+	return condition(t, true, agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
+}

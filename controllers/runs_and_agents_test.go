@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+var _ = Describe("Run counts and retention", func() {
+	var (
+		ns string
+		ep *agentsv1alpha1.WebhookEndpoint
+	)
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+		ep = newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ep = readyEndpoint(ctx, ep)
+	})
+
+	// createRun stores a run of ep as the receiver would, with its payload
+	// Secret, and gives it state; finished runs complete at completed.
+	createRun := func(ctx SpecContext, name string, state agentsv1alpha1.RunState, completed time.Time) *agentsv1alpha1.AgentRun {
+		GinkgoHelper()
+		run := &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint: ep.Name, agentsv1alpha1.LabelAgent: "triage",
+			}},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: ep.Name}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 2},
+				ReceivedAt: metav1.NewTime(completed.Add(-time.Second)),
+			},
+		}
+		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelEndpoint: ep.Name}},
+			Type:       agentsv1alpha1.SecretTypeWebhookPayload,
+			Data:       map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+		})).To(Succeed())
+		if state != agentsv1alpha1.RunQueued {
+			patch := client.MergeFrom(run.DeepCopy())
+			run.Status.State = state
+			if state.IsFinished() {
+				run.Status.CompletedAt = &metav1.Time{Time: completed}
+			}
+			Expect(k8sClient.Status().Patch(ctx, run, patch)).To(Succeed())
+		}
+		return run
+	}
+	runNames := func(ctx SpecContext) func() []string {
+		return func() []string {
+			list := &agentsv1alpha1.AgentRunList{}
+			Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			var names []string
+			for _, r := range list.Items {
+				names = append(names, r.Name)
+			}
+			return names
+		}
+	}
+	payloadExists := func(ctx SpecContext, name string) bool {
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{})
+		Expect(client.IgnoreNotFound(err)).To(Succeed())
+		return !apierrors.IsNotFound(err)
+	}
+
+	It("counts the runs that exist", func(ctx SpecContext) {
+		now := fakeClock.Now()
+		createRun(ctx, "run-a", agentsv1alpha1.RunQueued, now)
+		createRun(ctx, "run-b", agentsv1alpha1.RunRunning, now)
+		last := createRun(ctx, "run-c", agentsv1alpha1.RunSuccess, now.Add(time.Second))
+		Eventually(func() agentsv1alpha1.RunCounts { return endpointState(ctx, ep)().Status.Runs }).Should(And(
+			HaveField("Total", int64(3)), HaveField("Running", int64(2)),
+			HaveField("LastRunTime", HaveField("Time", BeTemporally("==", last.Spec.ReceivedAt.Time)))))
+
+		Expect(k8sClient.Delete(ctx, last)).To(Succeed())
+		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(2)))
+	})
+
+	It("keeps the newest finished runs up to the history limit and never prunes unfinished ones", func(ctx SpecContext) {
+		now := fakeClock.Now()
+		for i := range 5 { // run-0 finished first, run-4 last
+			createRun(ctx, fmt.Sprintf("run-%d", i), agentsv1alpha1.RunSuccess, now.Add(time.Duration(i-10)*time.Second))
+		}
+		createRun(ctx, "run-queued", agentsv1alpha1.RunQueued, now.Add(-time.Hour*100))
+		Eventually(runNames(ctx)).Should(ConsistOf("run-2", "run-3", "run-4", "run-queued"))
+		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(4)))
+		Consistently(runNames(ctx)).Should(ConsistOf("run-2", "run-3", "run-4", "run-queued"))
+	})
+
+	It("drops payloads after the payload TTL and runs after the run TTL", func(ctx SpecContext) {
+		now := fakeClock.Now()
+		createRun(ctx, "old", agentsv1alpha1.RunError, now.Add(-2*time.Minute))
+		createRun(ctx, "new", agentsv1alpha1.RunSuccess, now)
+		createRun(ctx, "busy", agentsv1alpha1.RunRunning, now)
+		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(3)))
+		Expect(payloadExists(ctx, "old")).To(BeTrue())
+
+		// 9 minutes later "old" finished 11 minutes ago: its payload goes, its record stays.
+		fakeClock.Step(9 * time.Minute)
+		poke(ctx, ep)
+		Eventually(func() bool { return payloadExists(ctx, "old") }).Should(BeFalse())
+		Consistently(func() bool { return payloadExists(ctx, "new") }).Should(BeTrue())
+		Expect(runNames(ctx)()).To(ConsistOf("old", "new", "busy"))
+		Expect(payloadExists(ctx, "busy")).To(BeTrue())
+
+		// An hour after "new" finished both finished runs are past the run TTL.
+		fakeClock.Step(time.Hour)
+		poke(ctx, ep)
+		Eventually(runNames(ctx)).Should(ConsistOf("busy"))
+		Expect(payloadExists(ctx, "busy")).To(BeTrue(), "a running run keeps its payload")
+		Eventually(func() agentsv1alpha1.RunCounts { return endpointState(ctx, ep)().Status.Runs }).Should(And(
+			HaveField("Total", int64(1)), HaveField("Running", int64(1))))
+	})
+})
+
+var _ = Describe("Agent and AgentThread reconcilers", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+
+	agentReady := func(ctx SpecContext, name string) func() *metav1.Condition {
+		return func() *metav1.Condition {
+			a := &agentsv1alpha1.Agent{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, a)).To(Succeed())
+			return conditionOf(a.Status.Conditions, agentsv1alpha1.ConditionReady)
+		}
+	}
+
+	It("reports an Agent Ready, archived, or missing its token Secret", func(ctx SpecContext) {
+		agent := newAgent(ns, "triage")
+		agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
+		Expect(k8sClient.Create(ctx, agent)).To(Succeed())
+		Eventually(agentReady(ctx, "triage")).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound),
+			HaveField("Message", ContainSubstring(`Secret "triage-token"`))))
+
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-token"},
+			Data:       map[string][]byte{"token": []byte("bearer")},
+		})).To(Succeed())
+		Eventually(agentReady(ctx, "triage")).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
+
+		patch := client.MergeFrom(agent.DeepCopy())
+		agent.Spec.Archived = true
+		Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())
+		Eventually(agentReady(ctx, "triage")).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived))
+	})
+
+	It("makes a thread's Agent its owner and shows an attached context", func(ctx SpecContext) {
+		th := &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, ContextID: "ctx-123"},
+		}
+		Expect(k8sClient.Create(ctx, th)).To(Succeed())
+		threadState := func() *agentsv1alpha1.AgentThread {
+			got := &agentsv1alpha1.AgentThread{}
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(th), got)).To(Succeed())
+			return got
+		}
+		Eventually(func() *metav1.Condition { return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady) }).
+			Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound))
+		Expect(threadState().Status.ContextID).To(Equal("ctx-123"))
+
+		agent := newAgent(ns, "triage")
+		Expect(k8sClient.Create(ctx, agent)).To(Succeed())
+		Eventually(func() *metav1.Condition { return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady) }).
+			Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
+		Expect(threadState().OwnerReferences).To(ContainElement(And(HaveField("Kind", "Agent"), HaveField("UID", agent.UID))))
+	})
+})

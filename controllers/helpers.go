@@ -38,7 +38,10 @@ func ensureOwnerReference(ctx context.Context, c client.Client, obj, owner clien
 	if slices.ContainsFunc(obj.GetOwnerReferences(), func(ref metav1.OwnerReference) bool { return ref.UID == owner.GetUID() }) {
 		return nil
 	}
-	patched := obj.DeepCopyObject().(client.Object)
+	patched, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("cannot copy %T", obj)
+	}
 	if err := controllerutil.SetOwnerReference(owner, patched, c.Scheme()); err != nil {
 		return err
 	}
@@ -53,15 +56,19 @@ func ensureOwnerReference(ctx context.Context, c client.Client, obj, owner clien
 // in the event object's namespace whose index field equals its name.
 func mapByIndex(c client.Client, list client.ObjectList, field string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		l := list.DeepCopyObject().(client.ObjectList)
+		l, ok := list.DeepCopyObject().(client.ObjectList)
+		if !ok {
+			return nil
+		}
 		if err := c.List(ctx, l, client.InNamespace(o.GetNamespace()), client.MatchingFields{field: o.GetName()}); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "listing objects that reference a changed object", "index", field, "name", o.GetName())
 			return nil
 		}
 		var reqs []reconcile.Request
 		_ = meta.EachListItem(l, func(item runtime.Object) error {
-			obj := item.(client.Object)
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			if obj, ok := item.(client.Object); ok {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			}
 			return nil
 		})
 		return reqs

@@ -183,13 +183,17 @@ var _ = Describe("Agent and AgentThread reconcilers", func() {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(th), got)).To(Succeed())
 			return got
 		}
-		Eventually(func() *metav1.Condition { return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady) }).
+		Eventually(func() *metav1.Condition {
+			return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).
 			Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound))
 		Expect(threadState().Status.ContextID).To(Equal("ctx-123"))
 
 		agent := newAgent(ns, "triage")
 		Expect(k8sClient.Create(ctx, agent)).To(Succeed())
-		Eventually(func() *metav1.Condition { return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady) }).
+		Eventually(func() *metav1.Condition {
+			return conditionOf(threadState().Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).
 			Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
 		Expect(threadState().OwnerReferences).To(ContainElement(And(HaveField("Kind", "Agent"), HaveField("UID", agent.UID))))
 	})

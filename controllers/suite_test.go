@@ -20,10 +20,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"sync"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,7 +63,7 @@ var (
 	// randomSource is shared by every manager the suite starts, so a value
 	// generated again after a restart would differ from the first one.
 	randomSource = &lockedReader{r: rand.NewChaCha8([32]byte{'h', 'o', 'o', 'k', 'r', 'u', 'n'})}
-	testOptions = &OperatorOptions{
+	testOptions  = &OperatorOptions{
 		PublicBaseURL:        publicBaseURL,
 		RunHistoryLimit:      3,
 		RunTTL:               time.Hour,

@@ -275,7 +275,7 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 			GinkgoHelper()
 			role := &rbacv1.Role{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agent-user"},
-				Rules: []rbacv1.PolicyRule{{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}},
+				Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}},
 			}
 			Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, role))).To(Succeed())
 			Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{

@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// Table tests of the pure functions behind the conditions and the phase.
+
+func checkCondition(t *testing.T, got metav1.Condition, wantType string, wantStatus metav1.ConditionStatus, wantReason, wantMsg string) {
+	t.Helper()
+	if got.Type != wantType || got.Status != wantStatus || got.Reason != wantReason || !strings.Contains(got.Message, wantMsg) {
+		t.Errorf("got %s=%s reason %s message %q; want %s=%s reason %s message containing %q",
+			got.Type, got.Status, got.Reason, got.Message, wantType, wantStatus, wantReason, wantMsg)
+	}
+}
+
+func TestAgentReadyCondition(t *testing.T) {
+	archived := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}, Spec: agentsv1alpha1.AgentSpec{Archived: true}}
+	active := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}}
+	cases := []struct {
+		name   string
+		agent  *agentsv1alpha1.Agent
+		status metav1.ConditionStatus
+		reason string
+		msg    string
+	}{
+		{"missing", nil, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`},
+		{"archived", archived, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "until spec.archived is false"},
+		{"available", active, metav1.ConditionTrue, agentsv1alpha1.ReasonAgentFound, "is available"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkCondition(t, agentReadyCondition("triage", tc.agent), agentsv1alpha1.ConditionAgentReady, tc.status, tc.reason, tc.msg)
+		})
+	}
+}
+
+func TestThreadReadyCondition(t *testing.T) {
+	continueSpec := agentsv1alpha1.WebhookEndpointSpec{
+		AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, ThreadStrategy: agentsv1alpha1.ContinueExisting,
+		TargetThreadRef: &agentsv1alpha1.LocalObjectReference{Name: "ops"},
+	}
+	newSpec := agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, ThreadStrategy: agentsv1alpha1.NewThreadEachRun}
+	thread := func(agent string) *agentsv1alpha1.AgentThread {
+		return &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: agent}}}
+	}
+	cases := []struct {
+		name   string
+		spec   agentsv1alpha1.WebhookEndpointSpec
+		thread *agentsv1alpha1.AgentThread
+		status metav1.ConditionStatus
+		reason string
+		msg    string
+	}{
+		{"new thread each run", newSpec, nil, metav1.ConditionTrue, agentsv1alpha1.ReasonThreadNotRequired, "new thread"},
+		{"missing thread", continueSpec, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonThreadNotFound, `AgentThread "ops" does not exist`},
+		{"thread of another agent", continueSpec, thread("other"), metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent, `belongs to Agent "other", not to "triage"`},
+		{"thread of this agent", continueSpec, thread("triage"), metav1.ConditionTrue, agentsv1alpha1.ReasonThreadFound, `appended to AgentThread "ops"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkCondition(t, threadReadyCondition(&tc.spec, tc.thread), agentsv1alpha1.ConditionThreadReady, tc.status, tc.reason, tc.msg)
+		})
+	}
+}
+
+func TestSecretReadyCondition(t *testing.T) {
+	cases := []struct {
+		outcome secretOutcome
+		status  metav1.ConditionStatus
+		reason  string
+		msg     string
+	}{
+		{secretAuthDisabled, metav1.ConditionTrue, agentsv1alpha1.ReasonAuthenticationDisabled, "need no secret"},
+		{secretGenerated, metav1.ConditionTrue, agentsv1alpha1.ReasonSecretGenerated, `Secret "s", key "secret"`},
+		{secretUnchanged, metav1.ConditionTrue, agentsv1alpha1.ReasonSecretGenerated, "X-Service-Webhook-Secret"},
+		{secretRotated, metav1.ConditionTrue, agentsv1alpha1.ReasonSecretRotated, "old one no longer works"},
+		{secretGeneratedDeleted, metav1.ConditionTrue, agentsv1alpha1.ReasonGeneratedSecretDeleted, "agents.hookrun.dev/rotate-secret"},
+		{secretFromRef, metav1.ConditionTrue, agentsv1alpha1.ReasonSecretFromRef, `key "k" of Secret "s"`},
+		{secretRefNotFound, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotFound, `Secret "s" named in spec.secretRef does not exist`},
+		{secretRefKeyMissing, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretKeyMissing, `has no key "k"`},
+		{secretRefTooShort, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort, "holds 7 bytes; a secret needs at least 32"},
+	}
+	for _, tc := range cases {
+		checkCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
+	}
+}
+
+func TestEndpointPhase(t *testing.T) {
+	const (
+		active = agentsv1alpha1.EndpointActive
+		paused = agentsv1alpha1.EndpointPaused
+		none   = agentsv1alpha1.PauseReasonNone
+		byUser = agentsv1alpha1.PauseReasonPaused
+		notMbr = agentsv1alpha1.PauseReasonOwnerNotMember
+	)
+	cases := []struct {
+		name       string
+		specPaused bool
+		current    agentsv1alpha1.PauseReason
+		member     bool
+		phase      agentsv1alpha1.EndpointPhase
+		reason     agentsv1alpha1.PauseReason
+	}{
+		{"active", false, none, true, active, none},
+		{"owner pauses", true, none, true, paused, byUser},
+		{"owner resumes", false, byUser, true, active, none},
+		{"receiver paused, owner still not a member", false, notMbr, false, paused, notMbr},
+		{"receiver paused, owner a member again", false, notMbr, true, active, none},
+		{"owner-not-member wins over the owner's pause", true, notMbr, false, paused, notMbr},
+		{"member again but paused by the owner", true, notMbr, true, paused, byUser},
+		{"membership only matters for an owner-not-member pause", false, none, false, active, none},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			phase, reason := endpointPhase(tc.specPaused, tc.current, tc.member)
+			if phase != tc.phase || reason != tc.reason {
+				t.Errorf("endpointPhase = %s/%q, want %s/%q", phase, reason, tc.phase, tc.reason)
+			}
+		})
+	}
+}
+
+func TestEndpointReadyCondition(t *testing.T) {
+	ok := func(ct, reason string) metav1.Condition { return condition(ct, true, reason, "") }
+	good := []metav1.Condition{
+		ok(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentFound),
+		ok(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadNotRequired),
+		ok(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretGenerated),
+	}
+	with := func(c metav1.Condition) []metav1.Condition {
+		out := append([]metav1.Condition{}, good...)
+		for i := range out {
+			if out[i].Type == c.Type {
+				out[i] = c
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		status agentsv1alpha1.WebhookEndpointStatus
+		err    error
+		want   metav1.ConditionStatus
+		reason string
+	}{
+		{"ready", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, nil, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable},
+		{"reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"agent missing", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound},
+		{"thread of other agent", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent},
+		{"secret too short", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionSecretReady, false, agentsv1alpha1.ReasonSecretTooShort, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort},
+		{"paused", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonPaused}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonPaused},
+		{"owner not member", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember},
+		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := endpointReadyCondition(&tc.status, tc.err)
+			if got.Type != agentsv1alpha1.ConditionReady || got.Status != tc.want || got.Reason != tc.reason {
+				t.Errorf("got %s reason %s (%q), want %s reason %s", got.Status, got.Reason, got.Message, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestAgentAndThreadConditions(t *testing.T) {
+	agent := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}, Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{
+		URL: "http://a/", ProtocolVersion: "1.0", AuthSecretRef: &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"},
+	}}}
+	archived := agent.DeepCopy()
+	archived.Spec.Archived = true
+	checkCondition(t, agentCondition(agent, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0")
+	checkCondition(t, agentCondition(agent, authSecretMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`)
+	checkCondition(t, agentCondition(agent, authSecretKeyMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`)
+	checkCondition(t, agentCondition(archived, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "answer 422")
+
+	th := &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}}}
+	checkCondition(t, threadCondition(th, nil), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`)
+	checkCondition(t, threadCondition(th, archived), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "archived")
+	checkCondition(t, threadCondition(th, agent), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, `Agent "triage"`)
+}
+
+func TestRandomToken(t *testing.T) {
+	got, err := randomToken(bytes.NewReader(bytes.Repeat([]byte{0xfb}, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0xfb repeated encodes to "-_v7" blocks in base64url without padding.
+	if want := strings.Repeat("-_v7", 10) + "-_s"; got != want {
+		t.Errorf("randomToken = %q, want %q", got, want)
+	}
+	if _, err := randomToken(bytes.NewReader(make([]byte, 31))); err == nil {
+		t.Error("randomToken succeeded on a source with only 31 bytes")
+	}
+}
+
+func TestPlanRetention(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	run := func(name string, state agentsv1alpha1.RunState, finishedAgo time.Duration, payload bool) agentsv1alpha1.AgentRun {
+		r := agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		r.Spec.ReceivedAt = metav1.NewTime(now.Add(-finishedAgo - time.Second))
+		r.Status.State = state
+		if state == agentsv1alpha1.RunSuccess || state == agentsv1alpha1.RunError {
+			r.Status.CompletedAt = &metav1.Time{Time: now.Add(-finishedAgo)}
+		}
+		if payload {
+			r.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name}
+		}
+		return r
+	}
+	names := func(runs []*agentsv1alpha1.AgentRun) []string {
+		var out []string
+		for _, r := range runs {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	policy := retentionPolicy{historyLimit: 2, runTTL: time.Hour, payloadTTL: 10 * time.Minute}
+	cases := []struct {
+		name        string
+		runs        []agentsv1alpha1.AgentRun
+		policy      retentionPolicy
+		wantDelete  []string
+		wantPayload []string
+		wantTotal   int64
+		wantRunning int64
+		wantNext    time.Duration
+	}{
+		{
+			name: "history limit keeps the newest finished runs",
+			runs: []agentsv1alpha1.AgentRun{
+				run("a", agentsv1alpha1.RunSuccess, 3*time.Minute, false), run("b", agentsv1alpha1.RunSuccess, 1*time.Minute, false),
+				run("c", agentsv1alpha1.RunError, 2*time.Minute, false), run("q", agentsv1alpha1.RunQueued, 0, false),
+			},
+			policy: policy, wantDelete: []string{"a"}, wantTotal: 3, wantRunning: 1, wantNext: 58 * time.Minute,
+		},
+		{
+			name: "skipped runs finish at receipt and count towards the limit",
+			runs: []agentsv1alpha1.AgentRun{
+				run("s", agentsv1alpha1.RunSkipped, 90*time.Minute, false), run("r", agentsv1alpha1.RunRunning, 0, true),
+			},
+			policy: policy, wantDelete: []string{"s"}, wantTotal: 1, wantRunning: 1,
+		},
+		{
+			name: "payloads expire before their runs",
+			runs: []agentsv1alpha1.AgentRun{
+				run("old", agentsv1alpha1.RunSuccess, 11*time.Minute, true), run("new", agentsv1alpha1.RunSuccess, 4*time.Minute, true),
+			},
+			policy: policy, wantPayload: []string{"old"}, wantTotal: 2, wantNext: 6 * time.Minute,
+		},
+		{
+			name: "zero means no limit",
+			runs: []agentsv1alpha1.AgentRun{
+				run("a", agentsv1alpha1.RunSuccess, 1000*time.Hour, true), run("b", agentsv1alpha1.RunSuccess, 2000*time.Hour, true),
+				run("c", agentsv1alpha1.RunSuccess, 3000*time.Hour, true),
+			},
+			policy: retentionPolicy{}, wantTotal: 3,
+		},
+		{
+			name:   "unfinished runs are never pruned however old",
+			runs:   []agentsv1alpha1.AgentRun{run("q", agentsv1alpha1.RunQueued, 1000*time.Hour, true), run("r", agentsv1alpha1.RunRunning, 1000*time.Hour, true)},
+			policy: retentionPolicy{historyLimit: 1, runTTL: time.Minute, payloadTTL: time.Minute}, wantTotal: 2, wantRunning: 2,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := planRetention(tc.runs, now, tc.policy)
+			if got := names(plan.deleteRuns); strings.Join(got, ",") != strings.Join(tc.wantDelete, ",") {
+				t.Errorf("delete runs %v, want %v", got, tc.wantDelete)
+			}
+			if got := names(plan.expirePayloads); strings.Join(got, ",") != strings.Join(tc.wantPayload, ",") {
+				t.Errorf("expire payloads %v, want %v", got, tc.wantPayload)
+			}
+			if plan.counts.Total != tc.wantTotal || plan.counts.Running != tc.wantRunning {
+				t.Errorf("counts %d/%d, want %d/%d", plan.counts.Total, plan.counts.Running, tc.wantTotal, tc.wantRunning)
+			}
+			if plan.nextExpiry != tc.wantNext {
+				t.Errorf("next expiry %s, want %s", plan.nextExpiry, tc.wantNext)
+			}
+		})
+	}
+}

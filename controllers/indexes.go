@@ -45,36 +45,50 @@ type indexSpec struct {
 }
 
 var indexes = []indexSpec{
-	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointAgent, func(o client.Object) []string {
-		return []string{o.(*agentsv1alpha1.WebhookEndpoint).Spec.AgentRef.Name}
-	}},
-	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointThread, func(o client.Object) []string {
-		if ref := o.(*agentsv1alpha1.WebhookEndpoint).Spec.TargetThreadRef; ref != nil {
-			return []string{ref.Name}
+	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointAgent, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
+		return []string{ep.Spec.AgentRef.Name}
+	})},
+	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointThread, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
+		return refName(ep.Spec.TargetThreadRef)
+	})},
+	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointSecretRef, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
+		if ep.Spec.SecretRef == nil {
+			return nil
 		}
-		return nil
-	}},
-	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointSecretRef, func(o client.Object) []string {
-		if ref := o.(*agentsv1alpha1.WebhookEndpoint).Spec.SecretRef; ref != nil {
-			return []string{ref.Name}
+		return []string{ep.Spec.SecretRef.Name}
+	})},
+	{&agentsv1alpha1.AgentThread{}, indexThreadAgent, by(func(th *agentsv1alpha1.AgentThread) []string {
+		return []string{th.Spec.AgentRef.Name}
+	})},
+	{&agentsv1alpha1.Agent{}, indexAgentAuthSecret, by(func(a *agentsv1alpha1.Agent) []string {
+		if a.Spec.A2A.AuthSecretRef == nil {
+			return nil
 		}
-		return nil
-	}},
-	{&agentsv1alpha1.AgentThread{}, indexThreadAgent, func(o client.Object) []string {
-		return []string{o.(*agentsv1alpha1.AgentThread).Spec.AgentRef.Name}
-	}},
-	{&agentsv1alpha1.Agent{}, indexAgentAuthSecret, func(o client.Object) []string {
-		if ref := o.(*agentsv1alpha1.Agent).Spec.A2A.AuthSecretRef; ref != nil {
-			return []string{ref.Name}
-		}
-		return nil
-	}},
+		return []string{a.Spec.A2A.AuthSecretRef.Name}
+	})},
 	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, func(o client.Object) []string {
 		if name := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; name != "" {
 			return []string{name}
 		}
 		return nil
 	}},
+}
+
+// by adapts a typed extractor to a client.IndexerFunc.
+func by[T client.Object](extract func(T) []string) client.IndexerFunc {
+	return func(o client.Object) []string {
+		if t, ok := o.(T); ok {
+			return extract(t)
+		}
+		return nil
+	}
+}
+
+func refName(ref *agentsv1alpha1.LocalObjectReference) []string {
+	if ref == nil {
+		return nil
+	}
+	return []string{ref.Name}
 }
 
 // setupIndexes registers every field index with the manager's cache.

@@ -159,7 +159,7 @@ func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
 }
 
 // get reads obj fresh from the API server.
-func get(ctx context.Context, obj client.Object) client.Object {
+func get[T client.Object](ctx context.Context, obj T) T {
 	GinkgoHelper()
 	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 	return obj
@@ -181,9 +181,11 @@ func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
 }
 
 // poke makes the operator reconcile obj now (any metadata change does).
-func poke(ctx context.Context, obj client.Object) {
+func poke[T client.Object](ctx context.Context, obj T) {
 	GinkgoHelper()
-	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	orig, ok := obj.DeepCopyObject().(T)
+	Expect(ok).To(BeTrue())
+	patch := client.MergeFrom(orig)
 	ann := obj.GetAnnotations()
 	if ann == nil {
 		ann = map[string]string{}

@@ -371,7 +371,7 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		Expect(k8sClient.Create(ctx, newAgent(ns, "no-such-agent"))).To(Succeed())
 		readyEndpoint(ctx, ep)
 
-		agent := get(ctx, newAgent(ns, "no-such-agent")).(*agentsv1alpha1.Agent)
+		agent := get(ctx, newAgent(ns, "no-such-agent"))
 		patch := client.MergeFrom(agent.DeepCopy())
 		agent.Spec.Archived = true
 		Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())

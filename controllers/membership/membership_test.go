@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package membership
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The answers themselves come from a real API server in the operator suite;
+// this checks the cache around them: reviews asked, attributes sent, expiry.
+func TestSubjectAccessReviewCheckerCaches(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{"alice": true}
+	var reviews []authorizationv1.SubjectAccessReviewSpec
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
+			sar, ok := obj.(*authorizationv1.SubjectAccessReview)
+			if !ok {
+				t.Fatalf("created a %T", obj)
+			}
+			reviews = append(reviews, sar.Spec)
+			sar.Status.Allowed = allowed[sar.Spec.User]
+			return nil
+		},
+	}).Build()
+	clk := clocktesting.NewFakeClock(time.Now())
+	checker := NewSubjectAccessReviewChecker(c, clk, DefaultTTL)
+	ctx := t.Context()
+	alice := &agentsv1alpha1.Owner{User: "alice", Groups: []string{"b", "a"}}
+
+	for range 3 {
+		if ok, err := checker.IsMember(ctx, "team-a", "triage", alice); err != nil || !ok {
+			t.Fatalf("IsMember(alice) = %v, %v; want true", ok, err)
+		}
+	}
+	if len(reviews) != 1 {
+		t.Fatalf("%d reviews for three checks within the TTL, want 1", len(reviews))
+	}
+	got := reviews[0]
+	if got.User != "alice" || got.Groups[0] != "a" || got.ResourceAttributes.Verb != "trigger" ||
+		got.ResourceAttributes.Resource != "agents" || got.ResourceAttributes.Group != "agents.hookrun.dev" ||
+		got.ResourceAttributes.Name != "triage" || got.ResourceAttributes.Namespace != "team-a" {
+		t.Errorf("review spec %+v, want trigger on agents.hookrun.dev/agents/triage in team-a for alice with sorted groups", got)
+	}
+
+	allowed["alice"] = false
+	clk.Step(DefaultTTL - time.Millisecond)
+	if ok, _ := checker.IsMember(ctx, "team-a", "triage", alice); !ok {
+		t.Error("answer changed before the TTL ran out")
+	}
+	clk.Step(time.Millisecond)
+	if ok, _ := checker.IsMember(ctx, "team-a", "triage", alice); ok {
+		t.Error("answer not refreshed after the TTL")
+	}
+	if ok, _ := checker.IsMember(ctx, "team-a", "other-agent", alice); ok {
+		t.Error("another agent shares alice's cached answer")
+	}
+	n := len(reviews)
+	if ok, err := checker.IsMember(ctx, "team-a", "triage", nil); ok || err != nil {
+		t.Errorf("IsMember(no owner) = %v, %v; want false, nil", ok, err)
+	}
+	if len(reviews) != n {
+		t.Error("a review was asked for an endpoint without an owner")
+	}
+}

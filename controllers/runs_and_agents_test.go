@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -102,6 +104,29 @@ var _ = Describe("Run counts and retention", func() {
 
 		Expect(k8sClient.Delete(ctx, last)).To(Succeed())
 		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(2)))
+	})
+
+	It("batches a burst of runs into a few status writes", func(ctx SpecContext) {
+		w, err := watchClient.Watch(ctx, &agentsv1alpha1.WebhookEndpointList{}, client.InNamespace(ns))
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		var writes atomic.Int64
+		go func() {
+			for e := range w.ResultChan() {
+				if e.Type == watch.Modified {
+					writes.Add(1)
+				}
+			}
+		}()
+		const burst = 40
+		now := fakeClock.Now()
+		for i := range burst {
+			createRun(ctx, fmt.Sprintf("burst-%02d", i), agentsv1alpha1.RunQueued, now)
+		}
+		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(burst)))
+		Consistently(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }, 500*time.Millisecond).Should(Equal(int64(burst)))
+		GinkgoWriter.Printf("%d runs caused %d endpoint writes\n", burst, writes.Load())
+		Expect(writes.Load()).To(BeNumerically("<=", burst/4), "status.runs must be batched, not written per run")
 	})
 
 	It("keeps the newest finished runs up to the history limit and never prunes unfinished ones", func(ctx SpecContext) {

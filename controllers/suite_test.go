@@ -57,6 +57,7 @@ var (
 	testEnv     *envtest.Environment
 	cfg         *rest.Config
 	k8sClient   client.Client
+	watchClient client.WithWatch
 	scheme      = runtime.NewScheme()
 	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 	stopManager func()
@@ -68,7 +69,7 @@ var (
 		RunHistoryLimit:      3,
 		RunTTL:               time.Hour,
 		PayloadTTL:           10 * time.Minute,
-		RunCountDelay:        100 * time.Millisecond,
+		RunCountDelay:        500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond,
 	}
 )
@@ -97,6 +98,8 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(testEnv.Stop)
 
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	watchClient, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })

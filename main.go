@@ -138,6 +138,7 @@ func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
 		Scheme:                 newScheme(),
 		Metrics:                metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,
+		Cache:                  receiver.CacheOptions(opts),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the receiver's manager: %w", err)
@@ -145,8 +146,9 @@ func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
 	if err := addProbes(mgr); err != nil {
 		return err
 	}
-	ctrl.Log.WithName("receiver").Info("the receive route is not implemented yet: nothing listens on --listen-address",
-		"listenAddress", opts.ListenAddress)
+	if _, err := receiver.Setup(cmd.Context(), mgr, opts, receiver.Dependencies{}); err != nil {
+		return err
+	}
 	return mgr.Start(cmd.Context())
 }
 

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Error codes of the receive route. Every answer but 202 is
+// {"error":{"code":CODE,"message":MESSAGE}} and means no run was started.
+const (
+	CodeTriggeringDisabled = "triggering_disabled"
+	CodeUnauthorized       = "unauthorized"
+	CodeForbidden          = "forbidden"
+	CodeNotFound           = "not_found"
+	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeEndpointPaused     = "endpoint_paused"
+	CodeAgentUnavailable   = "agent_unavailable"
+	CodeThreadUnavailable  = "thread_unavailable"
+	CodePayloadTooLarge    = "payload_too_large"
+	CodeRateLimited        = "rate_limited"
+	CodeOwnerNotMember     = "owner_not_member"
+	CodeUnavailable        = "unavailable"
+)
+
+// answer is a precomputed error response: status and body are fixed, so
+// rejections allocate nothing to encode.
+type answer struct {
+	status int
+	body   []byte
+}
+
+func newAnswer(status int, code, message string) answer {
+	b, err := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": message}})
+	if err != nil {
+		panic(err)
+	}
+	return answer{status: status, body: append(b, '\n')}
+}
+
+var (
+	answerDisabled     = newAnswer(http.StatusServiceUnavailable, CodeTriggeringDisabled, "Webhook triggering is disabled for this deployment")
+	answerUnauthorized = newAnswer(http.StatusUnauthorized, CodeUnauthorized, "The X-Service-Webhook-Secret header is required")
+	answerForbidden    = newAnswer(http.StatusForbidden, CodeForbidden, "The secret is wrong or has not been generated yet")
+	answerNotFound     = newAnswer(http.StatusNotFound, CodeNotFound, "No webhook endpoint has this ID")
+	answerNoRoute      = newAnswer(http.StatusNotFound, CodeNotFound, "Not found: POST /api/webhooks/{endpointId}/receive")
+	answerMethod       = newAnswer(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Only POST is allowed")
+	answerPaused       = newAnswer(http.StatusUnprocessableEntity, CodeEndpointPaused, "Endpoint is paused")
+	answerNoAgent      = newAnswer(http.StatusUnprocessableEntity, CodeAgentUnavailable, "The endpoint's agent is archived or unavailable")
+	answerNoThread     = newAnswer(http.StatusUnprocessableEntity, CodeThreadUnavailable, "The endpoint's target thread is unavailable")
+	answerTooLarge     = newAnswer(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The payload is larger than 1 MiB (1048576 bytes)")
+	answerRateLimited  = newAnswer(http.StatusTooManyRequests, CodeRateLimited, "Rate limit exceeded; retry after the number of seconds in Retry-After")
+	answerNotMember    = newAnswer(http.StatusUnprocessableEntity, CodeOwnerNotMember, "The endpoint's owner may no longer trigger its agent; the endpoint is paused")
+	answerUnavailable  = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The run could not be stored; retry after the number of seconds in Retry-After")
+)
+
+var jsonContentType = []string{"application/json"}
+
+func (a answer) write(w http.ResponseWriter) {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	h["Cache-Control"] = noStore
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+var noStore = []string{"no-store"}
+
+// accepted is the body of a 202.
+type accepted struct {
+	RunID  string `json:"runId"`
+	Status string `json:"status"`
+}

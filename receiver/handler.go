@@ -1,0 +1,333 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/membership"
+)
+
+const (
+	routePrefix = "/api/webhooks/"
+	routeSuffix = "/receive"
+	// secretHeaderKey is agentsv1alpha1.SecretHeader in canonical form, for
+	// direct header map access.
+	secretHeaderKey = "X-Service-Webhook-Secret"
+)
+
+var allowPost = []string{http.MethodPost}
+
+// The two rate limits, as named in metrics and skipped-run messages.
+const (
+	limitInvocation      = "invocation"
+	limitUnauthenticated = "unauthenticated"
+)
+
+// endpointIDFromPath returns {endpointId} of /api/webhooks/{endpointId}/receive.
+// The ID must be non-empty and contain no slash; nothing else is accepted.
+func endpointIDFromPath(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, routePrefix)
+	if !ok {
+		return "", false
+	}
+	id, ok := strings.CutSuffix(rest, routeSuffix)
+	if !ok || id == "" || strings.IndexByte(id, '/') >= 0 {
+		return "", false
+	}
+	return id, true
+}
+
+// store writes what a call leaves behind in the API server.
+type store interface {
+	// createRun stores run and then its payload Secret; if either write
+	// fails nothing remains and the error is returned.
+	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error
+	// recordSkipped stores run as a skipped call with message.
+	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
+	// pauseOwnerNotMember sets the endpoint's phase to Paused/OwnerNotMember.
+	pauseOwnerNotMember(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error
+}
+
+// Handler serves POST /api/webhooks/{endpointId}/receive with the checks of
+// the design contract, in its order.
+type Handler struct {
+	table      *table
+	store      store
+	membership membership.Checker
+	clock      clock.PassiveClock
+	rand       io.Reader
+	log        logr.Logger
+	metrics    *metrics
+
+	invocationLimit      int
+	unauthenticatedLimit int
+	invocation           *limiters
+	preParse             *limiters
+
+	flagDisabled    bool
+	runtimeDisabled atomic.Bool
+}
+
+// ServeHTTP answers one call and records its code and latency.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	code := h.serve(w, r)
+	h.metrics.observe(code, time.Since(start))
+}
+
+func (h *Handler) triggeringDisabled() bool {
+	return h.flagDisabled || h.runtimeDisabled.Load()
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
+	id, ok := endpointIDFromPath(r.URL.Path)
+	if !ok {
+		return reject(w, answerNoRoute)
+	}
+	if r.Method != http.MethodPost {
+		w.Header()["Allow"] = allowPost
+		return reject(w, answerMethod)
+	}
+	// 1. triggering disabled for the deployment
+	if h.triggeringDisabled() {
+		return reject(w, answerDisabled)
+	}
+	// 2. the endpoint, from memory
+	secrets := r.Header[secretHeaderKey]
+	e := h.table.lookup(id)
+	if e == nil {
+		if len(secrets) > 0 {
+			return reject(w, answerNotFound)
+		}
+		return reject(w, answerUnauthorized) // the same bytes as a real endpoint's missing header
+	}
+	ep := e.obj
+	now := h.clock.Now()
+	if ep.Spec.AllowUnauthenticated {
+		// 3. pre-parse rate limit, before the body is read
+		if v := h.preParse.take(id, now); !v.allowed {
+			return h.rateLimited(r.Context(), w, e, v, now, limitUnauthenticated, h.unauthenticatedLimit)
+		}
+	} else {
+		// 4. the secret: SHA-256 of the header compared in constant time
+		if len(secrets) == 0 {
+			return reject(w, answerUnauthorized)
+		}
+		if len(secrets) != 1 || !e.hasDigest {
+			return reject(w, answerForbidden)
+		}
+		sum := sha256.Sum256([]byte(secrets[0]))
+		if subtle.ConstantTimeCompare(sum[:], e.digest[:]) != 1 {
+			return reject(w, answerForbidden)
+		}
+	}
+	// 5. paused, agent, thread
+	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
+		return reject(w, answerPaused)
+	}
+	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
+		return reject(w, answerNoAgent)
+	}
+	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
+		if ep.Spec.TargetThreadRef == nil {
+			return reject(w, answerNoThread)
+		}
+		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
+			return reject(w, answerNoThread)
+		}
+	}
+	// 6. size: Content-Length at once, chunked bodies while reading
+	if r.ContentLength > MaxBodyBytes {
+		return reject(w, answerTooLarge)
+	}
+	body, err := readBody(r.Body)
+	if errors.Is(err, errTooLarge) {
+		return reject(w, answerTooLarge)
+	}
+	if err != nil {
+		// The client went away or was too slow; there is nobody to answer.
+		return 499
+	}
+	// 7. invocation rate limit
+	if v := h.invocation.take(id, now); !v.allowed {
+		return h.rateLimited(r.Context(), w, e, v, now, limitInvocation, h.invocationLimit)
+	}
+	// 8. the owner must still be a member
+	member, err := h.membership.IsMember(r.Context(), ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
+	if err != nil {
+		h.log.Error(err, "checking the owner's membership", "endpoint", ep.Namespace+"/"+ep.Name)
+		return h.unavailable(w)
+	}
+	if !member {
+		return h.ownerNotMember(r.Context(), w, e, now)
+	}
+	// 9. the run, then its payload
+	run, err := h.newRun(e, now)
+	if err != nil {
+		return h.unavailable(w)
+	}
+	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
+		SecretName:  run.Name,
+		Bytes:       int64(len(body)),
+		ContentType: cut(r.Header.Get("Content-Type"), MaxContentTypeLength),
+	}
+	if err := h.store.createRun(r.Context(), run, body); err != nil {
+		h.log.Error(err, "storing a run", "endpoint", ep.Namespace+"/"+ep.Name)
+		return h.unavailable(w)
+	}
+	h.metrics.runsCreated.Inc()
+	out, _ := json.Marshal(accepted{RunID: run.Name, Status: "accepted"})
+	w.Header()["Content-Type"] = jsonContentType
+	w.Header()["Cache-Control"] = noStore
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(append(out, '\n'))
+	return http.StatusAccepted
+}
+
+func reject(w http.ResponseWriter, a answer) int {
+	a.write(w)
+	return a.status
+}
+
+func (h *Handler) unavailable(w http.ResponseWriter) int {
+	w.Header()["Retry-After"] = []string{strconv.Itoa(StoreRetryAfter)}
+	return reject(w, answerUnavailable)
+}
+
+// rateLimited answers 429 and records the first rejection of a window as a
+// skipped run.
+func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, v verdict, now time.Time, name string, limit int) int {
+	h.metrics.rateLimited.WithLabelValues(name).Inc()
+	if v.first {
+		message := fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
+			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit)
+		if run, err := h.newRun(e, now); err == nil {
+			if err := h.store.recordSkipped(ctx, run, message); err != nil {
+				h.log.Error(err, "recording a rate-limited call", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
+			}
+		}
+	}
+	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
+	return reject(w, answerRateLimited)
+}
+
+func (h *Handler) ownerNotMember(ctx context.Context, w http.ResponseWriter, e *endpoint, now time.Time) int {
+	ep := e.obj
+	run, err := h.newRun(e, now)
+	if err == nil {
+		err = h.store.recordSkipped(ctx, run, fmt.Sprintf(
+			"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
+			ownerUser(ep.Spec.Owner), ep.Spec.AgentRef.Name))
+	}
+	if err != nil {
+		h.log.Error(err, "recording a call of a non-member owner", "endpoint", ep.Namespace+"/"+ep.Name)
+	}
+	if err := h.store.pauseOwnerNotMember(ctx, ep); err != nil {
+		h.log.Error(err, "pausing an endpoint whose owner is not a member", "endpoint", ep.Namespace+"/"+ep.Name)
+	}
+	return reject(w, answerNotMember)
+}
+
+func ownerUser(o *agentsv1alpha1.Owner) string {
+	if o == nil || o.User == "" {
+		return "(none)"
+	}
+	return o.User
+}
+
+// newRun is the AgentRun for a call: a snapshot of the endpoint now.
+func (h *Handler) newRun(e *endpoint, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+	ep := e.obj
+	ulid, err := newULID(now, h.rand)
+	if err != nil {
+		return nil, err
+	}
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: ep.Namespace,
+			Name:      runName(ep.Name, ulid),
+			Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint: ep.Name,
+				agentsv1alpha1.LabelAgent:    ep.Spec.AgentRef.Name,
+			},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(),
+				Kind:       "WebhookEndpoint",
+				Name:       ep.Name,
+				UID:        ep.UID,
+			}},
+		},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef:      agentsv1alpha1.LocalObjectReference{Name: ep.Name},
+			AgentRef:         ep.Spec.AgentRef,
+			Prompt:           ep.Spec.Prompt,
+			ThreadStrategy:   ep.Spec.ThreadStrategy,
+			ThreadNamingHint: ep.Spec.ThreadNamingHint,
+			Model:            ep.Spec.Model,
+			Owner:            ep.Spec.Owner.DeepCopy(),
+			Trust:            agentsv1alpha1.TrustStandard,
+			ReceivedAt:       metav1.NewTime(now),
+		},
+	}
+	if ep.Spec.TargetThreadRef != nil {
+		ref := *ep.Spec.TargetThreadRef
+		run.Spec.TargetThreadRef = &ref
+		run.Labels[agentsv1alpha1.LabelThread] = ref.Name
+	}
+	if ep.Spec.AllowUnauthenticated {
+		run.Spec.Trust = agentsv1alpha1.TrustLow
+	}
+	return run, nil
+}
+
+var errTooLarge = errors.New("body larger than the limit")
+
+// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond.
+func readBody(body io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics of the receive route, registered with the controller-runtime
+// registry and served on --metrics-bind-address.
+type metrics struct {
+	requests    *prometheus.CounterVec
+	latency     prometheus.Histogram
+	runsCreated prometheus.Counter
+	rateLimited *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrun_receiver_requests_total",
+			Help: "Calls to the receive route by HTTP status code.",
+		}, []string{"code"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hookrun_receiver_request_duration_seconds",
+			Help:    "Time to answer a call to the receive route.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
+		runsCreated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_runs_created_total",
+			Help: "AgentRuns stored for accepted calls (answered 202).",
+		}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrun_receiver_rate_limited_total",
+			Help: "Calls rejected with 429, by limit (invocation or unauthenticated).",
+		}, []string{"limit"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.runsCreated, m.rateLimited} {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !asAlreadyRegistered(err, &already) {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+func asAlreadyRegistered(err error, target *prometheus.AlreadyRegisteredError) bool {
+	are, ok := err.(prometheus.AlreadyRegisteredError) //nolint:errorlint // Register returns it unwrapped
+	if ok {
+		*target = are
+	}
+	return ok
+}
+
+// codeLabels avoids formatting the status code on every call.
+var codeLabels = func() map[int]string {
+	m := map[int]string{}
+	for _, c := range []int{202, 401, 403, 404, 405, 413, 422, 429, 499, 503} {
+		m[c] = strconv.Itoa(c)
+	}
+	return m
+}()
+
+func (m *metrics) observe(code int, d time.Duration) {
+	label, ok := codeLabels[code]
+	if !ok {
+		label = strconv.Itoa(code)
+	}
+	m.requests.WithLabelValues(label).Inc()
+	m.latency.Observe(d.Seconds())
+}

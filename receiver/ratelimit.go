@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"sync"
+	"time"
+)
+
+// slidingWindow is an exact sliding-window limiter: it remembers when each
+// of the last `limit` allowed calls happened (a ring of limit timestamps, so
+// its memory is 8 bytes × limit) and allows a call when fewer than limit
+// happened within the window before it.
+type slidingWindow struct {
+	mu        sync.Mutex
+	times     []int64 // unix nanoseconds of allowed calls, ring buffer
+	next      int     // ring position of the oldest entry (and of the next write)
+	count     int     // entries in use
+	rejecting bool    // a call was rejected since the last allowed one
+}
+
+// verdict is the outcome of one limiter check.
+type verdict struct {
+	allowed bool
+	// first is true for the first rejection since the limiter last let a call through.
+	first bool
+	// retryAfter is, for a rejection, how long until a call would be allowed.
+	retryAfter time.Duration
+}
+
+func newSlidingWindow(limit int) *slidingWindow {
+	return &slidingWindow{times: make([]int64, limit)}
+}
+
+// take checks a call at now against limit calls per window and records it if allowed.
+func (s *slidingWindow) take(now time.Time, window time.Duration) verdict {
+	t := now.UnixNano()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.count == len(s.times) {
+		oldest := s.times[s.next]
+		if t-oldest < int64(window) {
+			first := !s.rejecting
+			s.rejecting = true
+			return verdict{first: first, retryAfter: time.Duration(oldest + int64(window) - t)}
+		}
+	} else {
+		s.count++
+	}
+	s.times[s.next] = t
+	s.next = (s.next + 1) % len(s.times)
+	s.rejecting = false
+	return verdict{allowed: true}
+}
+
+// retryAfterSeconds is the Retry-After value for d: whole seconds, rounded
+// up, at least 1.
+func retryAfterSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		return 1
+	}
+	return s
+}
+
+// limiters holds one sliding window per endpoint for one limit. Windows are
+// created on an endpoint's first call and dropped with the endpoint.
+type limiters struct {
+	limit int
+	mu    sync.RWMutex
+	byKey map[string]*slidingWindow
+}
+
+func newLimiters(limit int) *limiters {
+	return &limiters{limit: limit, byKey: map[string]*slidingWindow{}}
+}
+
+func (l *limiters) take(key string, now time.Time) verdict {
+	l.mu.RLock()
+	w := l.byKey[key]
+	l.mu.RUnlock()
+	if w == nil {
+		l.mu.Lock()
+		if w = l.byKey[key]; w == nil {
+			w = newSlidingWindow(l.limit)
+			l.byKey[key] = w
+		}
+		l.mu.Unlock()
+	}
+	return w.take(now, RateWindow)
+}
+
+// forget drops the window of a deleted endpoint.
+func (l *limiters) forget(key string) {
+	l.mu.Lock()
+	delete(l.byKey, key)
+	l.mu.Unlock()
+}
+
+func (l *limiters) len() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.byKey)
+}

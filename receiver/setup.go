@@ -1,0 +1,235 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/membership"
+)
+
+// ConfigMapName is the ConfigMap in the receiver's namespace whose key
+// "triggering" set to "disabled" answers every call with 503 at run time.
+const ConfigMapName = "hookrun-receiver"
+
+// Dependencies are the receiver's sources of nondeterminism; tests inject their own.
+type Dependencies struct {
+	Clock      clock.PassiveClock
+	Rand       io.Reader
+	Membership membership.Checker
+}
+
+// CacheOptions limits the receiver's informers to the watched namespaces
+// and its ConfigMap cache to the one ConfigMap it reads.
+func CacheOptions(opts *Options) cache.Options {
+	o := cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: {
+				Namespaces: map[string]cache.Config{opts.Namespace: {}},
+				Field:      fields.OneTermEqualSelector("metadata.name", ConfigMapName),
+			},
+		},
+	}
+	if len(opts.WatchNamespaces) > 0 {
+		o.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range opts.WatchNamespaces {
+			o.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return o
+}
+
+// Setup wires the receiver into mgr: informers feeding the in-memory table,
+// the runtime switch, the readiness check and the HTTP server on
+// opts.ListenAddress. It returns the handler for tests.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
+	if deps.Clock == nil {
+		deps.Clock = clock.RealClock{}
+	}
+	if deps.Rand == nil {
+		deps.Rand = rand.Reader
+	}
+	if deps.Membership == nil {
+		deps.Membership = membership.NewSubjectAccessReviewChecker(mgr.GetClient(), deps.Clock, membership.DefaultTTL)
+	}
+	m, err := newMetrics(crmetrics.Registry)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		table:                newTable(),
+		store:                &kubeStore{client: mgr.GetClient()},
+		membership:           deps.Membership,
+		clock:                deps.Clock,
+		rand:                 deps.Rand,
+		log:                  ctrl.Log.WithName("receiver"),
+		metrics:              m,
+		invocationLimit:      opts.RateLimit,
+		unauthenticatedLimit: opts.UnauthenticatedRateLimit,
+		invocation:           newLimiters(opts.RateLimit),
+		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
+		flagDisabled:         opts.DisableTriggering,
+	}
+	h.table.onDelete = func(id string) {
+		h.invocation.forget(id)
+		h.preParse.forget(id)
+	}
+
+	var synced []toolscache.InformerSynced
+	watch := func(obj client.Object, upsert, remove func(client.Object)) error {
+		inf, err := mgr.GetCache().GetInformer(ctx, obj)
+		if err != nil {
+			return fmt.Errorf("watching %T: %w", obj, err)
+		}
+		reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { withObject(o, upsert) },
+			UpdateFunc: func(_, o any) { withObject(o, upsert) },
+			DeleteFunc: func(o any) { withObject(o, remove) },
+		})
+		if err != nil {
+			return fmt.Errorf("watching %T: %w", obj, err)
+		}
+		synced = append(synced, reg.HasSynced)
+		return nil
+	}
+	t := h.table
+	errs := []error{
+		watch(&agentsv1alpha1.WebhookEndpoint{}, typed(t.upsertEndpoint), typed(t.deleteEndpoint)),
+		watch(&agentsv1alpha1.Agent{}, typed(t.upsertAgent), typed(t.deleteAgent)),
+		watch(&agentsv1alpha1.AgentThread{}, typed(t.upsertThread), typed(t.deleteThread)),
+		watch(&corev1.ConfigMap{}, typed(func(cm *corev1.ConfigMap) {
+			h.runtimeDisabled.Store(cm.Name == ConfigMapName && cm.Data["triggering"] == "disabled")
+		}), typed(func(cm *corev1.ConfigMap) {
+			if cm.Name == ConfigMapName {
+				h.runtimeDisabled.Store(false)
+			}
+		})),
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	ready := func() bool {
+		for _, s := range synced {
+			if !s() {
+				return false
+			}
+		}
+		return true
+	}
+	if err := mgr.AddReadyzCheck("informers", func(*http.Request) error {
+		if !ready() {
+			return errors.New("informers have not synced yet")
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// withObject unwraps informer tombstones.
+func withObject(o any, f func(client.Object)) {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	if obj, ok := o.(client.Object); ok {
+		f(obj)
+	}
+}
+
+func typed[T client.Object](f func(T)) func(client.Object) {
+	return func(o client.Object) {
+		if t, ok := o.(T); ok {
+			f(t)
+		}
+	}
+}
+
+// server is the receive route's HTTP server, run by the manager. It starts
+// listening once the informers have synced and drains in-flight calls when
+// the manager stops (SIGTERM).
+type server struct {
+	addr    string
+	handler http.Handler
+	ready   func() bool
+	log     logr.Logger
+	// listening, if set, receives the bound address (tests listen on :0).
+	listening chan<- string
+}
+
+// NeedLeaderElection: every receiver replica serves.
+func (s *server) NeedLeaderElection() bool { return false }
+
+func (s *server) Start(ctx context.Context) error {
+	if !toolscache.WaitForCacheSync(ctx.Done(), s.ready) {
+		return nil // stopped before the caches synced
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", s.addr, err)
+	}
+	srv := newHTTPServer(s.handler)
+	s.log.Info("serving the receive route", "address", ln.Addr().String())
+	if s.listening != nil {
+		s.listening <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("draining the receive route: %w", err)
+	}
+	return nil
+}
+
+// newHTTPServer applies the receiver's timeouts and header bound.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}

@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// fieldOwner names the receiver in managedFields.
+const fieldOwner = "hookrun-receiver"
+
+// kubeStore writes runs, payloads and pauses to the API server. It never
+// reads: every lookup the receiver makes is served from its informers.
+type kubeStore struct {
+	client client.Client
+}
+
+func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
+	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
+		return fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
+	}
+	payload := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: run.Namespace,
+			Name:      run.Spec.Payload.SecretName,
+			Labels:    map[string]string{agentsv1alpha1.LabelEndpoint: run.Spec.EndpointRef.Name},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(),
+				Kind:       "AgentRun",
+				Name:       run.Name,
+				UID:        run.UID,
+			}},
+		},
+		Type: agentsv1alpha1.SecretTypeWebhookPayload,
+		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: body},
+	}
+	if err := s.client.Create(ctx, payload, client.FieldOwner(fieldOwner)); err != nil {
+		err = fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)
+		return errors.Join(err, s.deleteRun(run))
+	}
+	return nil
+}
+
+// deleteRun removes a run whose payload could not be stored. It uses its own
+// context: the caller's may be the reason the write failed.
+func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun) error {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	if err := s.client.Delete(ctx, run, client.Preconditions{UID: &run.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("removing AgentRun %s/%s after its payload failed: %w", run.Namespace, run.Name, err)
+	}
+	return nil
+}
+
+func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error {
+	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
+		return fmt.Errorf("creating skipped AgentRun %s/%s: %w", run.Namespace, run.Name, err)
+	}
+	patch := client.MergeFrom(run.DeepCopy())
+	run.Status.State = agentsv1alpha1.RunSkipped
+	run.Status.Message = message
+	run.Status.CompletedAt = &run.Spec.ReceivedAt
+	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
+		// A run without its skipped state would look queued: remove it.
+		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run))
+	}
+	return nil
+}
+
+func (s *kubeStore) pauseOwnerNotMember(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
+	patch := []byte(`{"status":{"phase":"` + string(agentsv1alpha1.EndpointPaused) +
+		`","pauseReason":"` + string(agentsv1alpha1.PauseReasonOwnerNotMember) + `"}}`)
+	target := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: ep.Name}}
+	if err := s.client.Status().Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(fieldOwner)); err != nil {
+		return fmt.Errorf("pausing WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"crypto/sha256"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// endpoint is what the receiver knows of one WebhookEndpoint: the cached
+// object (shared with the informer: read only) and its parsed secret digest.
+type endpoint struct {
+	obj       *agentsv1alpha1.WebhookEndpoint
+	digest    [sha256.Size]byte
+	hasDigest bool
+}
+
+// table is the in-memory view the hot path reads: endpoints by endpoint ID,
+// and the Agents and AgentThreads they refer to. Informer event handlers
+// keep it current; lookups take a read lock and allocate nothing.
+type table struct {
+	mu        sync.RWMutex
+	endpoints map[string]*endpoint            // by status.endpointID
+	ids       map[types.UID]string            // endpoint UID -> endpointID, to drop stale IDs
+	agents    map[types.NamespacedName]bool   // Agent -> archived
+	threads   map[types.NamespacedName]string // AgentThread -> agent name
+	onDelete  func(endpointID string)
+}
+
+func newTable() *table {
+	return &table{
+		endpoints: map[string]*endpoint{},
+		ids:       map[types.UID]string{},
+		agents:    map[types.NamespacedName]bool{},
+		threads:   map[types.NamespacedName]string{},
+	}
+}
+
+func (t *table) lookup(id string) *endpoint {
+	t.mu.RLock()
+	e := t.endpoints[id]
+	t.mu.RUnlock()
+	return e
+}
+
+// agentAvailable tells whether the Agent exists and is not archived.
+func (t *table) agentAvailable(ns, name string) bool {
+	t.mu.RLock()
+	archived, ok := t.agents[types.NamespacedName{Namespace: ns, Name: name}]
+	t.mu.RUnlock()
+	return ok && !archived
+}
+
+// threadOf returns the agent of an AgentThread and whether it exists.
+func (t *table) threadOf(ns, name string) (string, bool) {
+	t.mu.RLock()
+	agent, ok := t.threads[types.NamespacedName{Namespace: ns, Name: name}]
+	t.mu.RUnlock()
+	return agent, ok
+}
+
+func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
+	e := &endpoint{obj: ep}
+	if ep.Status.SecretHash != "" {
+		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
+			e.digest, e.hasDigest = d, true
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.ids[ep.UID]; ok && old != ep.Status.EndpointID {
+		delete(t.endpoints, old)
+	}
+	if ep.Status.EndpointID == "" {
+		delete(t.ids, ep.UID)
+		return
+	}
+	t.ids[ep.UID] = ep.Status.EndpointID
+	t.endpoints[ep.Status.EndpointID] = e
+}
+
+func (t *table) deleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
+	t.mu.Lock()
+	id, ok := t.ids[ep.UID]
+	if ok {
+		delete(t.ids, ep.UID)
+		if cur := t.endpoints[id]; cur != nil && cur.obj.UID == ep.UID {
+			delete(t.endpoints, id)
+		}
+	}
+	t.mu.Unlock()
+	if ok && t.onDelete != nil {
+		t.onDelete(id)
+	}
+}
+
+func (t *table) upsertAgent(a *agentsv1alpha1.Agent) {
+	t.mu.Lock()
+	t.agents[types.NamespacedName{Namespace: a.Namespace, Name: a.Name}] = a.Spec.Archived
+	t.mu.Unlock()
+}
+
+func (t *table) deleteAgent(a *agentsv1alpha1.Agent) {
+	t.mu.Lock()
+	delete(t.agents, types.NamespacedName{Namespace: a.Namespace, Name: a.Name})
+	t.mu.Unlock()
+}
+
+func (t *table) upsertThread(th *agentsv1alpha1.AgentThread) {
+	t.mu.Lock()
+	t.threads[types.NamespacedName{Namespace: th.Namespace, Name: th.Name}] = th.Spec.AgentRef.Name
+	t.mu.Unlock()
+}
+
+func (t *table) deleteThread(th *agentsv1alpha1.AgentThread) {
+	t.mu.Lock()
+	delete(t.threads, types.NamespacedName{Namespace: th.Namespace, Name: th.Name})
+	t.mu.Unlock()
+}

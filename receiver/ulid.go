@@ -1,0 +1,66 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"io"
+	"strings"
+	"time"
+)
+
+// crockford is the ULID alphabet (Crockford's base32, lower-cased for object names).
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// newULID returns a lower-case ULID: 48 bits of milliseconds since the epoch
+// and 80 random bits from rnd, 26 characters, sortable by time.
+func newULID(now time.Time, rnd io.Reader) (string, error) {
+	var b [16]byte
+	ms := uint64(now.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	if _, err := io.ReadFull(rnd, b[6:]); err != nil {
+		return "", err
+	}
+	// 128 bits → 26 base32 characters; the first holds the top 3 bits.
+	var out [26]byte
+	var acc uint64
+	bits := 2 // 130 bits of output for 128 bits of input: pad with 2 leading zero bits
+	j := 0
+	for _, c := range b {
+		acc = acc<<8 | uint64(c)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out[j] = crockford[(acc>>uint(bits))&31]
+			j++
+		}
+	}
+	return string(out[:]), nil
+}
+
+// runName is the AgentRun (and runId) for a call to endpoint: the endpoint
+// name cut to 30 characters, a dash, and a ULID.
+func runName(endpoint, ulid string) string {
+	prefix := endpoint
+	if len(prefix) > runNamePrefixLength {
+		prefix = prefix[:runNamePrefixLength]
+	}
+	prefix = strings.TrimRight(prefix, "-.")
+	return prefix + "-" + ulid
+}

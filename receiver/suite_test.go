@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The receive route runs as `hookrun receiver` wires it, against a real
+// kube-apiserver (envtest), behind a real HTTP server. Endpoint status is
+// written by the specs themselves, as the operator would.
+
+const (
+	receiverNamespace = "hookrun-system"
+	testRateLimit     = 5
+	testUnauthLimit   = 3
+)
+
+var (
+	testEnv   *envtest.Environment
+	k8sClient client.Client
+	scheme    = runtime.NewScheme()
+	fakeClock = clocktesting.NewFakeClock(time.Now())
+	handler   *Handler
+	srv       *httptest.Server
+	// apiRequests counts the receiver's requests to the API server, but watches.
+	apiRequests atomic.Int64
+)
+
+func TestReceiver(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(15 * time.Second)
+	SetDefaultEventuallyPollingInterval(20 * time.Millisecond)
+	RunSpecs(t, "Receiver suite")
+}
+
+type countingTransport struct{ next http.RoundTripper }
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Query().Get("watch") != "true" {
+		apiRequests.Add(1)
+	}
+	return c.next.RoundTrip(r)
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
+
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(testEnv.Stop)
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(k8sClient.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: receiverNamespace}})).To(Succeed())
+
+	counted := rest.CopyConfig(cfg)
+	counted.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt} }
+	opts := NewOptions()
+	opts.ListenAddress = "127.0.0.1:0"
+	opts.Namespace = receiverNamespace
+	opts.RateLimit = testRateLimit
+	opts.UnauthenticatedRateLimit = testUnauthLimit
+	mgr, err := ctrl.NewManager(counted, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  CacheOptions(opts),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	handler, err = Setup(ctx, mgr, opts, Dependencies{Clock: fakeClock})
+	Expect(err).NotTo(HaveOccurred())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() { cancel(); <-done })
+	Eventually(mgr.GetCache().WaitForCacheSync).WithArguments(ctx).Should(BeTrue())
+
+	srv = httptest.NewUnstartedServer(handler)
+	srv.Config = newHTTPServer(handler)
+	srv.Start()
+	DeferCleanup(srv.Close)
+})
+
+// fixture is one namespace with an Agent "triage" that alice may trigger.
+type fixture struct {
+	ns string
+}
+
+func newFixture(ctx context.Context) *fixture {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "rcv-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	f := &fixture{ns: ns.Name}
+	Expect(k8sClient.Create(ctx, &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "triage"},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
+	})).To(Succeed())
+	f.grantTrigger(ctx, "alice@example.com")
+	return f
+}
+
+func (f *fixture) grantTrigger(ctx context.Context, user string) {
+	GinkgoHelper()
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "agent-user"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}},
+	}
+	Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, role))).To(Succeed())
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, GenerateName: "agent-user-"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "agent-user"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	})).To(Succeed())
+}
+
+// endpointSpec describes a test endpoint.
+type endpointSpec struct {
+	name            string
+	secret          string // "" with authenticated: no hash yet
+	unauthenticated bool
+	mutate          func(*agentsv1alpha1.WebhookEndpoint)
+}
+
+var idCounter atomic.Int64
+
+// endpoint creates an endpoint with a status as the operator writes it and
+// waits until the receiver serves it. It returns the endpoint ID.
+func (f *fixture) endpoint(ctx context.Context, s endpointSpec) (*agentsv1alpha1.WebhookEndpoint, string) {
+	GinkgoHelper()
+	ep := &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: s.name},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, AllowUnauthenticated: s.unauthenticated,
+			Owner: &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a"}},
+		},
+	}
+	if s.mutate != nil {
+		s.mutate(ep)
+	}
+	Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+	id := fmt.Sprintf("%s%010d", strings.Repeat("x", 33), idCounter.Add(1))
+	patch := client.MergeFrom(ep.DeepCopy())
+	ep.Status.EndpointID = id
+	ep.Status.Phase = agentsv1alpha1.EndpointActive
+	if s.secret != "" {
+		ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(s.secret))
+	}
+	Expect(k8sClient.Status().Patch(ctx, ep, patch)).To(Succeed())
+	Eventually(func() *endpoint { return handler.table.lookup(id) }).ShouldNot(BeNil())
+	Eventually(func() string { return handler.table.lookup(id).obj.ResourceVersion }).Should(Equal(ep.ResourceVersion))
+	return ep, id
+}
+
+func url(id string) string { return srv.URL + "/api/webhooks/" + id + "/receive" }

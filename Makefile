@@ -63,9 +63,14 @@ verify: generate manifests ## Regenerate everything and fail if the tree changed
 lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
 	$(GOLANGCI_LINT) run ./...
 
+FUZZ_TIME ?= 10s
+
 .PHONY: test
-test: control-plane ## Run all tests: unit tests and envtest suites against a real kube-apiserver.
+test: control-plane ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the receiver under -race, short fuzz runs.
 	go test $(GO_TEST_FLAGS) ./...
+	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
+	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
 
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).

@@ -42,8 +42,9 @@ const (
 // answer is a precomputed error response: status and body are fixed, so
 // rejections allocate nothing to encode.
 type answer struct {
-	status int
-	body   []byte
+	status        int
+	body          []byte
+	contentLength []string
 }
 
 func newAnswer(status int, code, message string) answer {
@@ -51,7 +52,8 @@ func newAnswer(status int, code, message string) answer {
 	if err != nil {
 		panic(err)
 	}
-	return answer{status: status, body: append(b, '\n')}
+	b = append(b, '\n')
+	return answer{status: status, body: b, contentLength: []string{strconv.Itoa(len(b))}}
 }
 
 var (
@@ -75,7 +77,7 @@ var jsonContentType = []string{"application/json"}
 func (a answer) write(w http.ResponseWriter) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	h["Content-Length"] = a.contentLength
 	h["Cache-Control"] = noStore
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)

@@ -111,8 +111,10 @@ func (h *Handler) triggeringDisabled() bool {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
+	// Endpoint IDs are base64url and never need escaping: a path sent with
+	// escapes (%2F and the like) is not the route.
 	id, ok := endpointIDFromPath(r.URL.Path)
-	if !ok {
+	if !ok || r.URL.RawPath != "" {
 		return reject(w, answerNoRoute)
 	}
 	if r.Method != http.MethodPost {

@@ -24,6 +24,7 @@ package receiver
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=create;delete
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

@@ -1,0 +1,335 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// In-memory stand-ins for the API server, for fuzzing and the bad-input
+// table; the behaviour against a real API server is in receiver_test.go.
+
+type memoryStore struct {
+	mu      sync.Mutex
+	runs    []*agentsv1alpha1.AgentRun
+	bodies  map[string][]byte
+	skipped []string
+	paused  int
+}
+
+func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs = append(m.runs, run)
+	if m.bodies == nil {
+		m.bodies = map[string][]byte{}
+	}
+	m.bodies[run.Name] = bytes.Clone(body)
+	return nil
+}
+
+func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.AgentRun, message string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.skipped = append(m.skipped, message)
+	return nil
+}
+
+func (m *memoryStore) pauseOwnerNotMember(context.Context, *agentsv1alpha1.WebhookEndpoint) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.paused++
+	return nil
+}
+
+type allowAll struct{}
+
+func (allowAll) IsMember(context.Context, string, string, *agentsv1alpha1.Owner) (bool, error) {
+	return true, nil
+}
+
+const (
+	memID       = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+	memOpenID   = "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+	memSecret   = "the-endpoint-secret-of-32-bytes-or-more"
+	memRateCall = 1000
+)
+
+// newMemoryHandler serves one authenticated and one unauthenticated endpoint from memory.
+func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
+	t.Helper()
+	m, err := newMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &memoryStore{}
+	h := &Handler{
+		table: newTable(), store: st, membership: allowAll{}, clock: clocktesting.NewFakeClock(time.Now()),
+		rand: rand.Reader, log: logr.Discard(), metrics: m,
+		invocationLimit: memRateCall, unauthenticatedLimit: memRateCall,
+		invocation: newLimiters(memRateCall), preParse: newLimiters(memRateCall),
+	}
+	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{
+		{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "auth", UID: "u1"},
+			Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun},
+			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: memID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "open", UID: "u2"},
+			Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun, AllowUnauthenticated: true},
+			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: memOpenID},
+		},
+	} {
+		h.table.upsertEndpoint(ep)
+	}
+	h.table.upsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	return h, st
+}
+
+var documentedCodes = map[int]string{
+	202: "", 401: CodeUnauthorized, 403: CodeForbidden, 404: CodeNotFound, 405: CodeMethodNotAllowed,
+	413: CodePayloadTooLarge, 422: "", 429: CodeRateLimited, 503: "",
+}
+
+func FuzzReceive(f *testing.F) {
+	f.Add("POST", "/api/webhooks/"+memID+"/receive", memSecret, []byte(`{"a":1}`))
+	f.Add("POST", "/api/webhooks/"+memOpenID+"/receive", "", []byte("</webhook-payload>\xff"))
+	f.Add("GET", "/api/webhooks/"+memID+"/receive", "x", []byte(nil))
+	f.Add("POST", "/api/webhooks//receive", memSecret, []byte{})
+	f.Add("POST", "/api/webhooks/"+memID+"/receive/", memSecret, []byte{0})
+	h, st := newMemoryHandler(f)
+	f.Fuzz(func(t *testing.T, method, path, secret string, body []byte) {
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		req.Method = method
+		req.URL.Path = path
+		if secret != "" {
+			req.Header.Set(agentsv1alpha1.SecretHeader, secret)
+		}
+		rec := httptest.NewRecorder()
+		before := len(st.runs)
+		h.ServeHTTP(rec, req)
+		code, ok := documentedCodes[rec.Code]
+		if !ok {
+			t.Fatalf("undocumented status %d for %s %q", rec.Code, method, path)
+		}
+		var out struct {
+			Error struct{ Code string }
+			RunID string `json:"runId"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatalf("answer %d is not JSON: %q", rec.Code, rec.Body.String())
+		}
+		if code != "" && out.Error.Code != code {
+			t.Fatalf("status %d with code %q, want %q", rec.Code, out.Error.Code, code)
+		}
+		accepted := rec.Code == http.StatusAccepted
+		if accepted != (len(st.runs) == before+1) {
+			t.Fatalf("status %d but %d runs were stored", rec.Code, len(st.runs)-before)
+		}
+		if accepted && !bytes.Equal(st.bodies[out.RunID], body) {
+			t.Fatalf("stored body differs from the one sent")
+		}
+	})
+}
+
+// TestBadInput is the table of hostile or odd requests and their answers
+// (docs/receiver.md lists it for users).
+func TestBadInput(t *testing.T) {
+	h, st := newMemoryHandler(t)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = newHTTPServer(h)
+	srv.Start()
+	defer srv.Close()
+	route := "/api/webhooks/" + memID + "/receive"
+
+	raw := func(request string) int {
+		t.Helper()
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = conn.Close() }()
+		if _, err := conn.Write([]byte(request)); err != nil {
+			t.Fatal(err)
+		}
+		method, _, _ := strings.Cut(request, " ")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
+		if err != nil {
+			t.Fatalf("reading the answer to %q: %v", request[:min(len(request), 60)], err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	post := func(path string, headers map[string][]string, body []byte) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(body))
+		for k, v := range headers {
+			req.Header[k] = v
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	secret := map[string][]string{"X-Service-Webhook-Secret": {memSecret}}
+	cases := []struct {
+		name string
+		got  func() int
+		want int
+	}{
+		{"HEAD", func() int { return raw("HEAD " + route + " HTTP/1.1\r\nHost: x\r\n\r\n") }, 405},
+		{"OPTIONS", func() int { return raw("OPTIONS " + route + " HTTP/1.1\r\nHost: x\r\n\r\n") }, 405},
+		{"unknown method", func() int { return raw("BREW " + route + " HTTP/1.1\r\nHost: x\r\n\r\n") }, 405},
+		{"headers over 32 KiB", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n")
+		}, 431},
+		{"two secret headers", func() int {
+			return post(route, map[string][]string{"X-Service-Webhook-Secret": {memSecret, memSecret}}, nil)
+		}, 403},
+		{"secret with inner whitespace", func() int {
+			return post(route, map[string][]string{"X-Service-Webhook-Secret": {memSecret[:5] + " " + memSecret[5:]}}, nil)
+		}, 403},
+		{"secret with surrounding spaces (not part of an HTTP header value)", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nX-Service-Webhook-Secret:   " + memSecret + "  \r\n\r\n")
+		}, 202},
+		{"lower-case header name", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nx-service-webhook-secret: " + memSecret + "\r\n\r\n")
+		}, 202},
+		{"trailing slash", func() int { return post(route+"/", secret, nil) }, 404},
+		{"dot segments", func() int { return raw("POST /api/webhooks/x/../" + memID + "/receive HTTP/1.1\r\nHost: x\r\n\r\n") }, 404},
+		{"encoded slash", func() int { return raw("POST /api/webhooks/" + memID + "%2Freceive HTTP/1.1\r\nHost: x\r\n\r\n") }, 404},
+		{"double slash", func() int { return raw("POST //api/webhooks/" + memID + "/receive HTTP/1.1\r\nHost: x\r\n\r\n") }, 404},
+		{"query string is ignored", func() int { return post(route+"?x=1", secret, nil) }, 202},
+		{"empty body", func() int { return post(route, secret, nil) }, 202},
+		{"binary body", func() int { return post(route, secret, []byte{0, 0xff, 0xfe, '<', '/'}) }, 202},
+		{"Content-Length larger than the body sent", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\nX-Service-Webhook-Secret: " + memSecret + "\r\n\r\nabc")
+		}, 413},
+		{"invalid Content-Length", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
+		}, 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.got(); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if len(st.runs) != 5 {
+		t.Errorf("%d runs stored, want 5 (one per 202)", len(st.runs))
+	}
+	// Metrics count what was answered (the 400 and 431 never reach the handler).
+	for code, want := range map[string]float64{"202": 5, "403": 2, "404": 4, "405": 3, "413": 1} {
+		if got := testutil.ToFloat64(h.metrics.requests.WithLabelValues(code)); got != want {
+			t.Errorf("hookrun_receiver_requests_total{code=%q} = %v, want %v", code, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(h.metrics.runsCreated); got != 5 {
+		t.Errorf("hookrun_receiver_runs_created_total = %v, want 5", got)
+	}
+}
+
+// A client that sends its headers too slowly is cut off after ReadHeaderTimeout.
+func TestSlowClientIsCutOff(t *testing.T) {
+	h, _ := newMemoryHandler(t)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = newHTTPServer(h)
+	srv.Start()
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := conn.Write([]byte("POST /api/webhooks/" + memID + "/receive HTTP/1.1\r\nHost: x\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = conn.SetReadDeadline(start.Add(ReadHeaderTimeout + 5*time.Second))
+	_, err = conn.Read(make([]byte, 1))
+	if elapsed := time.Since(start); err == nil || elapsed > ReadHeaderTimeout+3*time.Second {
+		t.Errorf("slow client kept its connection %s (err %v), want it closed after about %s", elapsed, err, ReadHeaderTimeout)
+	}
+}
+
+// Stopping the server lets an in-flight call finish and refuses new ones.
+func TestServerDrainsOnStop(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	slow := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(entered)
+		<-release
+		w.WriteHeader(http.StatusAccepted)
+	})
+	listening := make(chan string, 1)
+	s := &server{addr: "127.0.0.1:0", handler: slow, ready: func() bool { return true }, log: logr.Discard(), listening: listening}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.Start(ctx) }()
+	addr := <-listening
+
+	result := make(chan int, 1)
+	go func() {
+		resp, err := http.Post("http://"+addr+"/", "text/plain", nil)
+		if err != nil {
+			result <- 0
+			return
+		}
+		_ = resp.Body.Close()
+		result <- resp.StatusCode
+	}()
+	<-entered
+	cancel() // SIGTERM
+	select {
+	case err := <-stopped:
+		t.Fatalf("server stopped (%v) before its in-flight call finished", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Error("a draining server still accepts connections")
+	}
+	close(release)
+	if code := <-result; code != http.StatusAccepted {
+		t.Errorf("in-flight call got %d, want 202", code)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("Start returned %v", err)
+	}
+}

@@ -298,6 +298,32 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		}
 	})
 
+	It("applies the checks in the documented order", func(ctx SpecContext) {
+		big := func() io.Reader { return bytes.NewReader(bytes.Repeat([]byte("a"), MaxBodyBytes+1)) }
+		// 4 before 5: a paused endpoint still checks the secret first.
+		_, paused := f.endpoint(ctx, endpointSpec{name: "paused", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true }})
+		Expect(post(paused, ptr("wrong"), "{}").status).To(Equal(http.StatusForbidden))
+		Expect(post(paused, nil, "{}").status).To(Equal(http.StatusUnauthorized))
+		// 5 before 6: paused wins over an oversized body.
+		Expect(call(http.MethodPost, url(paused), ptr(secret), big()).status).To(Equal(http.StatusUnprocessableEntity))
+		// 6 before 7: once the budget is spent an oversized body is still 413.
+		_, id := f.endpoint(ctx, endpointSpec{name: "busy", secret: secret})
+		for range testRateLimit {
+			Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusAccepted))
+		}
+		Expect(call(http.MethodPost, url(id), ptr(secret), big()).status).To(Equal(http.StatusRequestEntityTooLarge))
+		Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusTooManyRequests))
+		// 7 before 8: a non-member owner's spent budget answers 429, not 422.
+		_, stranger := f.endpoint(ctx, endpointSpec{name: "stranger", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Owner = &agentsv1alpha1.Owner{User: "mallory@example.com"}
+		}})
+		handler.invocation.forget(stranger)
+		for range testRateLimit {
+			Expect(handler.invocation.take(stranger, fakeClock.Now()).allowed).To(BeTrue())
+		}
+		Expect(post(stranger, ptr(secret), "{}").status).To(Equal(http.StatusTooManyRequests))
+	})
+
 	It("makes no API request for any rejection", func(ctx SpecContext) {
 		_, id := f.endpoint(ctx, endpointSpec{name: "github-issues", secret: secret})
 		_, paused := f.endpoint(ctx, endpointSpec{name: "paused", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true }})

@@ -22,7 +22,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,19 +79,13 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	auth, err := r.authSecretState(ctx, agent)
 	cond := agentCondition(agent, auth)
 	if err != nil {
-		cond = condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonReconcileFailed,
-			fmt.Sprintf("Reconciling failed and will be retried: %v", err))
+		cond = reconcileFailedCondition(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
 	cond.ObservedGeneration = agent.Generation
 	meta.SetStatusCondition(&agent.Status.Conditions, cond)
-	if !equality.Semantic.DeepEqual(before.Status, agent.Status) {
-		if perr := r.Status().Patch(ctx, agent, client.MergeFrom(before)); perr != nil {
-			err = errors.Join(err, fmt.Errorf("patching status of Agent %s: %w", agent.Name, client.IgnoreNotFound(perr)))
-		}
-	}
-	return ctrl.Result{}, err
+	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 
 func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.Agent) (authSecretState, error) {

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,7 +71,7 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	case getErr != nil:
 		err = fmt.Errorf("reading Agent %s: %w", th.Spec.AgentRef.Name, getErr)
 	default:
-		err = ensureOwnerReference(ctx, r.Client, th, agent)
+		err = ensureOwner(ctx, r.Client, th, agent)
 	}
 	// An attached context (spec.contextId) is the thread's context from the start.
 	if th.Status.ContextID == "" && th.Spec.ContextID != "" {
@@ -80,19 +79,13 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	cond := threadCondition(th, agent)
 	if err != nil {
-		cond = condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonReconcileFailed,
-			fmt.Sprintf("Reconciling failed and will be retried: %v", err))
+		cond = reconcileFailedCondition(err)
 	} else {
 		th.Status.ObservedGeneration = th.Generation
 	}
 	cond.ObservedGeneration = th.Generation
 	meta.SetStatusCondition(&th.Status.Conditions, cond)
-	if !equality.Semantic.DeepEqual(before.Status, th.Status) {
-		if perr := r.Status().Patch(ctx, th, client.MergeFrom(before)); perr != nil {
-			err = errors.Join(err, fmt.Errorf("patching status of AgentThread %s: %w", th.Name, client.IgnoreNotFound(perr)))
-		}
-	}
-	return ctrl.Result{}, err
+	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 
 // SetupWithManager registers the reconciler; Agent changes re-check their threads.

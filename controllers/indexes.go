@@ -55,7 +55,7 @@ var indexes = []indexSpec{
 		if ep.Spec.SecretRef == nil {
 			return nil
 		}
-		return []string{ep.Spec.SecretRef.Name}
+		return []string{ep.Spec.SecretRef.Name} // a SecretKeyReference, not a LocalObjectReference
 	})},
 	{&agentsv1alpha1.AgentThread{}, indexThreadAgent, by(func(th *agentsv1alpha1.AgentThread) []string {
 		return []string{th.Spec.AgentRef.Name}

@@ -23,10 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,7 +128,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if retErr == nil {
 			ep.Status.ObservedGeneration = ep.Generation
 		}
-		if err := r.patchStatus(ctx, before, ep); err != nil {
+		if err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
@@ -146,17 +146,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			errs = append(errs, err)
 		}
 	}
-	return ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...)
-}
-
-func (r *WebhookEndpointReconciler) patchStatus(ctx context.Context, before, ep *agentsv1alpha1.WebhookEndpoint) error {
-	if equality.Semantic.DeepEqual(before.Status, ep.Status) {
-		return nil
-	}
-	if err := r.Status().Patch(ctx, ep, client.MergeFrom(before)); err != nil {
-		return fmt.Errorf("patching status of WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, client.IgnoreNotFound(err))
-	}
-	return nil
+	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
 // needsOnceOnlyValue tells whether this reconcile may generate an endpoint ID
@@ -168,10 +158,20 @@ func needsOnceOnlyValue(ep *agentsv1alpha1.WebhookEndpoint) bool {
 	if ep.Spec.AllowUnauthenticated || ep.Spec.SecretRef != nil {
 		return false
 	}
+	fresh, rotate := generatedSecretAction(ep)
+	return fresh || rotate
+}
+
+// generatedSecretAction decides, for an endpoint with a generated secret,
+// whether a secret must be made now (fresh: none yet, or the endpoint just
+// became authenticated or left secretRef) or rotated (the annotation has a
+// value not handled yet).
+func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bool) {
 	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
-	return ep.Status.SecretHash == "" || ep.Status.AuthMode != agentsv1alpha1.AuthSecret ||
-		ep.Status.SecretName != agentsv1alpha1.GeneratedSecretName(ep.Name) ||
-		(rotation != "" && rotation != ep.Status.LastHandledRotation)
+	fresh = ep.Status.AuthMode != agentsv1alpha1.AuthSecret || ep.Status.SecretHash == "" ||
+		ep.Status.SecretName != agentsv1alpha1.GeneratedSecretName(ep.Name)
+	rotate = !fresh && rotation != "" && rotation != ep.Status.LastHandledRotation
+	return fresh, rotate
 }
 
 // reconcileIdentity generates the endpoint ID once and derives the URL.
@@ -200,7 +200,7 @@ func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpo
 		return fmt.Errorf("reading Agent %q: %w", s.ep.Spec.AgentRef.Name, err)
 	}
 	s.setCondition(agentReadyCondition(agent.Name, agent))
-	return ensureOwnerReference(ctx, r.Client, s.ep, agent)
+	return ensureOwner(ctx, r.Client, s.ep, agent)
 }
 
 // reconcileThread reports on a ContinueExisting endpoint's thread.
@@ -235,20 +235,13 @@ func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpo
 		}
 		if member {
 			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventMembershipRestored, "Resume",
-				"The owner %s may trigger Agent %s again; the OwnerNotMember pause is lifted", ownerName(ep.Spec.Owner), ep.Spec.AgentRef.Name)
+				"The owner %s may trigger Agent %s again; the OwnerNotMember pause is lifted", ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name)
 		} else {
 			s.requeueWithin(r.OwnerRecheckInterval)
 		}
 	}
 	ep.Status.Phase, ep.Status.PauseReason = endpointPhase(ep.Spec.Paused, ep.Status.PauseReason, member)
 	return nil
-}
-
-func ownerName(o *agentsv1alpha1.Owner) string {
-	if o == nil || o.User == "" {
-		return "(none)"
-	}
-	return o.User
 }
 
 // randomToken returns tokenBytes bytes from src as unpadded base64url text.
@@ -279,11 +272,14 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// endpointsForSecret enqueues the endpoint whose generated Secret this is and
+// endpointsForSecret enqueues the endpoint whose generated Secret this is (or
+// would be) and
 // the endpoints whose spec.secretRef names it.
 func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
 	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
-	if ep := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; ep != "" && o.GetName() == agentsv1alpha1.GeneratedSecretName(ep) {
+	// By name, not label: a foreign Secret holding the generated name blocks
+	// the endpoint, and its deletion must unblock it.
+	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}})
 	}
 	return reqs

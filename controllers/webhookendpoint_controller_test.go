@@ -103,8 +103,12 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 
 		stopManager()
 		stopManager = startManager()
-		poke(ctx, got)
-		Eventually(func() map[string]string { return endpointState(ctx, ep)().Annotations }).Should(HaveKey("test.hookrun.dev/poke"))
+		// A change only a reconcile after the restart can answer.
+		cur := endpointState(ctx, ep)()
+		patch = client.MergeFrom(cur.DeepCopy())
+		cur.Spec.Paused = true
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(func() agentsv1alpha1.EndpointPhase { return endpointState(ctx, ep)().Status.Phase }).Should(Equal(agentsv1alpha1.EndpointPaused))
 		Consistently(func() string { return endpointState(ctx, ep)().Status.EndpointID }).Should(Equal(id))
 		Expect(endpointState(ctx, ep)().Status.URL).To(Equal(publicBaseURL + "/api/webhooks/" + id + "/receive"))
 	})
@@ -348,12 +352,41 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		})
 	})
 
-	It("is owned by its Agent, so deleting the Agent deletes the endpoint", func(ctx SpecContext) {
+	It("is owned by its Agent alone, so deleting the Agent deletes the endpoint", func(ctx SpecContext) {
 		ep := newEndpoint(ns, "github-issues", "triage")
 		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
 		agent := get(ctx, newAgent(ns, "triage"))
-		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ContainElement(And(
+		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ConsistOf(And(
 			HaveField("Kind", "Agent"), HaveField("Name", "triage"), HaveField("UID", agent.GetUID()))))
+
+		// Moving the endpoint to another Agent moves the ownership: a stale
+		// reference would keep the endpoint alive when its new Agent goes.
+		other := newAgent(ns, "other")
+		Expect(k8sClient.Create(ctx, other)).To(Succeed())
+		cur := endpointState(ctx, ep)()
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Spec.AgentRef.Name = "other"
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ConsistOf(And(
+			HaveField("Kind", "Agent"), HaveField("Name", "other"), HaveField("UID", other.UID))))
+	})
+
+	It("does not overwrite a Secret of the generated name that is not its own", func(ctx SpecContext) {
+		foreign := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "github-issues-webhook-secret"},
+			Data:       map[string][]byte{"secret": []byte("someone else's")},
+		}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		ep := newEndpoint(ns, "github-issues", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNameTaken))
+		Expect(endpointState(ctx, ep)().Status.SecretHash).To(BeEmpty())
+		Expect(get(ctx, foreign).Data["secret"]).To(Equal([]byte("someone else's")))
+
+		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		readyEndpoint(ctx, ep)
 	})
 
 	It("explains a missing or archived agent", func(ctx SpecContext) {

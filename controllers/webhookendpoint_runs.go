@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -27,8 +28,6 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
-
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;delete
 
 // reconcileRuns counts the endpoint's AgentRuns and applies retention: at most
 // RunHistoryLimit finished runs, each kept RunTTL after it finished, its
@@ -64,8 +63,8 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 	}
 	ep.Status.Runs = plan.counts
 	s.requeueWithin(plan.nextExpiry)
-	if len(errs) > 0 {
-		return fmt.Errorf("applying run retention: %v", errs)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("applying run retention: %w", err)
 	}
 	return nil
 }
@@ -86,7 +85,7 @@ type retentionPlan struct {
 // finishedAt is when a run finished, or zero while it has not.
 func finishedAt(run *agentsv1alpha1.AgentRun) time.Time {
 	switch {
-	case !run.Status.State.IsFinished():
+	case !run.EffectiveState().IsFinished():
 		return time.Time{}
 	case run.Status.CompletedAt != nil:
 		return run.Status.CompletedAt.Time
@@ -141,7 +140,7 @@ func planRetention(runs []agentsv1alpha1.AgentRun, now time.Time, p retentionPol
 
 	for _, run := range kept {
 		plan.counts.Total++
-		if !run.Status.State.IsFinished() {
+		if !run.EffectiveState().IsFinished() {
 			plan.counts.Running++
 		}
 		if t := run.Spec.ReceivedAt; plan.counts.LastRunTime == nil || t.After(plan.counts.LastRunTime.Time) {

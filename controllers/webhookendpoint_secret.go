@@ -37,7 +37,6 @@ import (
 // takes a new value; they are never regenerated silently.
 func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
-	wasAuthenticated := ep.Status.AuthMode == agentsv1alpha1.AuthSecret
 	switch {
 	case ep.Spec.AllowUnauthenticated:
 		ep.Status.AuthMode = agentsv1alpha1.AuthNone
@@ -51,17 +50,16 @@ func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endp
 		}
 		return r.deleteGeneratedSecret(ctx, ep)
 	default:
-		ep.Status.AuthMode = agentsv1alpha1.AuthSecret
-		return r.reconcileGeneratedSecret(ctx, s, wasAuthenticated)
+		return r.reconcileGeneratedSecret(ctx, s)
 	}
 }
 
-func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope, wasAuthenticated bool) error {
+func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
 	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
-	fresh := !wasAuthenticated || ep.Status.SecretHash == "" || ep.Status.SecretName != name
-	rotate := !fresh && rotation != "" && rotation != ep.Status.LastHandledRotation
+	fresh, rotate := generatedSecretAction(ep)
+	ep.Status.AuthMode = agentsv1alpha1.AuthSecret
 
 	if !fresh && !rotate {
 		exists, err := r.secretExists(ctx, ep.Namespace, name)
@@ -84,6 +82,14 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 		return nil
 	}
 
+	// Never take over a Secret of that name that is not the endpoint's.
+	if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
+		if taken {
+			ep.Status.SecretHash, ep.Status.SecretName = "", ""
+			s.setCondition(secretReadyCondition(secretNameTaken, name, "", 0))
+		}
+		return err
+	}
 	value, err := randomToken(r.Rand)
 	if err != nil {
 		return fmt.Errorf("generating the secret: %w", err)
@@ -181,6 +187,21 @@ func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, e
 		return fmt.Errorf("deleting unused Secret %s: %w", name, err)
 	}
 	return nil
+}
+
+// secretNameTaken tells whether a Secret called name exists and is not
+// controlled by ep (read from the API server: the decision must not rest on
+// a lagging cache).
+func (r *WebhookEndpointReconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name string) (bool, error) {
+	obj := secretMetadata(ep.Namespace, name)
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading Secret %s: %w", name, err)
+	}
+	return !metav1.IsControlledBy(obj, ep), nil
 }
 
 // secretExists looks in the metadata cache and, when the cache says no,

@@ -87,6 +87,7 @@ const (
 	secretRefNotFound
 	secretRefKeyMissing
 	secretRefTooShort
+	secretNameTaken
 )
 
 // secretReadyCondition describes the secret phase's outcome. name is the
@@ -117,6 +118,10 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 	case secretRefKeyMissing:
 		return condition(t, false, agentsv1alpha1.ReasonSecretKeyMissing,
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
+	case secretNameTaken:
+		return condition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
+			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
+				"Delete or rename it, or name it in spec.secretRef to use it. Calls answer 403 until then", name))
 	default: // secretRefTooShort
 		return condition(t, false, agentsv1alpha1.ReasonSecretTooShort,
 			fmt.Sprintf("Key %q of Secret %q holds %d bytes; a secret needs at least %d. Calls answer 403 until it is longer",
@@ -144,8 +149,7 @@ func endpointPhase(paused bool, current agentsv1alpha1.PauseReason, ownerIsMembe
 func endpointReadyCondition(status *agentsv1alpha1.WebhookEndpointStatus, reconcileErr error) metav1.Condition {
 	const t = agentsv1alpha1.ConditionReady
 	if reconcileErr != nil {
-		return condition(t, false, agentsv1alpha1.ReasonReconcileFailed,
-			fmt.Sprintf("Reconciling failed and will be retried: %v", reconcileErr))
+		return reconcileFailedCondition(reconcileErr)
 	}
 	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
 		c := meta.FindStatusCondition(status.Conditions, ct)

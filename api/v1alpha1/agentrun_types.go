@@ -54,6 +54,20 @@ func (s RunState) IsFinished() bool {
 	return s == RunSuccess || s == RunError || s == RunSkipped
 }
 
+// EffectiveState is the run's state, reading an empty status.state the way
+// the receiver writes runs: a run without a payload was skipped (its state
+// is written right after it is created), any other is queued.
+func (r *AgentRun) EffectiveState() RunState {
+	switch {
+	case r.Status.State != "":
+		return r.Status.State
+	case r.Spec.Payload == nil:
+		return RunSkipped
+	default:
+		return RunQueued
+	}
+}
+
 // PayloadReference points to the Secret that holds a run's raw request body.
 type PayloadReference struct {
 	// secretName is the payload Secret (type agents.hookrun.dev/webhook-payload, key "body").

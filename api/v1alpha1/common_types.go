@@ -65,6 +65,14 @@ type Owner struct {
 	Groups []string `json:"groups,omitempty"`
 }
 
+// UserName is the owner's user name, or "(none)" for an endpoint without an owner.
+func (o *Owner) UserName() string {
+	if o == nil || o.User == "" {
+		return "(none)"
+	}
+	return o.User
+}
+
 // ThreadStrategy says where the runs of an endpoint are written.
 // +kubebuilder:validation:Enum=NewThreadEachRun;ContinueExisting
 type ThreadStrategy string

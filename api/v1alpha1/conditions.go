@@ -56,6 +56,9 @@ const (
 	ReasonSecretKeyMissing = "SecretKeyMissing"
 	// ReasonSecretTooShort: the value of spec.secretRef is shorter than MinSecretBytes.
 	ReasonSecretTooShort = "SecretTooShort"
+	// ReasonSecretNameTaken: a Secret named like the generated one exists and
+	// is not the endpoint's; the operator will not overwrite it.
+	ReasonSecretNameTaken = "SecretNameTaken"
 	// ReasonGeneratedSecretDeleted: the generated Secret was deleted; the
 	// endpoint keeps accepting the secret it had (its hash is in status).
 	ReasonGeneratedSecretDeleted = "GeneratedSecretDeleted"

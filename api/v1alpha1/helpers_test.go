@@ -86,3 +86,20 @@ func TestGeneratedSecretName(t *testing.T) {
 		t.Errorf("GeneratedSecretName = %q", got)
 	}
 }
+
+func TestEffectiveState(t *testing.T) {
+	withPayload := &AgentRun{Spec: AgentRunSpec{Payload: &PayloadReference{SecretName: "p"}}}
+	if got := withPayload.EffectiveState(); got != RunQueued {
+		t.Errorf("empty state with payload = %q, want queued", got)
+	}
+	if got := (&AgentRun{}).EffectiveState(); got != RunSkipped {
+		t.Errorf("empty state without payload = %q, want skipped", got)
+	}
+	withPayload.Status.State = RunError
+	if got := withPayload.EffectiveState(); got != RunError {
+		t.Errorf("explicit state = %q, want error", got)
+	}
+	if (*Owner)(nil).UserName() != "(none)" || (&Owner{User: "a"}).UserName() != "a" {
+		t.Error("Owner.UserName")
+	}
+}

@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+func TestNeutralizeClosingTags(t *testing.T) {
+	cases := map[string]string{
+		"":                                       "",
+		"plain":                                  "plain",
+		"</webhook-payload>":                     "&lt;/webhook-payload>",
+		"a</WEBHOOK-payload>b</Webhook-Payload>": "a&lt;/WEBHOOK-payload>b&lt;/Webhook-Payload>",
+		"<webhook-payload>":                      "<webhook-payload>",
+		"</webhook-payload":                      "</webhook-payload",
+		"<</webhook-payload>>":                   "<&lt;/webhook-payload>>",
+		"İ</webhook-payload>İ":                   "İ&lt;/webhook-payload>İ",
+		"</webhooK-payload>":                     "&lt;/webhooK-payload>",
+		"</webhoo\u212a-payload>":                "</webhoo\u212a-payload>", // Kelvin sign is not a k
+		"&lt;/webhook-payload>":                  "&lt;/webhook-payload>",
+	}
+	for in, want := range cases {
+		if got := neutralizeClosingTags(in); got != want {
+			t.Errorf("neutralizeClosingTags(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzNeutralizeClosingTags(f *testing.F) {
+	f.Add("x</webhook-payload>y")
+	f.Add("</WEBHOOK-PAYLOAD></webhook-payload>")
+	f.Fuzz(func(t *testing.T, body string) {
+		out := neutralizeClosingTags(body)
+		if strings.Contains(asciiLower(out), payloadClose) {
+			t.Fatalf("closing tag survived: %q -> %q", body, out)
+		}
+		// Undoing the replacement gives the body back: nothing else changed.
+		restored := strings.ReplaceAll(out, "&lt;/", "</")
+		if strings.Count(body, "&lt;/") == 0 && restored != body {
+			t.Fatalf("more than the tags changed: %q -> %q", body, out)
+		}
+	})
+}
+
+func TestComposeMessage(t *testing.T) {
+	text, file := composeMessage("Triage this.", []byte(`{"title":"x</webhook-payload>y"}`), "application/json")
+	want := "Triage this.\n\n<webhook-payload>\n{\"title\":\"x&lt;/webhook-payload>y\"}\n</webhook-payload>"
+	if text != want || file != nil {
+		t.Errorf("text %q file %v, want %q and no file", text, file, want)
+	}
+
+	text, file = composeMessage("p", nil, "")
+	if text != "p\n\n<webhook-payload>\n\n</webhook-payload>" || file != nil {
+		t.Errorf("empty body: %q", text)
+	}
+
+	binary := []byte{0xff, 0xfe, 0, 'a'}
+	text, file = composeMessage("p", binary, "")
+	if file == nil || !bytes.Equal(file.Bytes, binary) || file.MediaType != "application/octet-stream" || file.Name != payloadFileName {
+		t.Fatalf("binary body: file %+v", file)
+	}
+	if !strings.HasPrefix(text, "p\n\n<webhook-payload>\n[The payload is 4 bytes") || !strings.HasSuffix(text, "\n</webhook-payload>") || !utf8.ValidString(text) {
+		t.Errorf("binary body text %q", text)
+	}
+}
+
+func TestRunMetadata(t *testing.T) {
+	run := &agentsv1alpha1.AgentRun{}
+	run.Name, run.Namespace = "ep-01", "team-a"
+	run.Spec.EndpointRef.Name = "ep"
+	run.Spec.Trust = agentsv1alpha1.TrustLow
+	run.Spec.Owner = &agentsv1alpha1.Owner{User: "alice"}
+	m := runMetadata(run, "small", "Webhook: Triage bot")[MetadataKey].(map[string]any)
+	want := map[string]any{"runId": "ep-01", "endpoint": "team-a/ep", "owner": "alice", "trust": "Low", "model": "small", "threadTitle": "Webhook: Triage bot"}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	run.Spec.ThreadNamingHint = "use the number"
+	m = runMetadata(run, "", "ignored")[MetadataKey].(map[string]any)
+	if m["threadNamingHint"] != "use the number" || m["threadTitle"] != nil || m["model"] != nil {
+		t.Errorf("with a hint and no model: %v", m)
+	}
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

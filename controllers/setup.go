@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/membership"
@@ -43,6 +44,12 @@ type Dependencies struct {
 // only.
 func ClientCacheOptions() *client.CacheOptions {
 	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
+}
+
+// CacheOptions drops managedFields from every cached object: the operator
+// never reads them, and they would be much of its memory.
+func CacheOptions() cache.Options {
+	return cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 }
 
 // SetupOperator registers the field indexes and every reconciler of the

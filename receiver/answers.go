@@ -37,6 +37,7 @@ const (
 	CodeRateLimited        = "rate_limited"
 	CodeOwnerNotMember     = "owner_not_member"
 	CodeUnavailable        = "unavailable"
+	CodeBadRequest         = "bad_request"
 )
 
 // answer is a precomputed error response: status and body are fixed, so
@@ -69,6 +70,7 @@ var (
 	answerTooLarge     = newAnswer(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The payload is larger than 1 MiB (1048576 bytes)")
 	answerRateLimited  = newAnswer(http.StatusTooManyRequests, CodeRateLimited, "Rate limit exceeded; retry after the number of seconds in Retry-After")
 	answerNotMember    = newAnswer(http.StatusUnprocessableEntity, CodeOwnerNotMember, "The endpoint's owner may no longer trigger its agent; the endpoint is paused")
+	answerBadBody      = newAnswer(http.StatusBadRequest, CodeBadRequest, "The request body could not be read")
 	answerUnavailable  = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The run could not be stored; retry after the number of seconds in Retry-After")
 )
 

@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,12 +42,14 @@ import (
 const (
 	routePrefix = "/api/webhooks/"
 	routeSuffix = "/receive"
-	// secretHeaderKey is agentsv1alpha1.SecretHeader in canonical form, for
-	// direct header map access.
-	secretHeaderKey = "X-Service-Webhook-Secret"
 )
 
+
 var allowPost = []string{http.MethodPost}
+
+// secretHeaderKey is agentsv1alpha1.SecretHeader in canonical form, for
+// direct header map access.
+var secretHeaderKey = http.CanonicalHeaderKey(agentsv1alpha1.SecretHeader)
 
 // The two rate limits, as named in metrics and skipped-run messages.
 const (
@@ -97,6 +100,9 @@ type Handler struct {
 
 	flagDisabled    bool
 	runtimeDisabled atomic.Bool
+	// pausing remembers, by endpoint UID, when an OwnerNotMember pause was
+	// last written.
+	pausing sync.Map
 }
 
 // ServeHTTP answers one call and records its code and latency.
@@ -178,9 +184,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return reject(w, answerTooLarge)
 	}
 	if err != nil {
-		// The client went away or was too slow; there is nobody to answer.
-		return 499
+		// A malformed chunked body, or a client too slow to send it. If it
+		// is still there it gets a JSON answer like every other.
+		return reject(w, answerBadBody)
 	}
+	now = h.clock.Now() // reading the body may have taken a while
 	// 7. invocation rate limit
 	if v := h.invocation.take(id, now); !v.allowed {
 		return h.rateLimited(r.Context(), w, e, v, now, limitInvocation, h.invocationLimit)
@@ -192,7 +200,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return h.unavailable(w)
 	}
 	if !member {
-		return h.ownerNotMember(r.Context(), w, e, now)
+		return h.ownerNotMember(w, e, now)
 	}
 	// 9. the run, then its payload
 	run, err := h.newRun(e, now)
@@ -244,13 +252,23 @@ func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *end
 	return reject(w, answerRateLimited)
 }
 
-func (h *Handler) ownerNotMember(ctx context.Context, w http.ResponseWriter, e *endpoint, now time.Time) int {
+// ownerNotMember records the call as skipped and pauses the endpoint. The
+// writes use their own context (a caller hanging up must not lose the
+// pause), and calls that arrive before the pause reaches the informer are
+// answered without writing again.
+func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, now time.Time) int {
 	ep := e.obj
+	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval {
+		return reject(w, answerNotMember)
+	}
+	h.pausing.Store(ep.UID, now)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
 	run, err := h.newRun(e, now)
 	if err == nil {
 		err = h.store.recordSkipped(ctx, run, fmt.Sprintf(
 			"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
-			ownerUser(ep.Spec.Owner), ep.Spec.AgentRef.Name))
+			ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
 	}
 	if err != nil {
 		h.log.Error(err, "recording a call of a non-member owner", "endpoint", ep.Namespace+"/"+ep.Name)
@@ -259,13 +277,6 @@ func (h *Handler) ownerNotMember(ctx context.Context, w http.ResponseWriter, e *
 		h.log.Error(err, "pausing an endpoint whose owner is not a member", "endpoint", ep.Namespace+"/"+ep.Name)
 	}
 	return reject(w, answerNotMember)
-}
-
-func ownerUser(o *agentsv1alpha1.Owner) string {
-	if o == nil || o.User == "" {
-		return "(none)"
-	}
-	return o.User
 }
 
 // newRun is the AgentRun for a call: a snapshot of the endpoint now.

@@ -241,6 +241,9 @@ func TestBadInput(t *testing.T) {
 		{"Content-Length larger than the body sent", func() int {
 			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\nX-Service-Webhook-Secret: " + memSecret + "\r\n\r\nabc")
 		}, 413},
+		{"malformed chunked body", func() int {
+			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Service-Webhook-Secret: " + memSecret + "\r\n\r\nzz\r\nabc\r\n")
+		}, 400},
 		{"invalid Content-Length", func() int {
 			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
 		}, 400},

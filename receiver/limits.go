@@ -44,7 +44,11 @@ const (
 	StoreRetryAfter = 5
 	// MaxContentTypeLength is how much of Content-Type a run records.
 	MaxContentTypeLength = 256
-	// cleanupTimeout bounds removing a half-stored run.
+	// pauseRecordInterval is how long after pausing an endpoint for
+	// OwnerNotMember further calls are answered without writing again (the
+	// informer shows the pause well before).
+	pauseRecordInterval = 10 * time.Second
+	// cleanupTimeout bounds writes that must not depend on the caller.
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30

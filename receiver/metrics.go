@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -52,29 +53,39 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Calls rejected with 429, by limit (invocation or unauthenticated).",
 		}, []string{"limit"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.runsCreated, m.rateLimited} {
-		if err := reg.Register(c); err != nil {
-			var already prometheus.AlreadyRegisteredError
-			if !asAlreadyRegistered(err, &already) {
-				return nil, err
-			}
-		}
+	var err error
+	if m.requests, err = register(reg, m.requests); err != nil {
+		return nil, err
+	}
+	if m.latency, err = register(reg, m.latency); err != nil {
+		return nil, err
+	}
+	if m.runsCreated, err = register(reg, m.runsCreated); err != nil {
+		return nil, err
+	}
+	if m.rateLimited, err = register(reg, m.rateLimited); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
-func asAlreadyRegistered(err error, target *prometheus.AlreadyRegisteredError) bool {
-	are, ok := err.(prometheus.AlreadyRegisteredError) //nolint:errorlint // Register returns it unwrapped
-	if ok {
-		*target = are
+// register registers c, or returns the collector registered before it (a
+// second receiver in one process, as in tests, shares the first's metrics).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing, nil
+		}
 	}
-	return ok
+	return c, err
 }
 
 // codeLabels avoids formatting the status code on every call.
 var codeLabels = func() map[int]string {
 	m := map[int]string{}
-	for _, c := range []int{202, 401, 403, 404, 405, 413, 422, 429, 499, 503} {
+	for _, c := range []int{202, 400, 401, 403, 404, 405, 413, 422, 429, 503} {
 		m[c] = strconv.Itoa(c)
 	}
 	return m

@@ -18,13 +18,13 @@ package receiver
 
 // RBAC of the receiver. `make manifests` turns these markers into the
 // hookrun-receiver ClusterRole in config/rbac/receiver_role.yaml. The
-// receiver reads no Secrets: it only creates payload Secrets (and deletes one
-// when the run it belongs to could not be stored).
+// receiver reads no Secrets: it only creates payload Secrets. A run whose
+// payload could not be stored is deleted (its Secret, if any, goes with it).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=create;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

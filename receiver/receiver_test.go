@@ -352,6 +352,10 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		r := post(id, ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
 		Expect(r.code).To(Equal(CodeOwnerNotMember))
+		// Calls racing the pause to the informer are not recorded again.
+		for range 3 {
+			Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusUnprocessableEntity))
+		}
 		runs := runsIn(ctx, f.ns)
 		Expect(runs).To(HaveLen(1))
 		Expect(runs[0].Status.State).To(Equal(agentsv1alpha1.RunSkipped))

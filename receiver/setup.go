@@ -54,6 +54,9 @@ type Dependencies struct {
 // and its ConfigMap cache to the one ConfigMap it reads.
 func CacheOptions(opts *Options) cache.Options {
 	o := cache.Options{
+		// The receiver keeps every endpoint in memory: managedFields would
+		// be most of each object.
+		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {
 				Namespaces: map[string]cache.Config{opts.Namespace: {}},

@@ -44,7 +44,6 @@ const (
 	routeSuffix = "/receive"
 )
 
-
 var allowPost = []string{http.MethodPost}
 
 // secretHeaderKey is agentsv1alpha1.SecretHeader in canonical form, for

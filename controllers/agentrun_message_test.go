@@ -90,7 +90,7 @@ func TestRunMetadata(t *testing.T) {
 	run.Spec.EndpointRef.Name = "ep"
 	run.Spec.Trust = agentsv1alpha1.TrustLow
 	run.Spec.Owner = &agentsv1alpha1.Owner{User: "alice"}
-	m := runMetadata(run, "small", "Webhook: Triage bot")[MetadataKey].(map[string]any)
+	m, _ := runMetadata(run, "small", "Webhook: Triage bot")[MetadataKey].(map[string]any)
 	want := map[string]any{"runId": "ep-01", "endpoint": "team-a/ep", "owner": "alice", "trust": "Low", "model": "small", "threadTitle": "Webhook: Triage bot"}
 	for k, v := range want {
 		if m[k] != v {
@@ -98,7 +98,7 @@ func TestRunMetadata(t *testing.T) {
 		}
 	}
 	run.Spec.ThreadNamingHint = "use the number"
-	m = runMetadata(run, "", "ignored")[MetadataKey].(map[string]any)
+	m, _ = runMetadata(run, "", "ignored")[MetadataKey].(map[string]any)
 	if m["threadNamingHint"] != "use the number" || m["threadTitle"] != nil || m["model"] != nil {
 		t.Errorf("with a hint and no model: %v", m)
 	}

@@ -257,7 +257,7 @@ func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *end
 // answered without writing again.
 func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, now time.Time) int {
 	ep := e.obj
-	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval {
+	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
 		return reject(w, answerNotMember)
 	}
 	h.pausing.Store(ep.UID, now)

@@ -29,7 +29,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
 	o.BindFlags(fs)
 	err := fs.Parse([]string{
-		"--kubeconfig=/tmp/kc", "--public-base-url=https://hooks.example.com",
+		"--kubeconfig=testdata-kubeconfig", "--public-base-url=https://hooks.example.com",
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
 		"--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
 	})
@@ -37,7 +37,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := OperatorOptions{
-		Kubeconfig: "/tmp/kc", PublicBaseURL: "https://hooks.example.com",
+		Kubeconfig: "testdata-kubeconfig", PublicBaseURL: "https://hooks.example.com",
 		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
 		LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,

@@ -29,7 +29,7 @@ func TestOptionsFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
 	o.BindFlags(fs)
 	err := fs.Parse([]string{
-		"--kubeconfig=/tmp/kc", "--listen-address=127.0.0.1:9443",
+		"--kubeconfig=testdata-kubeconfig", "--listen-address=127.0.0.1:9443",
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
 		"--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
@@ -37,7 +37,7 @@ func TestOptionsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Kubeconfig != "/tmp/kc" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
+	if o.Kubeconfig != "testdata-kubeconfig" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
 		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
 		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" {
 		t.Errorf("parsed %+v", *o)

@@ -18,6 +18,7 @@ package membership
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -90,5 +91,28 @@ func TestSubjectAccessReviewCheckerCaches(t *testing.T) {
 	}
 	if len(reviews) != n {
 		t.Error("a review was asked for an endpoint without an owner")
+	}
+}
+
+func TestSubjectAccessReviewCheckerBoundsItsCache(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return nil },
+	}).Build()
+	clk := clocktesting.NewFakeClock(time.Now())
+	checker := NewSubjectAccessReviewChecker(c, clk, DefaultTTL)
+	for i := range maxEntries + 10 {
+		if i == maxEntries/2 {
+			clk.Step(DefaultTTL) // the first half expires
+		}
+		if _, err := checker.IsMember(t.Context(), "ns", "agent", &agentsv1alpha1.Owner{User: string(rune('a'+i%26)) + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(checker.answers); n > maxEntries {
+		t.Errorf("%d cached answers, want at most %d", n, maxEntries)
 	}
 }

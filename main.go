@@ -108,8 +108,6 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 	if err := controllers.SetupOperator(cmd.Context(), mgr, opts, controllers.Dependencies{}); err != nil {
 		return err
 	}
-	// Run dispatch over A2A arrives with its own issue.
-	ctrl.Log.WithName("operator").Info("AgentRuns are not dispatched to agents yet: they stay queued")
 	return mgr.Start(cmd.Context())
 }
 

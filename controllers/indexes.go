@@ -36,6 +36,8 @@ const (
 	indexAgentAuthSecret   = "spec.a2a.authSecretRef.name"
 	// indexRunEndpoint indexes AgentRuns by their endpoint label.
 	indexRunEndpoint = "metadata.labels.endpoint"
+	// indexRunAgent indexes AgentRuns by their agent label.
+	indexRunAgent = "metadata.labels.agent"
 )
 
 type indexSpec struct {
@@ -66,12 +68,8 @@ var indexes = []indexSpec{
 		}
 		return []string{a.Spec.A2A.AuthSecretRef.Name}
 	})},
-	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, func(o client.Object) []string {
-		if name := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; name != "" {
-			return []string{name}
-		}
-		return nil
-	}},
+	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, byLabel(agentsv1alpha1.LabelEndpoint)},
+	{&agentsv1alpha1.AgentRun{}, indexRunAgent, byLabel(agentsv1alpha1.LabelAgent)},
 }
 
 // by adapts a typed extractor to a client.IndexerFunc.
@@ -79,6 +77,15 @@ func by[T client.Object](extract func(T) []string) client.IndexerFunc {
 	return func(o client.Object) []string {
 		if t, ok := o.(T); ok {
 			return extract(t)
+		}
+		return nil
+	}
+}
+
+func byLabel(key string) client.IndexerFunc {
+	return func(o client.Object) []string {
+		if v := o.GetLabels()[key]; v != "" {
+			return []string{v}
 		}
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/membership"
 )
 
@@ -37,6 +39,8 @@ type Dependencies struct {
 	Clock      clock.PassiveClock
 	Rand       io.Reader
 	Membership membership.Checker
+	// A2A makes the clients runs are sent with.
+	A2A A2AClientFactory
 }
 
 // ClientCacheOptions keeps Secret data out of the operator's cache: typed
@@ -60,6 +64,9 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	}
 	if deps.Rand == nil {
 		deps.Rand = rand.Reader
+	}
+	if deps.A2A == nil {
+		deps.A2A = NewHTTPA2AClient(&http.Client{Timeout: a2a.DefaultTimeout})
 	}
 	if deps.Membership == nil {
 		deps.Membership = membership.NewSubjectAccessReviewChecker(mgr.GetClient(), deps.Clock, membership.DefaultTTL)
@@ -86,6 +93,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"WebhookEndpoint": endpoints,
 		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()},
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
+		"AgentRun": &AgentRunReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
+			Clock: deps.Clock, NewClient: deps.A2A,
+		},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

@@ -1,0 +1,253 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// testAgent is a real A2A 0.3 peer (a2a-go's server). It answers with the
+// text it received; a payload starting with "hang" keeps the task working
+// until canceled, "fail" fails it.
+type testAgent struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []received
+}
+
+type received struct {
+	messageID, contextID, text string
+	metadata                           map[string]any
+}
+
+func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, q eventqueue.Queue) error {
+	var text string
+	for _, p := range reqCtx.Message.Parts {
+		if t, ok := p.(sdk.TextPart); ok {
+			text += t.Text
+		}
+	}
+	a.mu.Lock()
+	a.got = append(a.got, received{
+		messageID: reqCtx.Message.ID, contextID: reqCtx.Message.ContextID, text: text, metadata: reqCtx.Message.Metadata,
+	})
+	a.mu.Unlock()
+	if reqCtx.StoredTask == nil {
+		if err := q.Write(ctx, sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateSubmitted, nil)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case strings.Contains(text, "<webhook-payload>\nhang"):
+		if err := q.Write(ctx, sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateWorking, nil)); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	case strings.Contains(text, "<webhook-payload>\nfail"):
+		ev := sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateFailed, sdk.NewMessage(sdk.MessageRoleAgent, sdk.TextPart{Text: "could not triage"}))
+		ev.Final = true
+		return q.Write(ctx, ev)
+	}
+	if err := q.Write(ctx, sdk.NewArtifactEvent(reqCtx, sdk.TextPart{Text: "triaged: " + text})); err != nil {
+		return err
+	}
+	ev := sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateCompleted, nil)
+	ev.Final = true
+	return q.Write(ctx, ev)
+}
+
+func (a *testAgent) Cancel(ctx context.Context, reqCtx *a2asrv.RequestContext, q eventqueue.Queue) error {
+	ev := sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateCanceled, nil)
+	ev.Final = true
+	return q.Write(ctx, ev)
+}
+
+func (a *testAgent) received() []received {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]received(nil), a.got...)
+}
+
+var userIDs sync.Map // message ID -> X-User-Id header seen
+
+func newTestAgent() *testAgent {
+	a := &testAgent{}
+	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		userIDs.Store(r.Header.Get("X-User-Id"), true)
+		rpc.ServeHTTP(w, r)
+	}))
+	DeferCleanup(a.srv.Close)
+	return a
+}
+
+var _ = Describe("AgentRun dispatcher", func() {
+	var (
+		ns    string
+		agent *testAgent
+	)
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx)
+		agent = newTestAgent()
+		a := newAgent(ns, "triage")
+		a.Spec.A2A.URL = agent.srv.URL
+		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
+		a.Spec.DisplayName = "Triage bot"
+		a.Spec.Model = "big"
+		a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
+		a.Spec.MaxConcurrentRuns = 1
+		Expect(k8sClient.Create(ctx, a)).To(Succeed())
+	})
+
+	// queueRun stores a run and its payload as the receiver does.
+	queueRun := func(ctx SpecContext, name, body string, mutate func(*agentsv1alpha1.AgentRun)) *agentsv1alpha1.AgentRun {
+		GinkgoHelper()
+		run := &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint: "github-issues", agentsv1alpha1.LabelAgent: "triage",
+			}},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+				Prompt: "Triage this.", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Owner:      &agentsv1alpha1.Owner{User: "alice@example.com"},
+				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"},
+				ReceivedAt: metav1.NewTime(time.Now()),
+			},
+		}
+		if mutate != nil {
+			mutate(run)
+		}
+		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Type:       agentsv1alpha1.SecretTypeWebhookPayload,
+			Data:       map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)},
+		})).To(Succeed())
+		return run
+	}
+	// runState reports the state, and the message with it so a failure shows why.
+	runState := func(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {
+		return func() agentsv1alpha1.RunState {
+			st := get(ctx, run).Status
+			if st.Message != "" {
+				GinkgoWriter.Printf("run %s: %s: %s\n", run.Name, st.State, st.Message)
+			}
+			return st.State
+		}
+	}
+
+	It("sends the composed message once and records the agent's answer", func(ctx SpecContext) {
+		run := queueRun(ctx, "run-a", `{"issue":"x</Webhook-Payload>y"}`, nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		got := get(ctx, run)
+		want := "Triage this.\n\n<webhook-payload>\n{\"issue\":\"x&lt;/Webhook-Payload>y\"}\n</webhook-payload>"
+		Expect(got.Status.Output).To(Equal("triaged: " + want))
+		Expect(got.Status.TaskID).NotTo(BeEmpty())
+		Expect(got.Status.StartedAt).NotTo(BeNil())
+		Expect(got.Status.CompletedAt).NotTo(BeNil())
+		Expect(got.Status.Duration).NotTo(BeEmpty())
+		Expect(got.Status.Thread.Title).To(Equal("Webhook: Triage bot"))
+		Expect(got.Status.Thread.ContextID).To(MatchRegexp(`^[0-9a-f-]{36}$`))
+
+		msgs := agent.received()
+		Expect(msgs).To(HaveLen(1), "sent exactly once")
+		Expect(msgs[0].messageID).To(Equal(string(run.UID)))
+		Expect(msgs[0].contextID).To(Equal(got.Status.Thread.ContextID))
+		Expect(msgs[0].metadata).To(HaveKeyWithValue(MetadataKey, And(
+			HaveKeyWithValue("runId", "run-a"), HaveKeyWithValue("endpoint", ns+"/github-issues"),
+			HaveKeyWithValue("owner", "alice@example.com"), HaveKeyWithValue("trust", "Standard"),
+			HaveKeyWithValue("model", "big"), HaveKeyWithValue("threadTitle", "Webhook: Triage bot"))))
+		_, sawUser := userIDs.Load("alice@example.com")
+		Expect(sawUser).To(BeTrue(), "X-User-Id carries the owner")
+	})
+
+	It("records a failed task as error with the agent's reason", func(ctx SpecContext) {
+		run := queueRun(ctx, "run-f", "fail please", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("could not triage"))
+	})
+
+	It("runs at most maxConcurrentRuns at once, oldest first, and cancels a run past its timeout", func(ctx SpecContext) {
+		first := queueRun(ctx, "run-1", "hang on", nil)
+		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunRunning))
+		second := queueRun(ctx, "run-2", "quick", nil)
+		Consistently(runState(ctx, second), time.Second).Should(BeEmpty(), "the agent's only slot is taken")
+
+		fakeClock.Step(2 * time.Minute) // past the agent's runTimeout
+		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, first).Status.Message).To(ContainSubstring("exceeded its timeout of 1m0s; the task was canceled"))
+		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
+	})
+
+	It("keeps one context for a ContinueExisting thread", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: "Ops"},
+		})).To(Succeed())
+		continueOps := func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
+		}
+		a := queueRun(ctx, "run-x", "one", continueOps)
+		b := queueRun(ctx, "run-y", "two", continueOps)
+		Eventually(runState(ctx, a)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Eventually(runState(ctx, b)).Should(Equal(agentsv1alpha1.RunSuccess))
+		th := get(ctx, &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}})
+		Expect(th.Status.ContextID).NotTo(BeEmpty())
+		Expect(get(ctx, a).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
+		Expect(get(ctx, b).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
+		Expect(get(ctx, a).Status.Thread.Name).To(Equal("ops"))
+		Expect(th.Status.LastRunName).To(Equal("run-y"))
+		for _, m := range agent.received() {
+			Expect(m.contextID).To(Equal(th.Status.ContextID))
+		}
+	})
+
+	It("fails a queued run whose agent is archived", func(ctx SpecContext) {
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.Archived = true
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() bool {
+			cur := &agentsv1alpha1.Agent{}
+			Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "triage"}, cur)).To(Succeed())
+			return cur.Spec.Archived
+		}).Should(BeTrue())
+		run := queueRun(ctx, "run-z", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("archived before the run started"))
+		Expect(agent.received()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/a2a"
+)
+
+// Pure decisions of the run dispatcher; table tests in agentrun_status_test.go.
+
+// MaxOutputBytes bounds status.output; longer output is cut and the cut noted.
+const MaxOutputBytes = 16 << 10
+
+const outputCutNote = "\n[output cut at 16 KiB; the full answer is in the run's thread]"
+
+// threadKey names the thread a run must hold alone, or "" for a new thread each run.
+func threadKey(run *agentsv1alpha1.AgentRun) string {
+	if run.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting && run.Spec.TargetThreadRef != nil {
+		return run.Spec.TargetThreadRef.Name
+	}
+	return ""
+}
+
+// queueOrder sorts runs oldest first: by receipt, then name (ULIDs sort by time).
+func queueOrder(runs []*agentsv1alpha1.AgentRun) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := runs[i].Spec.ReceivedAt.Time, runs[j].Spec.ReceivedAt.Time
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return runs[i].Name < runs[j].Name
+	})
+}
+
+// mayStart decides whether run may be sent now among the runs of its Agent:
+// at most maxConcurrent running, one running run per thread, oldest first
+// (within the Agent, and within each thread). It returns a reason when not.
+func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) (bool, string) {
+	running := 0
+	busyThreads := map[string]bool{}
+	var queued []*agentsv1alpha1.AgentRun
+	for i := range agentRuns {
+		r := &agentRuns[i]
+		switch r.EffectiveState() {
+		case agentsv1alpha1.RunRunning:
+			running++
+			if k := threadKey(r); k != "" {
+				busyThreads[k] = true
+			}
+		case agentsv1alpha1.RunQueued:
+			queued = append(queued, r)
+		}
+	}
+	if running >= maxConcurrent {
+		return false, fmt.Sprintf("waiting: %d of %d runs of the agent are running", running, maxConcurrent)
+	}
+	if k := threadKey(run); k != "" && busyThreads[k] {
+		return false, fmt.Sprintf("waiting: another run is running in thread %s", k)
+	}
+	queueOrder(queued)
+	slots := maxConcurrent - running
+	claimed := map[string]bool{}
+	for _, q := range queued {
+		k := threadKey(q)
+		if k != "" && (busyThreads[k] || claimed[k]) {
+			if q.UID == run.UID {
+				return false, fmt.Sprintf("waiting: an older run of thread %s goes first", k)
+			}
+			continue // this one waits for its thread and takes no slot
+		}
+		if q.UID == run.UID {
+			return true, ""
+		}
+		if k != "" {
+			claimed[k] = true
+		}
+		slots--
+		if slots == 0 {
+			return false, "waiting: older runs of the agent go first"
+		}
+	}
+	return false, "waiting: the run is not in the queue yet"
+}
+
+// outcome maps a terminal task to the run's final state and message.
+func outcome(task *a2a.Task) (agentsv1alpha1.RunState, string) {
+	why := func(what string) string {
+		if task.StatusText != "" {
+			return fmt.Sprintf("The agent %s the task: %s", what, task.StatusText)
+		}
+		return fmt.Sprintf("The agent %s the task", what)
+	}
+	switch task.State {
+	case a2a.StateCompleted:
+		return agentsv1alpha1.RunSuccess, ""
+	case a2a.StateFailed:
+		return agentsv1alpha1.RunError, why("failed")
+	case a2a.StateRejected:
+		return agentsv1alpha1.RunError, why("rejected")
+	case a2a.StateCanceled:
+		return agentsv1alpha1.RunError, why("canceled")
+	case a2a.StateInputRequired:
+		return agentsv1alpha1.RunError, why("asked for input on") + " (webhook runs cannot answer)"
+	case a2a.StateAuthRequired:
+		return agentsv1alpha1.RunError, why("asked for authentication on") + " (webhook runs cannot answer)"
+	default:
+		return agentsv1alpha1.RunError, fmt.Sprintf("The agent left the task in state %q", task.State)
+	}
+}
+
+// cutOutput bounds output to MaxOutputBytes, on a UTF-8 boundary, noting the cut.
+func cutOutput(s string) string {
+	if len(s) <= MaxOutputBytes {
+		return s
+	}
+	cut := MaxOutputBytes - len(outputCutNote)
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + outputCutNote
+}
+
+// pollInterval is how long to wait before the next look at a task: short at
+// first, growing with the run's age, never over a few seconds.
+func pollInterval(elapsed time.Duration) time.Duration {
+	d := elapsed / 10
+	switch {
+	case d < 200*time.Millisecond:
+		return 200 * time.Millisecond
+	case d > 5*time.Second:
+		return 5 * time.Second
+	}
+	return d
+}
+
+// finish records a final state on run's status.
+func finish(st *agentsv1alpha1.AgentRunStatus, state agentsv1alpha1.RunState, message, output string, now time.Time) {
+	st.State = state
+	st.Message = cutMessage(message)
+	st.Output = cutOutput(output)
+	t := metav1.NewTime(now)
+	st.CompletedAt = &t
+	if st.StartedAt != nil {
+		st.Duration = now.Sub(st.StartedAt.Time).Round(time.Millisecond).String()
+	}
+}
+
+func cutMessage(s string) string {
+	const max = 4000
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
+}

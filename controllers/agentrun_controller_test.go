@@ -48,7 +48,7 @@ type testAgent struct {
 
 type received struct {
 	messageID, contextID, text string
-	metadata                           map[string]any
+	metadata                   map[string]any
 }
 
 func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, q eventqueue.Queue) error {

@@ -18,10 +18,12 @@ package controllers
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
@@ -44,23 +46,32 @@ type testAgent struct {
 	srv *httptest.Server
 	mu  sync.Mutex
 	got []received
+	// unavailable makes the next N calls answer 503.
+	unavailable atomic.Int32
 }
 
 type received struct {
 	messageID, contextID, text string
+	file                       []byte
 	metadata                   map[string]any
 }
 
 func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, q eventqueue.Queue) error {
 	var text string
+	var file []byte
 	for _, p := range reqCtx.Message.Parts {
-		if t, ok := p.(sdk.TextPart); ok {
-			text += t.Text
+		switch p := p.(type) {
+		case sdk.TextPart:
+			text += p.Text
+		case sdk.FilePart:
+			if fb, ok := p.File.(sdk.FileBytes); ok {
+				file, _ = base64.StdEncoding.DecodeString(fb.Bytes)
+			}
 		}
 	}
 	a.mu.Lock()
 	a.got = append(a.got, received{
-		messageID: reqCtx.Message.ID, contextID: reqCtx.Message.ContextID, text: text, metadata: reqCtx.Message.Metadata,
+		messageID: reqCtx.Message.ID, contextID: reqCtx.Message.ContextID, text: text, file: file, metadata: reqCtx.Message.Metadata,
 	})
 	a.mu.Unlock()
 	if reqCtx.StoredTask == nil {
@@ -106,6 +117,11 @@ func newTestAgent() *testAgent {
 	a := &testAgent{}
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.unavailable.Load() > 0 {
+			a.unavailable.Add(-1)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
 		userIDs.Store(r.Header.Get("X-User-Id"), true)
 		rpc.ServeHTTP(w, r)
 	}))
@@ -191,6 +207,35 @@ var _ = Describe("AgentRun dispatcher", func() {
 			HaveKeyWithValue("model", "big"), HaveKeyWithValue("threadTitle", "Webhook: Triage bot"))))
 		_, sawUser := userIDs.Load("alice@example.com")
 		Expect(sawUser).To(BeTrue(), "X-User-Id carries the owner")
+	})
+
+	It("sends a body that is not UTF-8 as a file, byte for byte", func(ctx SpecContext) {
+		body := "\xff\xfe\x00binary"
+		run := queueRun(ctx, "run-b", body, nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		msgs := agent.received()
+		Expect(msgs).To(HaveLen(1))
+		Expect(msgs[0].file).To(Equal([]byte(body)))
+		Expect(msgs[0].text).To(ContainSubstring("is attached as the file"))
+	})
+
+	It("retries a send the agent answered with 503 and sends once", func(ctx SpecContext) {
+		agent.unavailable.Store(2)
+		run := queueRun(ctx, "run-r", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Expect(agent.received()).To(HaveLen(1))
+		Expect(agent.unavailable.Load()).To(BeZero())
+	})
+
+	It("resumes a running run from its task after an operator restart, without sending again", func(ctx SpecContext) {
+		run := queueRun(ctx, "run-h", "hang until canceled", nil)
+		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
+		stopManager()
+		stopManager = startManager()
+		fakeClock.Step(2 * time.Minute)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("the task was canceled"))
+		Expect(agent.received()).To(HaveLen(1), "followed, not sent again")
 	})
 
 	It("records a failed task as error with the agent's reason", func(ctx SpecContext) {

@@ -85,8 +85,9 @@ dev: ## Run a local control plane, operator, receiver and demo agent (not yet av
 ##@ Build
 
 .PHONY: build
-build: ## Build the hookrun binary into bin/hookrun.
+build: ## Build the hookrun binary into bin/hookrun and the demo agent into bin/demo-agent.
 	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(LOCALBIN)/hookrun .
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/demo-agent ./hack/demo-agent
 
 ##@ Tools
 

@@ -31,6 +31,8 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -294,5 +296,43 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(ContainSubstring("archived before the run started"))
 		Expect(agent.received()).To(BeEmpty())
+	})
+})
+
+var _ = Describe("dispatch metrics", func() {
+	It("reports queued runs by namespace and agent", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		a := newAgent(ns, "idle")
+		a.Spec.Archived = false
+		a.Spec.A2A.URL = "http://127.0.0.1:1/" // never reached: the run waits behind a full slot
+		a.Spec.MaxConcurrentRuns = 1
+		Expect(k8sClient.Create(ctx, a)).To(Succeed())
+		for _, name := range []string{"q-1", "q-2"} {
+			Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentRun{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelAgent: "idle"}},
+				Spec: agentsv1alpha1.AgentRunSpec{
+					EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "idle"},
+					Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+					Payload:    &agentsv1alpha1.PayloadReference{SecretName: name},
+					ReceivedAt: metav1.NewTime(time.Now()),
+				},
+			})).To(Succeed())
+		}
+		Eventually(func() float64 {
+			var total float64
+			ch := make(chan prometheus.Metric, 100)
+			queueDepth.Collect(ch)
+			close(ch)
+			for m := range ch {
+				var out dto.Metric
+				Expect(m.Write(&out)).To(Succeed())
+				for _, l := range out.GetLabel() {
+					if l.GetName() == "namespace" && l.GetValue() == ns {
+						total += out.GetGauge().GetValue()
+					}
+				}
+			}
+			return total
+		}).Should(BeNumerically(">=", 1), "queued runs are counted")
 	})
 })

@@ -17,8 +17,15 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"sync/atomic"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // Dispatch metrics, on the operator's /metrics.
@@ -40,5 +47,43 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration)
+	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth)
+}
+
+// queueDepth counts queued runs from the operator's cache when scraped.
+var queueDepth = &queueDepthCollector{
+	desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
+}
+
+type queueDepthCollector struct {
+	desc   *prometheus.Desc
+	reader atomic.Pointer[client.Reader]
+}
+
+// use points the collector at the manager's cache.
+func (c *queueDepthCollector) use(r client.Reader) { c.reader.Store(&r) }
+
+func (c *queueDepthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *queueDepthCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.reader.Load()
+	if r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	runs := &agentsv1alpha1.AgentRunList{}
+	if err := (*r).List(ctx, runs); err != nil {
+		return
+	}
+	type key struct{ ns, agent string }
+	counts := map[key]int{}
+	for i := range runs.Items {
+		if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued {
+			counts[key{runs.Items[i].Namespace, runs.Items[i].Spec.AgentRef.Name}]++
+		}
+	}
+	for k, n := range counts {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), k.ns, k.agent)
+	}
 }

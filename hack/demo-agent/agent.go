@@ -1,0 +1,211 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// agent is a deterministic A2A agent speaking 0.3 and 1.0 over JSON-RPC.
+// It answers every message with what it received: the payload's size,
+// content type and first line. A payload whose first line is "demo:fail"
+// fails; "demo:hang" works until canceled.
+type agent struct {
+	mu    sync.Mutex
+	tasks map[string]*task
+	next  int
+	// seen counts messages by messageId, so tests can check nothing is sent twice.
+	seen map[string]int
+}
+
+type task struct {
+	id, contextID, state, answer string
+	v10                          bool
+}
+
+func newAgent() *agent { return &agent{tasks: map[string]*task{}, seen: map[string]int{}} }
+
+type rpcRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+type part struct {
+	Kind      string `json:"kind"`
+	Text      string `json:"text"`
+	Raw       string `json:"raw"`
+	MediaType string `json:"mediaType"`
+	File      *struct {
+		Bytes    string `json:"bytes"`
+		MimeType string `json:"mimeType"`
+	} `json:"file"`
+}
+
+func (a *agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req rpcRequest
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST JSON-RPC here", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil {
+		reply(w, req.ID, nil, -32700, "parse error")
+		return
+	}
+	v10 := r.Header.Get("A2A-Version") == "1.0"
+	switch req.Method {
+	case "message/send", "SendMessage":
+		a.send(w, req, v10)
+	case "tasks/get", "GetTask", "tasks/cancel", "CancelTask":
+		var p struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		a.mu.Lock()
+		t, ok := a.tasks[p.ID]
+		if ok {
+			switch {
+			case strings.Contains(strings.ToLower(req.Method), "cancel"):
+				t.state = "canceled"
+			case t.state == "submitted":
+				t.state = "completed" // finish on the first look: clients must poll
+			}
+		}
+		var out map[string]any
+		if ok {
+			out = t.wire()
+		}
+		a.mu.Unlock()
+		if !ok {
+			reply(w, req.ID, nil, -32001, "task not found")
+			return
+		}
+		reply(w, req.ID, out, 0, "")
+	default:
+		reply(w, req.ID, nil, -32601, "method not found: "+req.Method)
+	}
+}
+
+func (a *agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
+	var p struct {
+		Message struct {
+			MessageID string `json:"messageId"`
+			ContextID string `json:"contextId"`
+			Parts     []part `json:"parts"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		reply(w, req.ID, nil, -32602, "invalid params")
+		return
+	}
+	payload, contentType := "", "text"
+	for _, pt := range p.Message.Parts {
+		switch {
+		case pt.Text != "":
+			payload = between(pt.Text, "<webhook-payload>\n", "\n</webhook-payload>")
+		case pt.Raw != "" || pt.File != nil:
+			b64, mt := pt.Raw, pt.MediaType
+			if pt.File != nil {
+				b64, mt = pt.File.Bytes, pt.File.MimeType
+			}
+			raw, _ := base64.StdEncoding.DecodeString(b64)
+			payload, contentType = string(raw), mt+" file"
+		}
+	}
+	first, _, _ := strings.Cut(payload, "\n")
+	state := "submitted"
+	switch strings.TrimSpace(first) {
+	case "demo:fail":
+		state = "failed"
+	case "demo:hang":
+		state = "working"
+	}
+	a.mu.Lock()
+	a.next++
+	a.seen[p.Message.MessageID]++
+	ctxID := p.Message.ContextID
+	if ctxID == "" {
+		ctxID = fmt.Sprintf("demo-context-%d", a.next)
+	}
+	t := &task{
+		id: fmt.Sprintf("demo-task-%d-%d", time.Now().UnixNano(), a.next), contextID: ctxID, state: state, v10: v10,
+		answer: fmt.Sprintf("Demo agent received %d bytes (%s). First line: %s", len(payload), contentType, first),
+	}
+	a.tasks[t.id] = t
+	out := t.wire()
+	a.mu.Unlock()
+	if v10 {
+		reply(w, req.ID, map[string]any{"task": out}, 0, "")
+		return
+	}
+	reply(w, req.ID, out, 0, "")
+}
+
+// wire is the task in its protocol version's shape.
+func (t *task) wire() map[string]any {
+	state := t.state
+	textPart := map[string]any{"kind": "text", "text": t.answer}
+	if t.v10 {
+		state = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(state, "-", "_"))
+		textPart = map[string]any{"text": t.answer}
+	}
+	out := map[string]any{"id": t.id, "contextId": t.contextID, "status": map[string]any{"state": state}}
+	if !t.v10 {
+		out["kind"] = "task"
+	}
+	switch t.state {
+	case "completed":
+		out["artifacts"] = []any{map[string]any{"artifactId": "answer", "parts": []any{textPart}}}
+	case "failed":
+		role := "agent"
+		if t.v10 {
+			role = "ROLE_AGENT"
+		}
+		out["status"] = map[string]any{"state": state, "message": map[string]any{
+			"messageId": t.id + "-status", "role": role, "parts": []any{textPart},
+		}}
+	}
+	return out
+}
+
+func between(s, open, close string) string {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return s
+	}
+	if i := strings.LastIndex(rest, close); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+func reply(w http.ResponseWriter, id json.RawMessage, result any, code int, msg string) {
+	out := map[string]any{"jsonrpc": "2.0", "id": id}
+	if code != 0 {
+		out["error"] = map[string]any{"code": code, "message": msg}
+	} else {
+		out["result"] = result
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}

@@ -1,0 +1,79 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookrun/hookrun/controllers/a2a"
+)
+
+func TestDemoAgentSpeaksBothVersions(t *testing.T) {
+	ag := newAgent()
+	srv := httptest.NewServer(ag)
+	defer srv.Close()
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		c := &a2a.Client{URL: srv.URL, Version: v}
+		poll := func(id string) *a2a.Task {
+			t.Helper()
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				task, err := c.GetTask(t.Context(), id)
+				if err != nil {
+					t.Fatalf("%s GetTask: %v", v, err)
+				}
+				if task.State.Terminal() || time.Now().After(deadline) {
+					return task
+				}
+			}
+		}
+		task, err := c.SendMessage(t.Context(), a2a.Message{
+			MessageID: "m-" + string(v), Text: "Triage.\n\n<webhook-payload>\n{\"a\":1}\nsecond line\n</webhook-payload>",
+		})
+		if err != nil {
+			t.Fatalf("%s SendMessage: %v", v, err)
+		}
+		done := poll(task.ID)
+		if done.State != a2a.StateCompleted || done.Output != `Demo agent received 19 bytes (text). First line: {"a":1}` {
+			t.Errorf("%s: %+v", v, done)
+		}
+
+		bin, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "b", Text: "x", File: &a2a.File{MediaType: "image/png", Bytes: []byte{0x89, 'P'}}})
+		if got := poll(bin.ID); !strings.Contains(got.Output, "2 bytes (image/png file)") {
+			t.Errorf("%s binary: %+v", v, got)
+		}
+
+		failed, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "f", Text: "<webhook-payload>\ndemo:fail\n</webhook-payload>"})
+		if got := poll(failed.ID); got.State != a2a.StateFailed {
+			t.Errorf("%s demo:fail: %+v", v, got)
+		}
+
+		hung, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "h", Text: "<webhook-payload>\ndemo:hang\n</webhook-payload>"})
+		if got, _ := c.GetTask(t.Context(), hung.ID); got.State != a2a.StateWorking {
+			t.Errorf("%s demo:hang: %+v", v, got)
+		}
+		if got, err := c.CancelTask(t.Context(), hung.ID); err != nil || got.State != a2a.StateCanceled {
+			t.Errorf("%s cancel: %+v %v", v, got, err)
+		}
+	}
+	if ag.seen["m-0.3"] != 1 || ag.seen["m-1.0"] != 1 {
+		t.Errorf("messages seen %v", ag.seen)
+	}
+}

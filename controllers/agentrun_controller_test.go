@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 )
 
 // testAgent is a real A2A 0.3 peer (a2a-go's server). It answers with the
@@ -50,6 +52,9 @@ type testAgent struct {
 	got []received
 	// unavailable makes the next N calls answer 503.
 	unavailable atomic.Int32
+	// refuse makes every call answer 400 (a final error).
+	refuse atomic.Bool
+	calls  atomic.Int32
 }
 
 type received struct {
@@ -119,9 +124,14 @@ func newTestAgent() *testAgent {
 	a := &testAgent{}
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.calls.Add(1)
 		if a.unavailable.Load() > 0 {
 			a.unavailable.Add(-1)
 			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		if a.refuse.Load() {
+			http.Error(w, "no", http.StatusBadRequest)
 			return
 		}
 		userIDs.Store(r.Header.Get("X-User-Id"), true)
@@ -227,6 +237,63 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(agent.received()).To(HaveLen(1))
 		Expect(agent.unavailable.Load()).To(BeZero())
+	})
+
+	It("does not retry a final error", func(ctx SpecContext) {
+		agent.refuse.Store(true)
+		run := queueRun(ctx, "run-400", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("The agent refused the message"))
+		Consistently(agent.calls.Load, 500*time.Millisecond).Should(Equal(int32(1)))
+	})
+
+	It("keeps a thread's order under 20 runs queued at once", func(ctx SpecContext) {
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.MaxConcurrentRuns = 8
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
+		})).To(Succeed())
+		base := time.Now()
+		var runs []*agentsv1alpha1.AgentRun
+		for i := range 20 {
+			runs = append(runs, queueRun(ctx, fmt.Sprintf("seq-%02d", i), fmt.Sprintf("event %02d", i), func(r *agentsv1alpha1.AgentRun) {
+				r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+				r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
+				r.Spec.ReceivedAt = metav1.NewTime(base.Add(time.Duration(i) * time.Second))
+			}))
+		}
+		for _, r := range runs {
+			Eventually(runState(ctx, r), 60*time.Second).Should(Equal(agentsv1alpha1.RunSuccess))
+		}
+		var order []string
+		for _, m := range agent.received() {
+			order = append(order, m.text[strings.Index(m.text, "event "):][:8])
+		}
+		want := make([]string, 20)
+		for i := range want {
+			want[i] = fmt.Sprintf("event %02d", i)
+		}
+		Expect(order).To(Equal(want), "one at a time, in the order received")
+	})
+
+	It("speaks A2A 1.0 to a 1.0 agent", func(ctx SpecContext) {
+		demo := demoagent.New()
+		srv := httptest.NewServer(demo)
+		DeferCleanup(srv.Close)
+		a := newAgent(ns, "modern")
+		a.Spec.A2A.URL = srv.URL
+		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV10
+		Expect(k8sClient.Create(ctx, a)).To(Succeed())
+		run := queueRun(ctx, "run-10", "line one\nline two", func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.AgentRef.Name = "modern"
+			r.Labels[agentsv1alpha1.LabelAgent] = "modern"
+		})
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Expect(get(ctx, run).Status.Output).To(Equal("Demo agent received 17 bytes (text). First line: line one"))
+		Expect(demo.Seen(string(run.UID))).To(Equal(1))
 	})
 
 	It("resumes a running run from its task after an operator restart, without sending again", func(ctx SpecContext) {

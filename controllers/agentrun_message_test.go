@@ -46,20 +46,46 @@ func TestNeutralizeClosingTags(t *testing.T) {
 	}
 }
 
-func FuzzNeutralizeClosingTags(f *testing.F) {
+func FuzzComposeMessage(f *testing.F) {
 	f.Add("x</webhook-payload>y")
 	f.Add("</WEBHOOK-PAYLOAD></webhook-payload>")
+	f.Add("\xff\xfe")
 	f.Fuzz(func(t *testing.T, body string) {
-		out := neutralizeClosingTags(body)
-		if strings.Contains(asciiLower(out), payloadClose) {
-			t.Fatalf("closing tag survived: %q -> %q", body, out)
+		text, file := composeMessage("p", []byte(body), "")
+		// The wrapped text ends with exactly one closing tag, whatever the body.
+		if !strings.HasSuffix(text, "\n"+payloadClose) || strings.Count(asciiLower(text), payloadClose) != 1 {
+			t.Fatalf("wrapped text has other closing tags: %q", text)
 		}
-		// Undoing the replacement gives the body back: nothing else changed.
-		restored := strings.ReplaceAll(out, "&lt;/", "</")
-		if strings.Count(body, "&lt;/") == 0 && restored != body {
-			t.Fatalf("more than the tags changed: %q -> %q", body, out)
+		if file != nil {
+			if string(file.Bytes) != body || utf8.ValidString(body) {
+				t.Fatalf("file part for %q", body)
+			}
+			return
+		}
+		if strings.Contains(asciiLower(body), "&lt;"+payloadClose[1:]) {
+			t.Skip("a body that already holds the neutralized form cannot be told apart from it")
+		}
+		// Undoing the neutralization gives back the body: nothing else changed.
+		inner := strings.TrimSuffix(strings.TrimPrefix(text, "p\n\n"+payloadOpen+"\n"), "\n"+payloadClose)
+		if undo := undoNeutralize(inner); undo != body {
+			t.Fatalf("body %q came back as %q", body, undo)
 		}
 	})
+}
+
+// undoNeutralize turns every "&lt;/webhook-payload>" (any ASCII case) back.
+func undoNeutralize(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(asciiLower(s), "&lt;"+payloadClose[1:])
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString("<")
+		s = s[i+len("&lt;"):]
+	}
 }
 
 func TestComposeMessage(t *testing.T) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package demoagent
 
 import (
 	"net/http/httptest"
@@ -26,7 +26,7 @@ import (
 )
 
 func TestDemoAgentSpeaksBothVersions(t *testing.T) {
-	ag := newAgent()
+	ag := New()
 	srv := httptest.NewServer(ag)
 	defer srv.Close()
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
@@ -73,7 +73,7 @@ func TestDemoAgentSpeaksBothVersions(t *testing.T) {
 			t.Errorf("%s cancel: %+v %v", v, got, err)
 		}
 	}
-	if ag.seen["m-0.3"] != 1 || ag.seen["m-1.0"] != 1 {
+	if ag.Seen("m-0.3") != 1 || ag.Seen("m-1.0") != 1 {
 		t.Errorf("messages seen %v", ag.seen)
 	}
 }

@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+// Package demoagent is the demo A2A agent of `make dev` and the end-to-end
+// suite, importable so tests can run it in-process.
+package demoagent
 
 import (
 	"encoding/base64"
@@ -26,11 +28,11 @@ import (
 	"time"
 )
 
-// agent is a deterministic A2A agent speaking 0.3 and 1.0 over JSON-RPC.
+// Agent is a deterministic A2A agent speaking 0.3 and 1.0 over JSON-RPC.
 // It answers every message with what it received: the payload's size,
 // content type and first line. A payload whose first line is "demo:fail"
 // fails; "demo:hang" works until canceled.
-type agent struct {
+type Agent struct {
 	mu    sync.Mutex
 	tasks map[string]*task
 	next  int
@@ -43,7 +45,22 @@ type task struct {
 	v10                          bool
 }
 
-func newAgent() *agent { return &agent{tasks: map[string]*task{}, seen: map[string]int{}} }
+// New returns an agent with no tasks.
+func New() *Agent { return &Agent{tasks: map[string]*task{}, seen: map[string]int{}} }
+
+// Seen is how many times a message with this ID arrived.
+func (a *Agent) Seen(messageID string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.seen[messageID]
+}
+
+// Tasks is how many tasks the agent has made.
+func (a *Agent) Tasks() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.tasks)
+}
 
 type rpcRequest struct {
 	ID     json.RawMessage `json:"id"`
@@ -62,7 +79,8 @@ type part struct {
 	} `json:"file"`
 }
 
-func (a *agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves A2A JSON-RPC.
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req rpcRequest
 	if r.Method != http.MethodPost {
 		http.Error(w, "POST JSON-RPC here", http.StatusMethodNotAllowed)
@@ -106,7 +124,7 @@ func (a *agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (a *agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
+func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 	var p struct {
 		Message struct {
 			MessageID string `json:"messageId"`

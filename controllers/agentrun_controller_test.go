@@ -50,6 +50,9 @@ type testAgent struct {
 	srv *httptest.Server
 	mu  sync.Mutex
 	got []received
+	// inflight counts unfinished "slow" tasks per context; maxInflight is its peak.
+	inflight    map[string]int
+	maxInflight int
 	// unavailable makes the next N calls answer 503.
 	unavailable atomic.Int32
 	// refuse makes every call answer 400 (a final error).
@@ -86,6 +89,20 @@ func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, 
 			return err
 		}
 	}
+	if strings.Contains(text, "<webhook-payload>\nslow") {
+		// Work a little, and note how many tasks of this context overlap.
+		a.mu.Lock()
+		a.inflight[reqCtx.Message.ContextID]++
+		a.maxInflight = max(a.maxInflight, a.inflight[reqCtx.Message.ContextID])
+		a.mu.Unlock()
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		a.mu.Lock()
+		a.inflight[reqCtx.Message.ContextID]--
+		a.mu.Unlock()
+	}
 	switch {
 	case strings.Contains(text, "<webhook-payload>\nhang"):
 		if err := q.Write(ctx, sdk.NewStatusUpdateEvent(reqCtx, sdk.TaskStateWorking, nil)); err != nil {
@@ -121,7 +138,7 @@ func (a *testAgent) received() []received {
 var userIDs sync.Map // message ID -> X-User-Id header seen
 
 func newTestAgent() *testAgent {
-	a := &testAgent{}
+	a := &testAgent{inflight: map[string]int{}}
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.calls.Add(1)
@@ -259,7 +276,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		base := time.Now()
 		var runs []*agentsv1alpha1.AgentRun
 		for i := range 20 {
-			runs = append(runs, queueRun(ctx, fmt.Sprintf("seq-%02d", i), fmt.Sprintf("event %02d", i), func(r *agentsv1alpha1.AgentRun) {
+			runs = append(runs, queueRun(ctx, fmt.Sprintf("seq-%02d", i), fmt.Sprintf("slow event %02d", i), func(r *agentsv1alpha1.AgentRun) {
 				r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
 				r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
 				r.Spec.ReceivedAt = metav1.NewTime(base.Add(time.Duration(i) * time.Second))
@@ -276,7 +293,10 @@ var _ = Describe("AgentRun dispatcher", func() {
 		for i := range want {
 			want[i] = fmt.Sprintf("event %02d", i)
 		}
-		Expect(order).To(Equal(want), "one at a time, in the order received")
+		Expect(order).To(Equal(want), "in the order received")
+		agent.mu.Lock()
+		defer agent.mu.Unlock()
+		Expect(agent.maxInflight).To(Equal(1), "one run of the thread at a time")
 	})
 
 	It("speaks A2A 1.0 to a 1.0 agent", func(ctx SpecContext) {

@@ -82,6 +82,10 @@ dev: ## Run a local control plane, operator, receiver and demo agent (not yet av
 	@echo "Until then: 'make test' runs the API against a real kube-apiserver."
 	@exit 2
 
+.PHONY: bench
+bench: control-plane ## Benchmarks, not part of make test: 202-to-send latency through the real operator (p50/p99).
+	go test -run '^$$' -bench . -benchtime 200x -count 3 ./controllers/
+
 ##@ Build
 
 .PHONY: build

@@ -294,6 +294,11 @@ var _ = Describe("AgentRun dispatcher", func() {
 			want[i] = fmt.Sprintf("event %02d", i)
 		}
 		Expect(order).To(Equal(want), "in the order received")
+		contexts := map[string]bool{}
+		for _, m := range agent.received() {
+			contexts[m.contextID] = true
+		}
+		Expect(contexts).To(HaveLen(1), "one context for the thread")
 		agent.mu.Lock()
 		defer agent.mu.Unlock()
 		Expect(agent.maxInflight).To(Equal(1), "one run of the thread at a time")
@@ -367,6 +372,15 @@ var _ = Describe("AgentRun dispatcher", func() {
 		for _, m := range agent.received() {
 			Expect(m.contextID).To(Equal(th.Status.ContextID))
 		}
+	})
+
+	It("fails a queued run whose agent does not exist", func(ctx SpecContext) {
+		run := queueRun(ctx, "run-orphan", "{}", func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.AgentRef.Name = "gone"
+			r.Labels[agentsv1alpha1.LabelAgent] = "gone"
+		})
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(Equal("Agent gone was deleted before the run started"))
 	})
 
 	It("fails a queued run whose agent is archived", func(ctx SpecContext) {

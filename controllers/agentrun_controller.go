@@ -132,6 +132,10 @@ func (r *AgentRunReconciler) advance(ctx context.Context, run *agentsv1alpha1.Ag
 			finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("Agent %s was archived before the run started", agent.Name), "", now)
 			return ctrl.Result{}, nil
 		}
+		if run.Spec.Payload == nil {
+			finish(&run.Status, agentsv1alpha1.RunError, "The run has no payload to send", "", now)
+			return ctrl.Result{}, nil
+		}
 		return r.start(ctx, run, agent, now)
 	}
 	if agent == nil {
@@ -165,6 +169,7 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 		return ctrl.Result{}, nil
 	}
 
+	r.payloadMissingSince.Delete(run.UID)
 	thread, err := r.threadFor(ctx, run, agent)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -238,8 +243,16 @@ func (r *AgentRunReconciler) follow(ctx context.Context, run *agentsv1alpha1.Age
 		}
 		// The send failed or was cut short: send again, with the same messageId.
 		payload := &corev1.Secret{}
+		if run.Spec.Payload == nil {
+			finish(&run.Status, agentsv1alpha1.RunError, "The run has no payload to send", "", now)
+			return ctrl.Result{}, nil
+		}
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
+			if apierrors.IsNotFound(err) {
+				finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The payload Secret %s is gone; the message cannot be sent again", run.Spec.Payload.SecretName), "", now)
+				return ctrl.Result{}, nil
+			}
+			return ctrl.Result{}, err
 		}
 		return r.send(ctx, run, agent, payload.Data[agentsv1alpha1.PayloadBodyKey], now)
 	}

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"mime"
 	"strings"
 	"unicode/utf8"
 
@@ -84,7 +85,11 @@ func composeMessage(prompt string, body []byte, contentType string) (string, *a2
 	if utf8.Valid(body) {
 		return prompt + "\n\n" + payloadOpen + "\n" + neutralizeClosingTags(string(body)) + "\n" + payloadClose, nil
 	}
-	if contentType == "" {
+	// The caller chose the Content-Type: only a well-formed media type
+	// goes into the wrapper (and the file part), never raw text.
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+		contentType = mt
+	} else {
 		contentType = "application/octet-stream"
 	}
 	note := fmt.Sprintf("[The payload is %d bytes that are not UTF-8 text (Content-Type %s); it is attached as the file %q.]",

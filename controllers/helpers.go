@@ -79,8 +79,8 @@ func patchStatusIfChanged(ctx context.Context, c client.Client, before, obj clie
 	}
 	// Our own metadata writes (owner references) moved the resourceVersion.
 	before.SetResourceVersion(obj.GetResourceVersion())
-	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("patching status of %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), client.IgnoreNotFound(err))
+	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("patching status of %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
 }

@@ -288,7 +288,8 @@ func (c *Client) sendParams10(msg Message) map[string]any {
 			MessageID: msg.MessageID, ContextID: msg.ContextID, Role: "ROLE_USER",
 			Parts: parts, Metadata: msg.Metadata,
 		},
-		"configuration": map[string]any{"blocking": false},
+		// 1.0 blocks by default; returnImmediately asks for the task at once.
+		"configuration": map[string]any{"returnImmediately": true},
 	}
 }
 

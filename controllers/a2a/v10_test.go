@@ -183,8 +183,8 @@ func TestV10AgainstSpecServer(t *testing.T) {
 		t.Errorf("completed task %+v", done)
 	}
 	sent := peer.seen[0]
-	if cfg, _ := sent["configuration"].(map[string]any); cfg["blocking"] != false {
-		t.Errorf("SendMessage configuration %v, want blocking false", sent["configuration"])
+	if cfg, _ := sent["configuration"].(map[string]any); cfg["returnImmediately"] != true || cfg["blocking"] != nil {
+		t.Errorf("SendMessage configuration %v, want returnImmediately true (1.0 has no blocking field)", sent["configuration"])
 	}
 	msg, _ := sent["message"].(map[string]any)
 	if meta, _ := msg["metadata"].(map[string]any); msg["messageId"] != "uid" || meta["k"] != "v" {

@@ -27,7 +27,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-// Pure decisions of the run dispatcher; table tests in agentrun_status_test.go.
+// Pure decisions of the run dispatcher. They are exercised through the
+// dispatcher's envtest specs; table tests of their own are still to be written.
 
 // MaxOutputBytes bounds status.output; longer output is cut and the cut noted.
 const MaxOutputBytes = 16 << 10

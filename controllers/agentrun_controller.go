@@ -26,13 +26,18 @@ import (
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -49,6 +54,10 @@ const (
 	payloadGrace = 30 * time.Second
 	// sendRetryInterval spaces retries of a send that failed with a retryable error.
 	sendRetryInterval = 2 * time.Second
+	// callTimeout bounds one A2A call; a call also ends when the run times out.
+	callTimeout = 30 * time.Second
+	// cacheLagRetry is how soon a run the cache does not list yet is looked at again.
+	cacheLagRetry = time.Second
 )
 
 // A2AClient is what the dispatcher needs of an agent.
@@ -83,11 +92,19 @@ type AgentRunReconciler struct {
 	NewClient A2AClientFactory
 	// NewContextID makes A2A context IDs (UUIDs in production).
 	NewContextID func() string
+	// Workers is how many runs are reconciled in parallel.
+	Workers int
 
 	// payloadMissingSince remembers, by run UID, when a queued run was first
-	// seen without its payload Secret (the receiver writes it just after).
+	// seen without its payload Secret (the receiver writes it just after;
+	// its creation enqueues the run).
 	payloadMissingSince sync.Map
 }
+
+// finalError is a failure no retry can mend: the run ends with its message.
+type finalError struct{ msg string }
+
+func (e finalError) Error() string { return e.msg }
 
 // Reconcile moves one run forward: start it when its turn comes, or look at
 // its task.
@@ -97,14 +114,30 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if run.EffectiveState().IsFinished() || !run.DeletionTimestamp.IsZero() {
+		r.payloadMissingSince.Delete(run.UID)
 		return ctrl.Result{}, nil
 	}
 	before := run.DeepCopy()
 	res, err := r.advance(ctx, run)
+	var final finalError
+	if errors.As(err, &final) {
+		finish(&run.Status, agentsv1alpha1.RunError, final.msg, "", r.Clock.Now())
+		res, err = ctrl.Result{}, nil
+	}
+	if run.Status.State.IsFinished() {
+		// The thread learns of its latest run before the run is final: a
+		// final run is not looked at again, and the thread's next run
+		// cannot start before this one is final. On failure the run is
+		// looked at again and its outcome found again.
+		if terr := r.updateThread(ctx, run); terr != nil {
+			return ctrl.Result{}, terr
+		}
+	}
 	if perr := patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	if run.Status.State.IsFinished() {
+		r.payloadMissingSince.Delete(run.UID)
 		runsFinished.WithLabelValues(string(run.Status.State)).Inc()
 		if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
 			runDuration.Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
@@ -126,21 +159,16 @@ func (r *AgentRunReconciler) advance(ctx context.Context, run *agentsv1alpha1.Ag
 	if run.EffectiveState() == agentsv1alpha1.RunQueued {
 		switch {
 		case agent == nil:
-			finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("Agent %s was deleted before the run started", run.Spec.AgentRef.Name), "", now)
-			return ctrl.Result{}, nil
+			return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was deleted before the run started", run.Spec.AgentRef.Name)}
 		case agent.Spec.Archived:
-			finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("Agent %s was archived before the run started", agent.Name), "", now)
-			return ctrl.Result{}, nil
-		}
-		if run.Spec.Payload == nil {
-			finish(&run.Status, agentsv1alpha1.RunError, "The run has no payload to send", "", now)
-			return ctrl.Result{}, nil
+			return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was archived before the run started", agent.Name)}
+		case run.Spec.Payload == nil:
+			return ctrl.Result{}, finalError{"The run has no payload to send"}
 		}
 		return r.start(ctx, run, agent, now)
 	}
 	if agent == nil {
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name), "", now)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
 	}
 	return r.follow(ctx, run, agent, now)
 }
@@ -151,32 +179,24 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 	if err := r.List(ctx, siblings, client.InNamespace(run.Namespace), client.MatchingFields{indexRunAgent: agent.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the runs of Agent %s: %w", agent.Name, err)
 	}
-	if ok, _ := mayStart(run, siblings.Items, int(agent.Spec.MaxConcurrentRuns)); !ok {
-		return ctrl.Result{}, nil // a finishing run of the agent enqueues this one again
+	switch verdict, why := mayStart(run, siblings.Items, int(agent.Spec.MaxConcurrentRuns)); verdict {
+	case startWait:
+		ctrl.LoggerFrom(ctx).V(1).Info("run waits", "reason", why)
+		return ctrl.Result{}, nil // a run of the agent that finishes enqueues this one again
+	case startNotListed:
+		return ctrl.Result{RequeueAfter: cacheLagRetry}, nil // no event will come for a run the cache lacks
 	}
 
-	payload := &corev1.Secret{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("reading payload Secret %s: %w", run.Spec.Payload.SecretName, err)
-		}
-		first, _ := r.payloadMissingSince.LoadOrStore(run.UID, now)
-		if since, ok := first.(time.Time); ok && now.Sub(since) < payloadGrace {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		r.payloadMissingSince.Delete(run.UID)
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The payload Secret %s does not exist", run.Spec.Payload.SecretName), "", now)
-		return ctrl.Result{}, nil
+	payload, res, err := r.payload(ctx, run, now)
+	if payload == nil {
+		return res, err
 	}
-
-	r.payloadMissingSince.Delete(run.UID)
 	thread, err := r.threadFor(ctx, run, agent)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if thread == nil {
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", threadKey(run)), "", now)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, finalError{fmt.Sprintf("AgentThread %s is missing or belongs to another agent", threadKey(run))}
 	}
 	started := metav1.NewTime(now)
 	run.Status.State = agentsv1alpha1.RunRunning
@@ -192,8 +212,32 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 	return r.send(ctx, run, agent, payload.Data[agentsv1alpha1.PayloadBodyKey], now)
 }
 
-// send sends the run's message (again, after a retryable failure).
+// payload reads a queued run's payload Secret. When it is not there yet, it
+// returns nil and the result that waits for it (its creation enqueues the
+// run; the requeue is the grace period's end).
+func (r *AgentRunReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun, now time.Time) (*corev1.Secret, ctrl.Result, error) {
+	payload := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload)
+	switch {
+	case err == nil:
+		r.payloadMissingSince.Delete(run.UID)
+		return payload, ctrl.Result{}, nil
+	case !apierrors.IsNotFound(err):
+		return nil, ctrl.Result{}, fmt.Errorf("reading payload Secret %s: %w", run.Spec.Payload.SecretName, err)
+	}
+	first, _ := r.payloadMissingSince.LoadOrStore(run.UID, now)
+	if since, ok := first.(time.Time); ok && now.Sub(since) < payloadGrace {
+		return nil, ctrl.Result{RequeueAfter: payloadGrace - now.Sub(since)}, nil
+	}
+	return nil, ctrl.Result{}, finalError{fmt.Sprintf("The payload Secret %s does not exist", run.Spec.Payload.SecretName)}
+}
+
+// send sends the run's message (again, after a retryable failure) and
+// records the agent's task at once.
 func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, body []byte, now time.Time) (ctrl.Result, error) {
+	if r.timedOut(run, agent, now) {
+		return r.expire(ctx, run, agent, now)
+	}
 	c, err := r.clientFor(ctx, run, agent)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -203,76 +247,97 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 	if model == "" {
 		model = agent.Spec.Model
 	}
-	task, err := c.SendMessage(ctx, a2a.Message{
+	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	task, err := c.SendMessage(callCtx, a2a.Message{
 		MessageID: string(run.UID),
 		ContextID: run.Status.Thread.ContextID,
 		Text:      text,
 		File:      file,
 		Metadata:  runMetadata(run, model, run.Status.Thread.Title),
 	})
+	cancel()
 	switch {
 	case a2a.IsRetryable(err):
-		if r.timedOut(run, agent, now) {
-			finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent could not be reached before the run timeout: %v", err), "", now)
-			return ctrl.Result{}, nil
-		}
+		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
 	case err != nil:
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent refused the message: %v", err), "", now)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, finalError{fmt.Sprintf("The agent refused the message: %v", err)}
 	}
-	run.Status.TaskID = task.ID
-	if err := r.recordContext(ctx, run, task.ContextID); err != nil {
+	if err := r.recordTask(ctx, run, task); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.recordContext(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
 	return r.observe(ctx, run, agent, task, now)
 }
 
+// recordTask stores the task's id (and the context the agent used) on the
+// run before anything else can fail: a run marked running without a task id
+// is sent again. The merge patch touches only those fields, so it needs no
+// resourceVersion and is retried until the API server takes it.
+func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1.AgentRun, task *a2a.Task) error {
+	base := run.DeepCopy()
+	run.Status.TaskID = task.ID
+	if task.ContextID != "" {
+		run.Status.Thread.ContextID = task.ContextID
+	}
+	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) }, func() error {
+		return r.Status().Patch(ctx, run, client.MergeFrom(base))
+	})
+	if err != nil {
+		return fmt.Errorf("recording task %s of the run: %w", task.ID, err)
+	}
+	return nil
+}
+
 // follow looks at a running run's task.
 func (r *AgentRunReconciler) follow(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	if r.timedOut(run, agent, now) {
+		return r.expire(ctx, run, agent, now)
+	}
 	if run.Status.TaskID == "" {
-		// Marked running without a task: the send failed, or our own write
-		// of the task id has not reached the cache yet. Only the API
-		// server can tell which; never send twice because of a stale copy.
-		live := &agentsv1alpha1.AgentRun{}
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), live); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
-		if live.Status.TaskID != "" || live.Status.State != agentsv1alpha1.RunRunning {
-			return ctrl.Result{RequeueAfter: pollInterval(0)}, nil // the cache will catch up
-		}
-		// The send failed or was cut short: send again, with the same messageId.
-		payload := &corev1.Secret{}
-		if run.Spec.Payload == nil {
-			finish(&run.Status, agentsv1alpha1.RunError, "The run has no payload to send", "", now)
-			return ctrl.Result{}, nil
-		}
-		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload); err != nil {
-			if apierrors.IsNotFound(err) {
-				finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The payload Secret %s is gone; the message cannot be sent again", run.Spec.Payload.SecretName), "", now)
-				return ctrl.Result{}, nil
-			}
-			return ctrl.Result{}, err
-		}
-		return r.send(ctx, run, agent, payload.Data[agentsv1alpha1.PayloadBodyKey], now)
+		return r.resend(ctx, run, agent, now)
 	}
 	c, err := r.clientFor(ctx, run, agent)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	task, err := c.GetTask(ctx, run.Status.TaskID)
+	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	task, err := c.GetTask(callCtx, run.Status.TaskID)
+	cancel()
 	switch {
 	case a2a.IsRetryable(err):
-		if r.timedOut(run, agent, now) {
-			finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent could not be reached before the run timeout: %v", err), "", now)
-			return ctrl.Result{}, nil
-		}
 		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
 	case err != nil:
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("Following the task failed: %v", err), "", now)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, finalError{fmt.Sprintf("Following the task failed: %v", err)}
 	}
 	return r.observe(ctx, run, agent, task, now)
+}
+
+// resend handles a run marked running without a task: the send failed, or
+// our own write of the task id has not reached the cache yet. Only the API
+// server can tell which; never send twice because of a stale copy.
+func (r *AgentRunReconciler) resend(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	live := &agentsv1alpha1.AgentRun{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), live); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if live.Status.TaskID != "" || live.Status.State != agentsv1alpha1.RunRunning {
+		return ctrl.Result{RequeueAfter: pollInterval(0)}, nil // the cache will catch up
+	}
+	// The send failed or was cut short: send again, with the same messageId.
+	if run.Spec.Payload == nil {
+		return ctrl.Result{}, finalError{"The run has no payload to send"}
+	}
+	payload := &corev1.Secret{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, finalError{fmt.Sprintf("The payload Secret %s is gone; the message cannot be sent again", run.Spec.Payload.SecretName)}
+		}
+		return ctrl.Result{}, err
+	}
+	return r.send(ctx, run, agent, payload.Data[agentsv1alpha1.PayloadBodyKey], now)
 }
 
 // observe finishes the run if its task is terminal or it timed out, and
@@ -281,39 +346,74 @@ func (r *AgentRunReconciler) observe(ctx context.Context, run *agentsv1alpha1.Ag
 	if task.State.Terminal() {
 		state, msg := outcome(task)
 		finish(&run.Status, state, msg, task.Output, now)
-		return ctrl.Result{}, r.updateThread(ctx, run)
+		return ctrl.Result{}, nil
 	}
 	if r.timedOut(run, agent, now) {
-		msg := fmt.Sprintf("The run exceeded its timeout of %s; the task was canceled", agent.Spec.RunTimeout.Duration)
-		if c, err := r.clientFor(ctx, run, agent); err == nil {
-			if _, err := c.CancelTask(ctx, run.Status.TaskID); err != nil {
-				msg = fmt.Sprintf("The run exceeded its timeout of %s; canceling the task failed: %v", agent.Spec.RunTimeout.Duration, err)
-			}
-		}
-		finish(&run.Status, agentsv1alpha1.RunError, msg, "", now)
-		return ctrl.Result{}, r.updateThread(ctx, run)
+		return r.expire(ctx, run, agent, now)
 	}
 	return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
 }
 
-func (r *AgentRunReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
-	timeout := 15 * time.Minute
-	if agent.Spec.RunTimeout != nil {
-		timeout = agent.Spec.RunTimeout.Duration
+// expire ends a run past its timeout, canceling its task if it has one.
+func (r *AgentRunReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	msg := fmt.Sprintf("The run exceeded its timeout of %s", runTimeout(agent))
+	if run.Status.TaskID == "" {
+		finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
+		return ctrl.Result{}, nil
 	}
-	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= timeout
+	c, err := r.clientFor(ctx, run, agent)
+	if err == nil {
+		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+		_, err = c.CancelTask(callCtx, run.Status.TaskID)
+		cancel()
+	}
+	if err != nil {
+		msg += fmt.Sprintf("; canceling the task failed: %v", err)
+	} else {
+		msg += "; the task was canceled"
+	}
+	finish(&run.Status, agentsv1alpha1.RunError, msg, "", now)
+	return ctrl.Result{}, nil
+}
+
+func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
+	if agent.Spec.RunTimeout != nil {
+		return agent.Spec.RunTimeout.Duration
+	}
+	return 15 * time.Minute
+}
+
+func (r *AgentRunReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
+	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
+}
+
+// callContext bounds one A2A call by callTimeout and by the time the run has
+// left, so a slow agent holds a worker no longer than either.
+func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
+	d := callTimeout
+	if run.Status.StartedAt != nil {
+		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
+	}
+	return context.WithTimeout(ctx, max(d, time.Second))
 }
 
 // clientFor builds the A2A client with the agent's bearer token, read
-// around the cache.
+// around the cache. A token Secret or key that does not exist is final.
 func (r *AgentRunReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
 		s := &corev1.Secret{}
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: ref.Name}, s); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, finalError{fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
+			}
 			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
 		}
-		token = string(s.Data[ref.Key])
+		v, ok := s.Data[ref.Key]
+		if !ok {
+			return nil, finalError{fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
+		}
+		token = string(v)
 	}
 	owner := ""
 	if run.Spec.Owner != nil {
@@ -363,22 +463,12 @@ func (r *AgentRunReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.
 	return &agentsv1alpha1.RunThread{Name: name, ContextID: th.Status.ContextID, Title: th.Spec.Title}, nil
 }
 
-// recordContext keeps the context the agent actually used.
-func (r *AgentRunReconciler) recordContext(ctx context.Context, run *agentsv1alpha1.AgentRun, contextID string) error {
-	if contextID == "" || contextID == run.Status.Thread.ContextID {
-		return nil
-	}
-	run.Status.Thread.ContextID = contextID
+// recordContext keeps the context the agent actually used on the run's thread.
+func (r *AgentRunReconciler) recordContext(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
 	if run.Status.Thread.Name == "" {
 		return nil
 	}
-	th := &agentsv1alpha1.AgentThread{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Status.Thread.Name}, th); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	before := th.DeepCopy()
-	th.Status.ContextID = contextID
-	return patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status)
+	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) { st.ContextID = run.Status.Thread.ContextID })
 }
 
 // updateThread records the run as its thread's latest.
@@ -386,17 +476,29 @@ func (r *AgentRunReconciler) updateThread(ctx context.Context, run *agentsv1alph
 	if run.Status.Thread == nil || run.Status.Thread.Name == "" {
 		return nil
 	}
-	th := &agentsv1alpha1.AgentThread{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Status.Thread.Name}, th); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	before := th.DeepCopy()
-	th.Status.LastRunName = run.Name
-	return patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status)
+	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) { st.LastRunName = run.Name })
 }
 
-// SetupWithManager registers the dispatcher. A run that changes (finishes)
-// and an Agent that changes (capacity, archive) re-examine the Agent's queued runs.
+// patchThread changes the status of the run's AgentThread, read live and
+// retried on conflicts. A thread that is gone needs nothing.
+func (r *AgentRunReconciler) patchThread(ctx context.Context, run *agentsv1alpha1.AgentRun, change func(*agentsv1alpha1.AgentThreadStatus)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		th := &agentsv1alpha1.AgentThread{}
+		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Status.Thread.Name}, th); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		before := th.DeepCopy()
+		change(&th.Status)
+		if equality.Semantic.DeepEqual(before.Status, th.Status) {
+			return nil
+		}
+		return client.IgnoreNotFound(r.Status().Patch(ctx, th, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})))
+	})
+}
+
+// SetupWithManager registers the dispatcher. A run that finishes or goes,
+// and an Agent that changes (capacity, archive), re-examine the Agent's
+// queued runs; a payload Secret that appears enqueues its run.
 func (r *AgentRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.NewContextID == nil {
 		r.NewContextID = uuid.NewString
@@ -404,13 +506,45 @@ func (r *AgentRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentRun{}).
 		Named("agentrun").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) string {
-			return o.GetLabels()[agentsv1alpha1.LabelAgent]
-		}))).
+			if run, ok := o.(*agentsv1alpha1.AgentRun); ok {
+				return run.Spec.AgentRef.Name
+			}
+			return ""
+		})), builder.WithPredicates(slotFreed)).
 		Watches(&agentsv1alpha1.Agent{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) string {
 			return o.GetName()
 		})), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(runOfPayload),
+			builder.OnlyMetadata, builder.WithPredicates(predicate.Funcs{
+				CreateFunc: func(event.CreateEvent) bool { return true },
+				UpdateFunc: func(event.UpdateEvent) bool { return false },
+				DeleteFunc: func(event.DeleteEvent) bool { return false },
+			})).
 		Complete(r)
+}
+
+// slotFreed passes the run events that may let a queued run start: a run
+// reaching a final state, and a run going away.
+var slotFreed = predicate.Funcs{
+	CreateFunc: func(event.CreateEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
+		after, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)
+		return ok1 && ok2 && !before.EffectiveState().IsFinished() && after.EffectiveState().IsFinished()
+	},
+	DeleteFunc: func(event.DeleteEvent) bool { return true },
+}
+
+// runOfPayload maps a payload Secret to the AgentRun that owns it.
+func runOfPayload(_ context.Context, o client.Object) []reconcile.Request {
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.Kind == "AgentRun" && ref.APIVersion == agentsv1alpha1.GroupVersion.String() {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ref.Name}}}
+		}
+	}
+	return nil
 }
 
 func (r *AgentRunReconciler) queuedRunsOfAgent(agentOf func(client.Object) string) handler.MapFunc {

@@ -17,9 +17,12 @@ limitations under the License.
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -58,6 +61,8 @@ type testAgent struct {
 	// refuse makes every call answer 400 (a final error).
 	refuse atomic.Bool
 	calls  atomic.Int32
+	// users maps each sent message's ID to the X-User-Id header it came with.
+	users sync.Map
 }
 
 type received struct {
@@ -135,8 +140,6 @@ func (a *testAgent) received() []received {
 	return append([]received(nil), a.got...)
 }
 
-var userIDs sync.Map // message ID -> X-User-Id header seen
-
 func newTestAgent() *testAgent {
 	a := &testAgent{inflight: map[string]int{}}
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
@@ -151,7 +154,23 @@ func newTestAgent() *testAgent {
 			http.Error(w, "no", http.StatusBadRequest)
 			return
 		}
-		userIDs.Store(r.Header.Get("X-User-Id"), true)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "read", http.StatusBadRequest)
+			return
+		}
+		var call struct {
+			Method string `json:"method"`
+			Params struct {
+				Message struct {
+					MessageID string `json:"messageId"`
+				} `json:"message"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &call) == nil && call.Method == "message/send" {
+			a.users.Store(call.Params.Message.MessageID, r.Header.Get("X-User-Id"))
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		rpc.ServeHTTP(w, r)
 	}))
 	DeferCleanup(a.srv.Close)
@@ -196,9 +215,11 @@ var _ = Describe("AgentRun dispatcher", func() {
 		}
 		Expect(k8sClient.Create(ctx, run)).To(Succeed())
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Type:       agentsv1alpha1.SecretTypeWebhookPayload,
-			Data:       map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
+			}}},
+			Type: agentsv1alpha1.SecretTypeWebhookPayload,
+			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)},
 		})).To(Succeed())
 		return run
 	}
@@ -234,8 +255,8 @@ var _ = Describe("AgentRun dispatcher", func() {
 			HaveKeyWithValue("runId", "run-a"), HaveKeyWithValue("endpoint", ns+"/github-issues"),
 			HaveKeyWithValue("owner", "alice@example.com"), HaveKeyWithValue("trust", "Standard"),
 			HaveKeyWithValue("model", "big"), HaveKeyWithValue("threadTitle", "Webhook: Triage bot"))))
-		_, sawUser := userIDs.Load("alice@example.com")
-		Expect(sawUser).To(BeTrue(), "X-User-Id carries the owner")
+		user, _ := agent.users.Load(string(run.UID))
+		Expect(user).To(Equal("alice@example.com"), "X-User-Id of the message carries the owner")
 	})
 
 	It("sends a body that is not UTF-8 as a file, byte for byte", func(ctx SpecContext) {
@@ -374,6 +395,44 @@ var _ = Describe("AgentRun dispatcher", func() {
 		}
 	})
 
+	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {
+		run := &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late"},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Payload:    &agentsv1alpha1.PayloadReference{SecretName: "run-late"},
+				ReceivedAt: metav1.NewTime(time.Now()),
+			},
+		}
+		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		Consistently(runState(ctx, run), 500*time.Millisecond).Should(BeEmpty(), "waits for its payload")
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late", OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
+			}}},
+			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+		})).To(Succeed())
+		// Far sooner than the 30 s the run would otherwise wait for its next look.
+		Eventually(runState(ctx, run), 5*time.Second).Should(Equal(agentsv1alpha1.RunSuccess))
+	})
+
+	It("fails a run whose agent's token Secret does not exist, saying so", func(ctx SpecContext) {
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "no-such-token", Key: "token"}
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() *agentsv1alpha1.SecretKeyReference {
+			cur := &agentsv1alpha1.Agent{}
+			Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "triage"}, cur)).To(Succeed())
+			return cur.Spec.A2A.AuthSecretRef
+		}).ShouldNot(BeNil())
+		run := queueRun(ctx, "run-notoken", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(Equal("The agent's token Secret no-such-token does not exist; create it and send the call again"))
+		Expect(agent.received()).To(BeEmpty())
+	})
+
 	It("fails a queued run whose agent does not exist", func(ctx SpecContext) {
 		run := queueRun(ctx, "run-orphan", "{}", func(r *agentsv1alpha1.AgentRun) {
 			r.Spec.AgentRef.Name = "gone"
@@ -403,37 +462,54 @@ var _ = Describe("AgentRun dispatcher", func() {
 var _ = Describe("dispatch metrics", func() {
 	It("reports queued runs by namespace and agent", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		a := newAgent(ns, "idle")
-		a.Spec.Archived = false
-		a.Spec.A2A.URL = "http://127.0.0.1:1/" // never reached: the run waits behind a full slot
+		demo := demoagent.New()
+		srv := httptest.NewServer(demo)
+		DeferCleanup(srv.Close)
+		a := newAgent(ns, "busy")
+		a.Spec.A2A.URL = srv.URL
 		a.Spec.MaxConcurrentRuns = 1
 		Expect(k8sClient.Create(ctx, a)).To(Succeed())
-		for _, name := range []string{"q-1", "q-2"} {
-			Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentRun{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelAgent: "idle"}},
+		base := time.Now()
+		for i, name := range []string{"q-1", "q-2", "q-3"} {
+			run := &agentsv1alpha1.AgentRun{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: agentsv1alpha1.AgentRunSpec{
-					EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "idle"},
+					EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "busy"},
 					Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 					Payload:    &agentsv1alpha1.PayloadReference{SecretName: name},
-					ReceivedAt: metav1.NewTime(time.Now()),
+					ReceivedAt: metav1.NewTime(base.Add(time.Duration(i) * time.Second)),
 				},
+			}
+			Expect(k8sClient.Create(ctx, run)).To(Succeed())
+			Expect(k8sClient.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
+				}}},
+				Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("demo:hang")},
 			})).To(Succeed())
 		}
-		Eventually(func() float64 {
-			var total float64
+		queued := func() map[string]float64 {
+			got := map[string]float64{}
 			ch := make(chan prometheus.Metric, 100)
 			queueDepth.Collect(ch)
 			close(ch)
 			for m := range ch {
 				var out dto.Metric
 				Expect(m.Write(&out)).To(Succeed())
+				labels := map[string]string{}
 				for _, l := range out.GetLabel() {
-					if l.GetName() == "namespace" && l.GetValue() == ns {
-						total += out.GetGauge().GetValue()
-					}
+					labels[l.GetName()] = l.GetValue()
+				}
+				if labels["namespace"] == ns {
+					got[labels["agent"]] = out.GetGauge().GetValue()
 				}
 			}
-			return total
-		}).Should(BeNumerically(">=", 1), "queued runs are counted")
+			return got
+		}
+		Eventually(func() agentsv1alpha1.RunState {
+			return get(ctx, &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "q-1"}}).Status.State
+		}).Should(Equal(agentsv1alpha1.RunRunning))
+		Eventually(queued).Should(Equal(map[string]float64{"busy": 2}), "one run holds the only slot; two wait")
+		Consistently(queued, 500*time.Millisecond).Should(Equal(map[string]float64{"busy": 2}))
 	})
 })

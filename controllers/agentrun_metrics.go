@@ -73,7 +73,7 @@ func (c *queueDepthCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	runs := &agentsv1alpha1.AgentRunList{}
-	if err := (*r).List(ctx, runs); err != nil {
+	if err := (*r).List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
 		return
 	}
 	type key struct{ ns, agent string }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,8 +28,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-// Pure decisions of the run dispatcher. They are exercised through the
-// dispatcher's envtest specs; table tests of their own are still to be written.
+// Pure decisions of the run dispatcher, with table tests in
+// agentrun_status_test.go and exercised end to end by the dispatcher's specs.
 
 // MaxOutputBytes bounds status.output; longer output is cut and the cut noted.
 const MaxOutputBytes = 16 << 10
@@ -54,10 +55,24 @@ func queueOrder(runs []*agentsv1alpha1.AgentRun) {
 	})
 }
 
+// startVerdict is mayStart's answer.
+type startVerdict int
+
+const (
+	// startNow: the run's turn has come.
+	startNow startVerdict = iota
+	// startWait: the run waits for a slot or for older runs; a run of the
+	// agent that finishes looks at it again.
+	startWait
+	// startNotListed: the runs given do not include this one (a cache that
+	// lags); look again shortly.
+	startNotListed
+)
+
 // mayStart decides whether run may be sent now among the runs of its Agent:
 // at most maxConcurrent running, one running run per thread, oldest first
-// (within the Agent, and within each thread). It returns a reason when not.
-func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) (bool, string) {
+// (within the Agent, and within each thread). It says why when not.
+func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) (startVerdict, string) {
 	running := 0
 	busyThreads := map[string]bool{}
 	var queued []*agentsv1alpha1.AgentRun
@@ -74,10 +89,10 @@ func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun,
 		}
 	}
 	if running >= maxConcurrent {
-		return false, fmt.Sprintf("waiting: %d of %d runs of the agent are running", running, maxConcurrent)
+		return startWait, fmt.Sprintf("%d of %d runs of the agent are running", running, maxConcurrent)
 	}
 	if k := threadKey(run); k != "" && busyThreads[k] {
-		return false, fmt.Sprintf("waiting: another run is running in thread %s", k)
+		return startWait, fmt.Sprintf("another run is running in thread %s", k)
 	}
 	queueOrder(queued)
 	slots := maxConcurrent - running
@@ -86,22 +101,22 @@ func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun,
 		k := threadKey(q)
 		if k != "" && (busyThreads[k] || claimed[k]) {
 			if q.UID == run.UID {
-				return false, fmt.Sprintf("waiting: an older run of thread %s goes first", k)
+				return startWait, fmt.Sprintf("an older run of thread %s goes first", k)
 			}
 			continue // this one waits for its thread and takes no slot
 		}
 		if q.UID == run.UID {
-			return true, ""
+			return startNow, ""
 		}
 		if k != "" {
 			claimed[k] = true
 		}
 		slots--
 		if slots == 0 {
-			return false, "waiting: older runs of the agent go first"
+			return startWait, "older runs of the agent go first"
 		}
 	}
-	return false, "waiting: the run is not in the queue yet"
+	return startNotListed, "the run is not among the agent's queued runs yet"
 }
 
 // outcome maps a terminal task to the run's final state and message.
@@ -135,11 +150,7 @@ func cutOutput(s string) string {
 	if len(s) <= MaxOutputBytes {
 		return s
 	}
-	cut := MaxOutputBytes - len(outputCutNote)
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + outputCutNote
+	return s[:utf8Boundary(s, MaxOutputBytes-len(outputCutNote))] + outputCutNote
 }
 
 // pollInterval is how long to wait before the next look at a task: short at
@@ -167,10 +178,21 @@ func finish(st *agentsv1alpha1.AgentRunStatus, state agentsv1alpha1.RunState, me
 	}
 }
 
+// maxMessageBytes bounds status.message.
+const maxMessageBytes = 4000
+
+// cutMessage bounds a status message, on a UTF-8 boundary.
 func cutMessage(s string) string {
-	const max = 4000
-	if len(s) <= max {
+	if len(s) <= maxMessageBytes {
 		return s
 	}
-	return s[:max] + "…"
+	return s[:utf8Boundary(s, maxMessageBytes)] + "…"
+}
+
+// utf8Boundary is the largest n <= at that does not split a UTF-8 sequence of s.
+func utf8Boundary(s string, at int) int {
+	for at > 0 && at < len(s) && !utf8.RuneStart(s[at]) {
+		at--
+	}
+	return at
 }

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,6 +52,7 @@ func BenchmarkQueueToSend(b *testing.B) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		b.Fatal("KUBEBUILDER_ASSETS is not set: run `make bench`")
 	}
+	ctrl.SetLogger(logr.Discard())
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = agentsv1alpha1.AddToScheme(s)
@@ -115,7 +117,7 @@ func BenchmarkQueueToSend(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		name := fmt.Sprintf("bench-%06d", i)
 		stored := time.Now()
-		must(c.Create(ctx, &agentsv1alpha1.AgentRun{
+		run := &agentsv1alpha1.AgentRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, Labels: map[string]string{agentsv1alpha1.LabelAgent: "demo"}},
 			Spec: agentsv1alpha1.AgentRunSpec{
 				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "demo"},
@@ -123,10 +125,14 @@ func BenchmarkQueueToSend(b *testing.B) {
 				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 2},
 				ReceivedAt: metav1.NewTime(stored),
 			},
-		}))
+		}
+		must(c.Create(ctx, run))
+		// Owned by its run, as the receiver writes it.
 		must(c.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name},
-			Data:       map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: name, UID: run.UID,
+			}}},
+			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
 		}))
 		stored = time.Now() // both objects stored: the receiver's 202
 		deadline := time.Now().Add(30 * time.Second)

@@ -36,8 +36,8 @@ const (
 	indexAgentAuthSecret   = "spec.a2a.authSecretRef.name"
 	// indexRunEndpoint indexes AgentRuns by their endpoint label.
 	indexRunEndpoint = "metadata.labels.endpoint"
-	// indexRunAgent indexes AgentRuns by their agent label.
-	indexRunAgent = "metadata.labels.agent"
+	// indexRunAgent indexes AgentRuns by their (immutable) agent reference.
+	indexRunAgent = "spec.agentRef.name"
 )
 
 type indexSpec struct {
@@ -69,7 +69,9 @@ var indexes = []indexSpec{
 		return []string{a.Spec.A2A.AuthSecretRef.Name}
 	})},
 	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, byLabel(agentsv1alpha1.LabelEndpoint)},
-	{&agentsv1alpha1.AgentRun{}, indexRunAgent, byLabel(agentsv1alpha1.LabelAgent)},
+	{&agentsv1alpha1.AgentRun{}, indexRunAgent, by(func(run *agentsv1alpha1.AgentRun) []string {
+		return []string{run.Spec.AgentRef.Name}
+	})},
 }
 
 // by adapts a typed extractor to a client.IndexerFunc.

@@ -36,6 +36,7 @@ const (
 	DefaultRunHistoryLimit        = 100
 	DefaultRunTTL                 = 168 * time.Hour
 	DefaultPayloadTTL             = 24 * time.Hour
+	DefaultDispatchWorkers        = 8
 )
 
 // OperatorOptions are the settings of `hookrun operator`.
@@ -65,6 +66,8 @@ type OperatorOptions struct {
 	RunCountDelay time.Duration
 	// OwnerRecheckInterval is how often an OwnerNotMember pause re-checks membership.
 	OwnerRecheckInterval time.Duration
+	// DispatchWorkers is how many AgentRuns are sent or looked at in parallel.
+	DispatchWorkers int
 }
 
 // NewOperatorOptions returns the options with their defaults.
@@ -77,6 +80,7 @@ func NewOperatorOptions() *OperatorOptions {
 		PayloadTTL:             DefaultPayloadTTL,
 		RunCountDelay:          DefaultRunCountDelay,
 		OwnerRecheckInterval:   DefaultOwnerRecheckInterval,
+		DispatchWorkers:        DefaultDispatchWorkers,
 	}
 }
 
@@ -93,6 +97,7 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays. 0: as long as the run.")
 	fs.DurationVar(&o.RunCountDelay, "run-count-delay", o.RunCountDelay, "Batch AgentRun changes for this long before updating an endpoint's status.runs.")
 	fs.DurationVar(&o.OwnerRecheckInterval, "owner-recheck-interval", o.OwnerRecheckInterval, "How often an endpoint paused with OwnerNotMember re-checks whether its owner is a member again.")
+	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many AgentRuns are sent to agents or polled in parallel; one slow agent holds at most one worker per call.")
 }
 
 // Validate reports every invalid option at once.
@@ -115,6 +120,9 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.OwnerRecheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--owner-recheck-interval must be positive, got %s", o.OwnerRecheckInterval))
+	}
+	if o.DispatchWorkers < 1 {
+		errs = append(errs, fmt.Errorf("--dispatch-workers must be at least 1, got %d", o.DispatchWorkers))
 	}
 	return errors.Join(errs...)
 }

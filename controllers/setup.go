@@ -96,7 +96,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun": &AgentRunReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A,
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers,
 		},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -71,6 +71,7 @@ var (
 		PayloadTTL:           10 * time.Minute,
 		RunCountDelay:        500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond,
+		DispatchWorkers:      DefaultDispatchWorkers,
 	}
 )
 

@@ -81,9 +81,7 @@ func (s *v10Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Parts     []map[string]any `json:"parts"`
 				Metadata  map[string]any   `json:"metadata"`
 			} `json:"message"`
-			Configuration struct {
-				Blocking *bool `json:"blocking"`
-			} `json:"configuration"`
+			Configuration json.RawMessage `json:"configuration"`
 		}
 		var generic map[string]any
 		_ = json.Unmarshal(req.Params, &generic)
@@ -91,6 +89,22 @@ func (s *v10Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err := json.Unmarshal(req.Params, &p); err != nil || p.Message.Role != "ROLE_USER" || p.Message.Kind != "" {
 			reply(nil, -32602, "invalid params: 1.0 messages have role ROLE_USER and no kind")
 			return
+		}
+		// SendMessageConfiguration has exactly these members in 1.0
+		// (0.3's "blocking" is gone; 1.0 blocks unless returnImmediately).
+		var cfg struct {
+			AcceptedOutputModes        []string        `json:"acceptedOutputModes"`
+			TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig"`
+			HistoryLength              *int            `json:"historyLength"`
+			ReturnImmediately          bool            `json:"returnImmediately"`
+		}
+		if len(p.Configuration) > 0 {
+			dec := json.NewDecoder(strings.NewReader(string(p.Configuration)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&cfg); err != nil {
+				reply(nil, -32602, "invalid params: configuration: "+err.Error())
+				return
+			}
 		}
 		var out []string
 		for _, part := range p.Message.Parts {
@@ -123,6 +137,12 @@ func (s *v10Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			state = "TASK_STATE_INPUT_REQUIRED"
 		}
 		s.tasks[id] = &v10Task{ID: id, ContextID: ctx, State: state, Output: strings.Join(out, "\n")}
+		if !cfg.ReturnImmediately {
+			// Blocking, the 1.0 default: the answer comes when the task is done.
+			s.tasks[id].polls = 2
+			reply(map[string]any{"task": s.wire(s.tasks[id], state)}, 0, "")
+			return
+		}
 		reply(map[string]any{"task": s.wire(s.tasks[id], "TASK_STATE_SUBMITTED")}, 0, "")
 	case "GetTask", "CancelTask":
 		var p struct {

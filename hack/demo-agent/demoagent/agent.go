@@ -38,7 +38,13 @@ type Agent struct {
 	next  int
 	// seen counts messages by messageId, so tests can check nothing is sent twice.
 	seen map[string]int
+	// taskOrder and seenOrder hold keys oldest first, so a long-running agent
+	// forgets the oldest beyond Remember.
+	taskOrder, seenOrder []string
 }
+
+// Remember is how many tasks and message IDs the agent keeps.
+const Remember = 100_000
 
 type task struct {
 	id, contextID, state, answer string
@@ -59,7 +65,16 @@ func (a *Agent) Seen(messageID string) int {
 func (a *Agent) Tasks() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.tasks)
+	return a.next
+}
+
+// remember appends key to order and drops the oldest key from m beyond Remember.
+func remember[V any](m map[string]V, order *[]string, key string) {
+	*order = append(*order, key)
+	if len(*order) > Remember {
+		delete(m, (*order)[0])
+		*order = (*order)[1:]
+	}
 }
 
 type rpcRequest struct {
@@ -131,6 +146,9 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 			ContextID string `json:"contextId"`
 			Parts     []part `json:"parts"`
 		} `json:"message"`
+		Configuration struct {
+			ReturnImmediately bool `json:"returnImmediately"`
+		} `json:"configuration"`
 	}
 	if err := json.Unmarshal(req.Params, &p); err != nil {
 		reply(w, req.ID, nil, -32602, "invalid params")
@@ -157,9 +175,16 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 		state = "failed"
 	case "demo:hang":
 		state = "working"
+	default:
+		if v10 && !p.Configuration.ReturnImmediately {
+			state = "completed" // 1.0 blocks until the task is done unless told not to
+		}
 	}
 	a.mu.Lock()
 	a.next++
+	if a.seen[p.Message.MessageID] == 0 {
+		remember(a.seen, &a.seenOrder, p.Message.MessageID)
+	}
 	a.seen[p.Message.MessageID]++
 	ctxID := p.Message.ContextID
 	if ctxID == "" {
@@ -170,6 +195,7 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 		answer: fmt.Sprintf("Demo agent received %d bytes (%s). First line: %s", len(payload), contentType, first),
 	}
 	a.tasks[t.id] = t
+	remember(a.tasks, &a.taskOrder, t.id)
 	out := t.wire()
 	a.mu.Unlock()
 	if v10 {

@@ -18,6 +18,7 @@ package demoagent
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,24 @@ func TestDemoAgentSpeaksBothVersions(t *testing.T) {
 	}
 	if ag.Seen("m-0.3") != 1 || ag.Seen("m-1.0") != 1 {
 		t.Errorf("messages seen %v", ag.seen)
+	}
+}
+
+func TestDemoAgentForgetsTheOldestBeyondRemember(t *testing.T) {
+	m := map[string]int{}
+	var order []string
+	for i := range Remember + 5 {
+		k := strconv.Itoa(i)
+		m[k] = i
+		remember(m, &order, k)
+	}
+	if len(m) != Remember || len(order) != Remember {
+		t.Fatalf("kept %d keys (%d in order), want %d", len(m), len(order), Remember)
+	}
+	if _, ok := m["4"]; ok {
+		t.Error("key 4 is among the oldest and should be forgotten")
+	}
+	if _, ok := m["5"]; !ok {
+		t.Error("key 5 should be kept")
 	}
 }

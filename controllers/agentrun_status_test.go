@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/a2a"
+)
+
+// Table tests of the dispatcher's pure decisions.
+
+// qrun is a run for mayStart: name (also its UID), state, thread ("" for a
+// new thread each run) and receipt second.
+func qrun(name string, state agentsv1alpha1.RunState, thread string, second int) agentsv1alpha1.AgentRun {
+	r := agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Payload:        &agentsv1alpha1.PayloadReference{SecretName: name},
+			ReceivedAt:     metav1.NewTime(time.Unix(int64(second), 0)),
+		},
+		Status: agentsv1alpha1.AgentRunStatus{State: state},
+	}
+	if thread != "" {
+		r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+		r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: thread}
+	}
+	return r
+}
+
+func TestMayStart(t *testing.T) {
+	const (
+		queued  = agentsv1alpha1.RunQueued
+		running = agentsv1alpha1.RunRunning
+		done    = agentsv1alpha1.RunSuccess
+	)
+	cases := []struct {
+		name   string
+		runs   []agentsv1alpha1.AgentRun
+		max    int
+		ask    string
+		want   startVerdict
+		reason string
+	}{
+		{"the only queued run starts", []agentsv1alpha1.AgentRun{qrun("a", queued, "", 1)}, 1, "a", startNow, ""},
+		{"finished runs take no slot", []agentsv1alpha1.AgentRun{qrun("old", done, "", 0), qrun("a", queued, "", 1)}, 1, "a", startNow, ""},
+		{"all slots running", []agentsv1alpha1.AgentRun{qrun("r", running, "", 0), qrun("a", queued, "", 1)}, 1, "a", startWait, "1 of 1 runs"},
+		{"an older run goes first", []agentsv1alpha1.AgentRun{qrun("b", queued, "", 2), qrun("a", queued, "", 1)}, 1, "b", startWait, "older runs"},
+		{"the oldest takes the slot", []agentsv1alpha1.AgentRun{qrun("b", queued, "", 2), qrun("a", queued, "", 1)}, 1, "a", startNow, ""},
+		{"two slots: the second oldest starts too", []agentsv1alpha1.AgentRun{qrun("c", queued, "", 3), qrun("b", queued, "", 2), qrun("a", queued, "", 1)}, 2, "b", startNow, ""},
+		{"two slots: the third waits", []agentsv1alpha1.AgentRun{qrun("c", queued, "", 3), qrun("b", queued, "", 2), qrun("a", queued, "", 1)}, 2, "c", startWait, "older runs"},
+		{"same receipt time: by name", []agentsv1alpha1.AgentRun{qrun("b", queued, "", 1), qrun("a", queued, "", 1)}, 1, "b", startWait, "older runs"},
+		{"busy thread", []agentsv1alpha1.AgentRun{qrun("r", running, "ops", 0), qrun("a", queued, "ops", 1)}, 4, "a", startWait, "another run is running in thread ops"},
+		{"an older run of the thread goes first", []agentsv1alpha1.AgentRun{qrun("a", queued, "ops", 1), qrun("b", queued, "ops", 2)}, 4, "b", startWait, "older run of thread ops"},
+		{"a run waiting for its thread takes no slot", []agentsv1alpha1.AgentRun{
+			qrun("r", running, "ops", 0), qrun("a", queued, "ops", 1), qrun("b", queued, "", 2),
+		}, 2, "b", startNow, ""},
+		{"another thread is not held up", []agentsv1alpha1.AgentRun{qrun("r", running, "ops", 0), qrun("a", queued, "dev", 1)}, 2, "a", startNow, ""},
+		{"not listed yet", []agentsv1alpha1.AgentRun{qrun("b", queued, "", 2)}, 4, "a", startNotListed, "not among"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ask := qrun(tc.ask, queued, "", 0)
+			for _, r := range tc.runs {
+				if r.Name == tc.ask {
+					ask = r
+				}
+			}
+			got, why := mayStart(&ask, tc.runs, tc.max)
+			if got != tc.want || !strings.Contains(why, tc.reason) {
+				t.Errorf("mayStart(%s) = %d %q, want %d with %q", tc.ask, got, why, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	cases := []struct {
+		task  a2a.Task
+		state agentsv1alpha1.RunState
+		msg   string
+	}{
+		{a2a.Task{State: a2a.StateCompleted}, agentsv1alpha1.RunSuccess, ""},
+		{a2a.Task{State: a2a.StateFailed, StatusText: "boom"}, agentsv1alpha1.RunError, "The agent failed the task: boom"},
+		{a2a.Task{State: a2a.StateFailed}, agentsv1alpha1.RunError, "The agent failed the task"},
+		{a2a.Task{State: a2a.StateRejected}, agentsv1alpha1.RunError, "The agent rejected the task"},
+		{a2a.Task{State: a2a.StateCanceled}, agentsv1alpha1.RunError, "The agent canceled the task"},
+		{a2a.Task{State: a2a.StateInputRequired, StatusText: "which repo?"}, agentsv1alpha1.RunError, "The agent asked for input on the task: which repo? (webhook runs cannot answer)"},
+		{a2a.Task{State: a2a.StateAuthRequired}, agentsv1alpha1.RunError, "The agent asked for authentication on the task (webhook runs cannot answer)"},
+		{a2a.Task{State: "mystery"}, agentsv1alpha1.RunError, `The agent left the task in state "mystery"`},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.task.State), func(t *testing.T) {
+			state, msg := outcome(&tc.task)
+			if state != tc.state || msg != tc.msg {
+				t.Errorf("outcome(%s) = %s %q, want %s %q", tc.task.State, state, msg, tc.state, tc.msg)
+			}
+		})
+	}
+}
+
+func TestCutOutputAndMessage(t *testing.T) {
+	euro := "€" // three bytes
+	cases := []struct {
+		name  string
+		cut   func(string) string
+		in    string
+		limit int    // bytes kept at most before the note
+		note  string // "" when the text fits and must come back unchanged
+	}{
+		{"short output", cutOutput, "fine", MaxOutputBytes, ""},
+		{"output at the limit", cutOutput, strings.Repeat("a", MaxOutputBytes), MaxOutputBytes, ""},
+		{"ascii output over", cutOutput, strings.Repeat("a", MaxOutputBytes+1), MaxOutputBytes - len(outputCutNote), outputCutNote},
+		{"multibyte output over", cutOutput, strings.Repeat(euro, MaxOutputBytes), MaxOutputBytes - len(outputCutNote), outputCutNote},
+		{"short message", cutMessage, "fine", maxMessageBytes, ""},
+		{"multibyte message over", cutMessage, "xx" + strings.Repeat(euro, maxMessageBytes), maxMessageBytes, "…"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.cut(tc.in)
+			if tc.note == "" {
+				if got != tc.in {
+					t.Error("a text within the limit changed")
+				}
+				return
+			}
+			kept, noted := strings.CutSuffix(got, tc.note)
+			switch {
+			case !noted:
+				t.Errorf("the cut is not noted: ...%q", got[len(got)-40:])
+			case !strings.HasPrefix(tc.in, kept):
+				t.Error("the kept text is not the start of the input")
+			case len(kept) > tc.limit || len(kept) < tc.limit-utf8.UTFMax+1:
+				t.Errorf("kept %d bytes, want the most up to %d that end on a rune", len(kept), tc.limit)
+			case !utf8.ValidString(got):
+				t.Error("a UTF-8 sequence was split")
+			}
+		})
+	}
+}
+
+func TestPollInterval(t *testing.T) {
+	for _, tc := range []struct{ elapsed, want time.Duration }{
+		{0, 200 * time.Millisecond},
+		{time.Second, 200 * time.Millisecond},
+		{3 * time.Second, 300 * time.Millisecond},
+		{20 * time.Second, 2 * time.Second},
+		{time.Minute, 5 * time.Second},
+		{time.Hour, 5 * time.Second},
+	} {
+		if got := pollInterval(tc.elapsed); got != tc.want {
+			t.Errorf("pollInterval(%s) = %s, want %s", tc.elapsed, got, tc.want)
+		}
+	}
+}

@@ -17,13 +17,14 @@ limitations under the License.
 package controllers
 
 // RBAC of the operator. `make manifests` turns these markers into the
-// hookrun-operator ClusterRole in config/rbac/operator_role.yaml.
+// hookrun-operator ClusterRole in config/rbac/operator_role.yaml, and the
+// namespaced ones (leader election) into a Role of the same name.
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents;webhookendpoints;agentthreads;agentruns,verbs=get;list;watch
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents/status;webhookendpoints/status;agentthreads/status;agentruns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents/status;webhookendpoints/status;agentthreads/status;agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=hookrun-system

@@ -45,6 +45,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // The operator's reconcilers run in a real manager against a real
@@ -102,14 +103,20 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	watchClient, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The operator's RBAC, service account and the admission policies, as
+	// installed in a cluster: the operator below runs as its service account.
+	Expect(testenv.InstallAccessControl(context.Background(), k8sClient)).To(Succeed())
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
 })
 
 // startManager starts the operator's manager, as `hookrun operator` wires
-// it, and returns a function that stops it and waits until it has stopped.
+// it, as the operator's service account (impersonated: its ClusterRole is
+// all it may do), and returns a function that stops it and waits until it
+// has stopped.
 func startManager() func() {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	asOperator := testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.OperatorServiceAccount)
+	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -26,5 +26,5 @@ package receiver
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=create;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=hookrun-system
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

@@ -35,7 +35,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,6 +44,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // The receive route runs as `hookrun receiver` wires it, against a real
@@ -52,7 +52,7 @@ import (
 // written by the specs themselves, as the operator would.
 
 const (
-	receiverNamespace = "hookrun-system"
+	receiverNamespace = testenv.Namespace
 	testRateLimit     = 5
 	testUnauthLimit   = 3
 )
@@ -99,9 +99,12 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(testEnv.Stop)
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: receiverNamespace}})).To(Succeed())
+	// The receiver's RBAC, service account (in receiverNamespace) and the
+	// admission policies, as installed in a cluster: the receiver below runs
+	// as its service account.
+	Expect(testenv.InstallAccessControl(context.Background(), k8sClient)).To(Succeed())
 
-	counted := rest.CopyConfig(cfg)
+	counted := testenv.AsServiceAccount(cfg, receiverNamespace, testenv.ReceiverServiceAccount)
 	counted.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt} }
 	opts := NewOptions()
 	opts.ListenAddress = "127.0.0.1:0"
@@ -153,14 +156,9 @@ func newFixture(ctx context.Context) *fixture {
 
 func (f *fixture) grantTrigger(ctx context.Context, user string) {
 	GinkgoHelper()
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "agent-user"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}},
-	}
-	Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, role))).To(Succeed())
 	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, GenerateName: "agent-user-"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "agent-user"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hookrun-agent-user"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 	})).To(Succeed())
 }

@@ -1,0 +1,254 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+// The admission policies of config/policies and the roles of config/rbac,
+// installed by the suite, against users impersonated on the real API server.
+var _ = Describe("access control", func() {
+	const (
+		alice = "alice@example.com" // a member; owns the endpoints
+		bob   = "bob@example.com"   // another member
+		carol = "carol@example.com" // may edit endpoints (hookrun-edit) but is no member
+		dave  = "dave@example.com"  // in the hookrun-admins group
+	)
+	var ns string
+
+	as := func(user string, groups ...string) client.Client {
+		GinkgoHelper()
+		c, err := client.New(testenv.AsUser(cfg, user, groups...), client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	bind := func(ctx SpecContext, role, user string) *rbacv1.RoleBinding {
+		GinkgoHelper()
+		rb := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: role + "-"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+		}
+		Expect(k8sClient.Create(ctx, rb)).To(Succeed())
+		return rb
+	}
+	// forbidden matches an admission refusal carrying msg.
+	forbidden := func(msg string) OmegaMatcher {
+		return And(
+			WithTransform(apierrors.IsForbidden, BeTrue()),
+			WithTransform(func(err error) string { return err.Error() }, And(ContainSubstring("hookrun-endpoint-ownership"), ContainSubstring(msg))),
+		)
+	}
+	endpoint := func(name string, owner *agentsv1alpha1.Owner) *agentsv1alpha1.WebhookEndpoint {
+		ep := newEndpoint(ns, name, "triage")
+		ep.Spec.Owner = owner
+		return ep
+	}
+	// aliceEndpoint is an endpoint alice created herself.
+	aliceEndpoint := func(ctx SpecContext, name string) *agentsv1alpha1.WebhookEndpoint {
+		GinkgoHelper()
+		ep := endpoint(name, nil)
+		Expect(as(alice, "team-a").Create(ctx, ep)).To(Succeed())
+		return ep
+	}
+	// change patches the fields mutate changes (no resourceVersion: the
+	// operator writes the endpoint too).
+	change := func(ctx SpecContext, c client.Client, ep *agentsv1alpha1.WebhookEndpoint, mutate func(*agentsv1alpha1.WebhookEndpoint)) error {
+		cur := get(ctx, ep.DeepCopy())
+		patch := client.MergeFrom(cur.DeepCopy())
+		mutate(cur)
+		return c.Patch(ctx, cur, patch)
+	}
+	rotate := func(ep *agentsv1alpha1.WebhookEndpoint) {
+		ep.SetAnnotations(map[string]string{agentsv1alpha1.AnnotationRotateSecret: time.Now().String()})
+	}
+	newPrompt := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "Summarize this." }
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+		bind(ctx, "hookrun-agent-user", alice)
+		bind(ctx, "hookrun-agent-user", bob)
+		bind(ctx, "hookrun-edit", carol)
+		bind(ctx, "hookrun-edit", dave) // RBAC lets dave write; the policy exempts his group
+		// The policies were installed with the suite; wait until the API
+		// server enforces them (its policy informers are asynchronous).
+		Eventually(func() error {
+			return as(bob).Create(ctx, endpoint("probe", &agentsv1alpha1.Owner{User: alice}), client.DryRunAll)
+		}).Should(forbidden("spec.owner.user must be you"))
+	})
+
+	It("makes the creator the owner, with the creator's groups", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "mine")
+		Expect(get(ctx, ep).Spec.Owner).To(Equal(&agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a", "system:authenticated"}}))
+	})
+
+	It("accepts the owner's edits, rotation and delete", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "mine")
+		Expect(change(ctx, as(alice, "team-a"), ep, newPrompt)).To(Succeed())
+		Expect(change(ctx, as(alice, "team-a"), ep, rotate)).To(Succeed())
+		Expect(as(alice, "team-a").Delete(ctx, ep)).To(Succeed())
+	})
+
+	It("refuses another member's edit, rotation and delete, naming the owner", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "mine")
+		Expect(change(ctx, as(bob), ep, newPrompt)).To(forbidden("only the owner (alice@example.com) can change this endpoint's spec"))
+		Expect(change(ctx, as(bob), ep, rotate)).To(forbidden("only the owner (alice@example.com) can rotate this endpoint's secret"))
+		Expect(as(bob).Delete(ctx, ep)).To(forbidden("only the owner (alice@example.com) or a hookrun admin can delete this endpoint"))
+		Expect(change(ctx, as(bob), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Labels = map[string]string{"team": "b"} })).
+			To(Succeed(), "metadata other than the rotation annotation is not the owner's alone")
+	})
+
+	It("refuses an owner other than the creator, and groups the creator does not hold", func(ctx SpecContext) {
+		Expect(as(bob).Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice}))).
+			To(forbidden("spec.owner.user must be you (bob@example.com)"))
+		Expect(as(alice, "team-a").Create(ctx, endpoint("grabby", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a", "platform-admins"}}))).
+			To(forbidden("spec.owner.groups may only name groups you belong to; you are not in: platform-admins"))
+		Expect(as(alice, "team-a").Create(ctx, endpoint("modest", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a"}}))).To(Succeed())
+		ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "modest"}}
+		Expect(change(ctx, as(alice, "team-a"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner.Groups = []string{"platform-admins"} })).
+			To(forbidden("you are not in: platform-admins"))
+	})
+
+	It("refuses endpoints for an Agent the creator may not trigger: without trigger one is no member", func(ctx SpecContext) {
+		Expect(as(carol).Create(ctx, endpoint("nope", nil))).
+			To(forbidden("you may not trigger Agent triage in namespace " + ns))
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: carol, Groups: []string{"system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: "trigger", Group: agentsv1alpha1.GroupVersion.Group, Resource: "agents", Name: "triage",
+			},
+		}}
+		Expect(k8sClient.Create(ctx, review)).To(Succeed())
+		Expect(review.Status.Allowed).To(BeFalse(), "hookrun-edit alone does not make carol a member")
+	})
+
+	It("lets a member take ownership only while the owner is no longer a member", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "handover")
+		readyEndpoint(ctx, ep)
+		claim := func(user string) func(*agentsv1alpha1.WebhookEndpoint) {
+			return func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner = &agentsv1alpha1.Owner{User: user} }
+		}
+		Expect(change(ctx, as(bob), ep, claim(bob))).
+			To(forbidden("this endpoint is owned by alice@example.com; you can take ownership only while it is paused with pauseReason OwnerNotMember"))
+		Expect(change(ctx, as(bob), ep, claim(carol))).
+			To(forbidden("spec.owner can only be set to yourself (bob@example.com)"))
+
+		// Alice leaves; the receiver pauses the endpoint on the next call.
+		rbs := &rbacv1.RoleBindingList{}
+		Expect(k8sClient.List(ctx, rbs, client.InNamespace(ns))).To(Succeed())
+		for i := range rbs.Items {
+			if rbs.Items[i].Subjects[0].Name == alice {
+				Expect(k8sClient.Delete(ctx, &rbs.Items[i])).To(Succeed())
+			}
+		}
+		fakeClock.Step(11 * time.Second) // past the operator's membership cache
+		cur := get(ctx, ep.DeepCopy())
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Status.Phase = agentsv1alpha1.EndpointPaused
+		cur.Status.PauseReason = agentsv1alpha1.PauseReasonOwnerNotMember
+		Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
+		Consistently(func() agentsv1alpha1.PauseReason { return get(ctx, ep.DeepCopy()).Status.PauseReason }, time.Second).
+			Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+
+		Expect(change(ctx, as(carol), ep, claim(carol))).
+			To(forbidden("you can take ownership only as a member of Agent triage"))
+		Expect(change(ctx, as(bob), ep, claim(bob))).To(Succeed())
+		fakeClock.Step(11 * time.Second)
+		Eventually(func() agentsv1alpha1.EndpointPhase { return get(ctx, ep.DeepCopy()).Status.Phase }).
+			Should(Equal(agentsv1alpha1.EndpointActive), "the operator lifts the pause: the new owner is a member")
+		Expect(change(ctx, as(bob), ep, newPrompt)).To(Succeed(), "bob is the owner now")
+		Expect(change(ctx, as(alice, "team-a"), ep, newPrompt)).To(HaveOccurred(), "alice is not")
+	})
+
+	It("exempts the admin group, the operator and kube-system's controllers", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "mine")
+		Expect(change(ctx, as(dave, "hookrun-admins"), ep, newPrompt)).To(Succeed())
+		Expect(change(ctx, as(dave, "hookrun-admins"), ep, rotate)).To(Succeed())
+		Expect(as(dave, "hookrun-admins").Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a"}}))).To(Succeed())
+		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
+			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		Expect(change(ctx, operator, ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "From the operator." })).To(Succeed())
+		gc := as("system:serviceaccount:kube-system:generic-garbage-collector", "system:serviceaccounts", "system:serviceaccounts:kube-system")
+		Expect(gc.Delete(ctx, ep)).To(Succeed())
+		Expect(as(dave, "hookrun-admins").Delete(ctx, &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "for-alice"}})).To(Succeed())
+	})
+
+	It("lets members see every endpoint and run, and nobody else", func(ctx SpecContext) {
+		aliceEndpoint(ctx, "mine")
+		Expect(as(bob).List(ctx, &agentsv1alpha1.WebhookEndpointList{}, client.InNamespace(ns))).To(Succeed())
+		Expect(as(bob).List(ctx, &agentsv1alpha1.AgentRunList{}, client.InNamespace(ns))).To(Succeed())
+		list := &agentsv1alpha1.WebhookEndpointList{}
+		Expect(as(bob).List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		Expect(list.Items).To(HaveLen(1))
+		err := as("eve@example.com").List(ctx, &agentsv1alpha1.WebhookEndpointList{}, client.InNamespace(ns))
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "eve has no role in the namespace: %v", err)
+	})
+
+	It("gives the receiver and the operator only what they use", func(ctx SpecContext) {
+		allowed := func(user, verb, group, resource, subresource string) bool {
+			GinkgoHelper()
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User:   user,
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + testenv.Namespace, "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Namespace: ns, Verb: verb, Group: group, Resource: resource, Subresource: subresource,
+				},
+			}}
+			Expect(k8sClient.Create(ctx, review)).To(Succeed())
+			return review.Status.Allowed
+		}
+		receiver := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.ReceiverServiceAccount
+		operator := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.OperatorServiceAccount
+		const g = "agents.hookrun.dev"
+		for _, c := range []struct {
+			user, verb, group, resource, sub string
+			want                             bool
+		}{
+			{receiver, "create", "", "secrets", "", true},
+			{receiver, "get", "", "secrets", "", false},
+			{receiver, "list", "", "secrets", "", false},
+			{receiver, "watch", "", "secrets", "", false},
+			{receiver, "create", g, "agentruns", "", true},
+			{receiver, "update", g, "agentruns", "", false},
+			{receiver, "patch", g, "webhookendpoints", "status", true},
+			{receiver, "patch", g, "webhookendpoints", "", false},
+			{receiver, "trigger", g, "agents", "", false},
+			{receiver, "list", "", "configmaps", "", false}, // only in its own namespace
+			{operator, "create", g, "agentruns", "", false},
+			{operator, "delete", g, "agentruns", "", true},
+			{operator, "delete", g, "webhookendpoints", "", false},
+			{operator, "update", g, "agents", "", false},
+			{operator, "trigger", g, "agents", "", false},
+			{operator, "create", "coordination.k8s.io", "leases", "", false}, // only in its own namespace
+		} {
+			Expect(allowed(c.user, c.verb, c.group, c.resource, c.sub)).To(Equal(c.want), "%s %s %s/%s", c.user, c.verb, c.resource, c.sub)
+		}
+	})
+})

@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testenv installs hookrun's manifests (RBAC, service accounts,
+// admission policies) into a test API server and makes clients that act as
+// hookrun's service accounts or as people, through impersonation.
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Namespace is where hookrun's service accounts live.
+const Namespace = "hookrun-system"
+
+// Service account names of the operator and the receiver.
+const (
+	OperatorServiceAccount = "hookrun-operator"
+	ReceiverServiceAccount = "hookrun-receiver"
+)
+
+// Root is the repository's root directory.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// InstallAccessControl applies config/rbac and config/policies: the
+// namespace, service accounts and roles of the operator and the receiver,
+// the roles for people, and the admission policies with their bindings.
+func InstallAccessControl(ctx context.Context, c client.Client) error {
+	return Apply(ctx, c, filepath.Join(Root(), "config", "rbac"), filepath.Join(Root(), "config", "policies"))
+}
+
+// Apply creates or updates every object in the YAML files under paths
+// (files, or directories read non-recursively). Namespaces go first.
+func Apply(ctx context.Context, c client.Client, paths ...string) error {
+	objs, err := read(paths)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
+		return boolInt(b.GetKind() == "Namespace") - boolInt(a.GetKind() == "Namespace")
+	})
+	for _, o := range objs {
+		if err := createOrUpdate(ctx, c, o); err != nil {
+			return fmt.Errorf("applying %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func createOrUpdate(ctx context.Context, c client.Client, o *unstructured.Unstructured) error {
+	err := c.Create(ctx, o.DeepCopy())
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(o.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
+		return err
+	}
+	o = o.DeepCopy()
+	o.SetResourceVersion(cur.GetResourceVersion())
+	return c.Update(ctx, o)
+}
+
+func read(paths []string) ([]*unstructured.Unstructured, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(matches)
+		files = append(files, matches...)
+	}
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+		for {
+			doc, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if len(strings.TrimSpace(stripComments(doc))) == 0 {
+				continue
+			}
+			u := &unstructured.Unstructured{}
+			if err := utilyaml.Unmarshal(doc, &u.Object); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if u.GetKind() == "" {
+				continue // a kustomization.yaml, not an object
+			}
+			objs = append(objs, u)
+		}
+	}
+	return objs, nil
+}
+
+func stripComments(doc []byte) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(string(doc), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// AsServiceAccount is cfg impersonating service account name of namespace
+// ns, with the groups the API server gives service accounts.
+func AsServiceAccount(cfg *rest.Config, ns, name string) *rest.Config {
+	return AsUser(cfg, "system:serviceaccount:"+ns+":"+name, "system:serviceaccounts", "system:serviceaccounts:"+ns)
+}
+
+// AsUser is cfg impersonating user with groups (and system:authenticated,
+// which the API server adds to every authenticated user).
+func AsUser(cfg *rest.Config, user string, groups ...string) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(slices.Clone(groups), "system:authenticated")}
+	return c
+}

@@ -6,12 +6,14 @@ K8S_VERSION ?= v1.37.0
 ETCD_VERSION ?= v3.6.6
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
+HELM_VERSION ?= v3.22.0
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
 K8S_BIN ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -39,9 +41,10 @@ generate: $(CONTROLLER_GEN) ## Write deepcopy code for the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Write CRDs (config/crd/bases) and the operator's and receiver's RBAC (config/rbac).
+manifests: $(CONTROLLER_GEN) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac) and the chart's generated parts.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	hack/gen-rbac.sh "$(CONTROLLER_GEN)"
+	hack/gen-chart.sh
 
 .PHONY: fmt
 fmt: ## go fmt.
@@ -53,9 +56,9 @@ vet: ## go vet.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate everything and fail if the tree changed (generated files are never edited by hand).
-	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
+	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are out of date; run 'make generate manifests' and commit:"; \
-		git status --porcelain -- api config; git --no-pager diff --stat -- api config; exit 1; \
+		git status --porcelain -- api config charts; git --no-pager diff --stat -- api config charts; exit 1; \
 	fi
 	@echo "generated files are up to date"
 
@@ -66,8 +69,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
 FUZZ_TIME ?= 10s
 
 .PHONY: test
-test: control-plane ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the receiver under -race, short fuzz runs.
-	go test $(GO_TEST_FLAGS) ./...
+test: control-plane $(HELM) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart, the receiver under -race, short fuzz runs.
+	HELM=$(HELM) go test $(GO_TEST_FLAGS) ./...
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
@@ -103,6 +106,12 @@ $(CONTROLLER_GEN): | $(LOCALBIN)
 
 $(GOLANGCI_LINT): | $(LOCALBIN)
 	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+$(HELM): | $(LOCALBIN)
+	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: helm
+helm: $(HELM) ## Install the pinned helm into bin/.
 
 # go-install-tool installs package $(2)@$(3) as the versioned binary $(1).
 define go-install-tool

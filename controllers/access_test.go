@@ -102,6 +102,11 @@ var _ = Describe("access control", func() {
 		Eventually(func() error {
 			return as(bob).Create(ctx, endpoint("probe", &agentsv1alpha1.Owner{User: alice}), client.DryRunAll)
 		}).Should(forbidden("spec.owner.user must be you"))
+		Eventually(func() (*agentsv1alpha1.Owner, error) {
+			probe := endpoint("probe", nil)
+			err := as(alice, "team-a").Create(ctx, probe, client.DryRunAll)
+			return probe.Spec.Owner, err
+		}).ShouldNot(BeNil())
 	})
 
 	It("makes the creator the owner, with the creator's groups", func(ctx SpecContext) {

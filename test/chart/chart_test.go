@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package chart tests charts/hookrun: it lints and renders the chart with
+// the pinned helm, installs what it renders into a real API server in a
+// namespace other than hookrun-system, and checks the access control it
+// carries.
+package chart
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+const (
+	release   = "platform" // the release namespace, deliberately not hookrun-system
+	gitops    = "system:serviceaccount:flux-system:kustomize-controller"
+	alice     = "alice@example.com"
+	bob       = "bob@example.com"
+	teamSpace = "team-a"
+)
+
+// helm runs the pinned helm (make test sets HELM) and returns its output.
+func helm(t *testing.T, args ...string) string {
+	t.Helper()
+	bin := os.Getenv("HELM")
+	if bin == "" {
+		t.Fatal("HELM is not set: run `make test`, which installs the pinned helm into bin/")
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func TestChartInstallsAccessControl(t *testing.T) {
+	g := NewWithT(t)
+	g.SetDefaultEventuallyTimeout(20 * time.Second)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	helm(t, "lint", "--strict", chart)
+	rendered := helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "admission.exemptUsers={"+gitops+"}")
+	manifest := filepath.Join(t.TempDir(), "rendered.yaml")
+	g.Expect(os.WriteFile(manifest, []byte(rendered), 0o600)).To(Succeed())
+
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`")
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(chart, "crds")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = env.Stop() })
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
+	admin, err := client.New(cfg, client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	as := func(user string, groups ...string) client.Client {
+		c, err := client.New(testenv.AsUser(cfg, user, groups...), client.Options{Scheme: scheme})
+		g.Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	ctx := context.Background()
+	for _, ns := range []string{release, teamSpace} {
+		g.Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	}
+	g.Expect(testenv.Apply(ctx, admin, manifest)).To(Succeed())
+
+	// The roles are bound to the release's service accounts.
+	sa := func(name string) string { return "system:serviceaccount:" + release + ":" + name }
+	for _, c := range []struct {
+		user, verb, group, resource string
+		want                        bool
+	}{
+		{sa("hookrun-receiver"), "create", "", "secrets", true},
+		{sa("hookrun-receiver"), "get", "", "secrets", false},
+		{sa("hookrun-receiver"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", true},
+		{sa("hookrun-operator"), "delete", agentsv1alpha1.GroupVersion.Group, "agentruns", true},
+		{sa("hookrun-operator"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", false},
+	} {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: c.user, Groups: []string{"system:serviceaccounts", "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: teamSpace, Verb: c.verb, Group: c.group, Resource: c.resource},
+		}}
+		g.Expect(admin.Create(ctx, review)).To(Succeed())
+		g.Expect(review.Status.Allowed).To(Equal(c.want), "%s %s %s", c.user, c.verb, c.resource)
+	}
+
+	// Ownership, with the settings the release gave the policy.
+	g.Expect(admin.Create(ctx, &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, Name: "triage"},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
+	})).To(Succeed())
+	for user, role := range map[string]string{alice: "hookrun-agent-user", bob: "hookrun-agent-user", gitops: "hookrun-edit"} {
+		g.Expect(admin.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, GenerateName: "member-"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+		})).To(Succeed())
+	}
+	endpoint := func(name string, owner *agentsv1alpha1.Owner) *agentsv1alpha1.WebhookEndpoint {
+		return &agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, Name: name},
+			Spec: agentsv1alpha1.WebhookEndpointSpec{
+				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
+				ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: owner,
+			},
+		}
+	}
+	// The API server enforces new policies (and knows new CRDs' schemas in
+	// them) after its informers see them.
+	g.Eventually(func() error {
+		return as(bob).Create(ctx, endpoint("probe", &agentsv1alpha1.Owner{User: alice}), client.DryRunAll)
+	}).Should(MatchError(ContainSubstring("spec.owner.user must be you")))
+	g.Eventually(func() (*agentsv1alpha1.Owner, error) {
+		probe := endpoint("probe", nil)
+		err := as(alice).Create(ctx, probe, client.DryRunAll)
+		return probe.Spec.Owner, err
+	}).ShouldNot(BeNil())
+
+	mine := endpoint("mine", nil)
+	g.Expect(as(alice).Create(ctx, mine)).To(Succeed())
+	g.Expect(mine.Spec.Owner.User).To(Equal(alice), "the owner is filled from the creator")
+	g.Expect(as(gitops, "system:serviceaccounts").Create(ctx, endpoint("from-git", &agentsv1alpha1.Owner{User: alice}))).
+		To(Succeed(), "the GitOps controller named in values is exempt")
+	edit := func(c client.Client) error {
+		cur := &agentsv1alpha1.WebhookEndpoint{}
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(mine), cur)).To(Succeed())
+		patch := client.MergeFrom(cur.DeepCopy())
+		cur.Spec.Prompt = "Something else."
+		return c.Patch(ctx, cur, patch)
+	}
+	err = edit(as(bob))
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue())
+	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
+	g.Expect(edit(as(sa("hookrun-operator"), "system:serviceaccounts", "system:serviceaccounts:"+release))).
+		To(Succeed(), "the operator of the release namespace is exempt")
+}

@@ -80,10 +80,8 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubect
 	K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/build-control-plane.sh "$(K8S_BIN)"
 
 .PHONY: dev
-dev: ## Run a local control plane, operator, receiver and demo agent (not yet available).
-	@echo "make dev is not yet available: it arrives with the 'one command to try it' issue."
-	@echo "Until then: 'make test' runs the API against a real kube-apiserver."
-	@exit 2
+dev: control-plane build ## Run hookrun locally: control plane, operator, receiver and demo agent; prints a ready curl command. Ctrl-C stops it.
+	bin/hookrun-dev --assets bin/k8s/$(K8S_VERSION)
 
 .PHONY: bench
 bench: control-plane ## Benchmarks, not part of make test: 202-to-send latency through the real operator (p50/p99).
@@ -92,9 +90,10 @@ bench: control-plane ## Benchmarks, not part of make test: 202-to-send latency t
 ##@ Build
 
 .PHONY: build
-build: ## Build the hookrun binary into bin/hookrun and the demo agent into bin/demo-agent.
+build: ## Build bin/hookrun, the demo agent bin/demo-agent and bin/hookrun-dev (make dev).
 	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(LOCALBIN)/hookrun .
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/demo-agent ./hack/demo-agent
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-dev ./hack/dev
 
 ##@ Tools
 

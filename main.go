@@ -63,7 +63,7 @@ func newRootCommand() *cobra.Command {
 	logFlags := flag.NewFlagSet("log", flag.ContinueOnError)
 	zapOpts.BindFlags(logFlags)
 	root.PersistentFlags().AddGoFlagSet(logFlags)
-	root.AddCommand(newOperatorCommand(), newReceiverCommand(), newDevCommand(), newVersionCommand())
+	root.AddCommand(newOperatorCommand(), newReceiverCommand(), newVersionCommand())
 	return root
 }
 
@@ -149,17 +149,6 @@ func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
 		return err
 	}
 	return mgr.Start(cmd.Context())
-}
-
-func newDevCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dev",
-		Short: "Run a local control plane, operator, receiver and demo agent (not yet available)",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return fmt.Errorf("hookrun dev is not yet available")
-		},
-	}
 }
 
 func newVersionCommand() *cobra.Command {

@@ -54,7 +54,6 @@ func TestFlagErrorsAreReported(t *testing.T) {
 	cases := map[string][]string{
 		"--public-base-url: is required":         {"operator"},
 		"--rate-limit must be at least 1":        {"receiver", "--rate-limit=0"},
-		"hookrun dev is not yet available":       {"dev"},
 		`unknown flag: --no-such-flag`:           {"operator", "--no-such-flag"},
 		"--payload-ttl must not be negative":     {"operator", "--public-base-url=http://x", "--payload-ttl=-1s"},
 		"--unauthenticated-rate-limit must be a": {"receiver", "--unauthenticated-rate-limit=-3"},

@@ -58,15 +58,37 @@ func Root() string {
 // namespace, service accounts and roles of the operator and the receiver,
 // the roles for people, and the admission policies with their bindings.
 func InstallAccessControl(ctx context.Context, c client.Client) error {
-	return Apply(ctx, c, filepath.Join(Root(), "config", "rbac"), filepath.Join(Root(), "config", "policies"))
+	return InstallAccessControlFrom(ctx, c, Root())
+}
+
+// InstallAccessControlFrom is InstallAccessControl from the repository at root.
+func InstallAccessControlFrom(ctx context.Context, c client.Client, root string) error {
+	return Apply(ctx, c, filepath.Join(root, "config", "rbac"), filepath.Join(root, "config", "policies"))
 }
 
 // Apply creates or updates every object in the YAML files under paths
 // (files, or directories read non-recursively). Namespaces go first.
 func Apply(ctx context.Context, c client.Client, paths ...string) error {
+	return ApplyIn(ctx, c, "", paths...)
+}
+
+// ApplyIn is Apply, putting namespaced objects that name no namespace into ns.
+func ApplyIn(ctx context.Context, c client.Client, ns string, paths ...string) error {
 	objs, err := read(paths)
 	if err != nil {
 		return err
+	}
+	for _, o := range objs {
+		if o.GetNamespace() != "" || ns == "" {
+			continue
+		}
+		namespaced, err := c.IsObjectNamespaced(o)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+		if namespaced {
+			o.SetNamespace(ns)
+		}
 	}
 	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
 		return boolInt(b.GetKind() == "Namespace") - boolInt(a.GetKind() == "Namespace")

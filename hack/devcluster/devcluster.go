@@ -294,7 +294,11 @@ func freePorts(n int) ([]int, error) {
 			return nil, err
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		addr, ok := l.Addr().(*net.TCPAddr)
+		if !ok {
+			return nil, fmt.Errorf("unexpected address %v", l.Addr())
+		}
+		ports = append(ports, addr.Port)
 	}
 	return ports, nil
 }
@@ -346,7 +350,7 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	err = wait.PollUntilContextCancel(readyCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-exited:
-			return false, fmt.Errorf("%s exited: %v (log: %s)", name, p.waitErr, p.log)
+			return false, fmt.Errorf("%s exited: %w (log: %s)", name, p.waitErr, p.log)
 		default:
 		}
 		return p.ready(ctx) == nil, nil
@@ -529,7 +533,7 @@ func (c *Cluster) Exited() error {
 		}
 		select {
 		case <-p.exited:
-			errs = append(errs, fmt.Errorf("%s exited: %v (log: %s)", p.name, p.waitErr, p.log))
+			errs = append(errs, fmt.Errorf("%s exited: %w (log: %s)", p.name, p.waitErr, p.log))
 		default:
 		}
 	}

@@ -350,7 +350,7 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	err = wait.PollUntilContextCancel(readyCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-exited:
-			return false, fmt.Errorf("%s exited: %w (log: %s)", name, p.waitErr, p.log)
+			return false, fmt.Errorf("%s exited before it was ready: %w (log: %s)", name, exitError(p.waitErr), p.log)
 		default:
 		}
 		return p.ready(ctx) == nil, nil
@@ -468,7 +468,38 @@ func (c *Cluster) applySamples(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("applying config/samples as %s: %w", Developer, err)
 	}
+	if err := c.pointAgentsAtDemoAgent(ctx, devClient, ns); err != nil {
+		return err
+	}
 	return c.waitReady(ctx, ns)
+}
+
+// sampleAgentURL is where config/samples expects the demo agent.
+const sampleAgentURL = "http://127.0.0.1:18090/"
+
+// pointAgentsAtDemoAgent moves the sample Agents to the demo agent's address
+// when it is not the one the samples name (the end-to-end suite picks a free port).
+func (c *Cluster) pointAgentsAtDemoAgent(ctx context.Context, dev client.Client, ns string) error {
+	url := "http://" + c.opts.AgentAddress + "/"
+	if url == sampleAgentURL {
+		return nil
+	}
+	agents := &agentsv1alpha1.AgentList{}
+	if err := dev.List(ctx, agents, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	for i := range agents.Items {
+		a := &agents.Items[i]
+		if a.Spec.A2A.URL != sampleAgentURL {
+			continue
+		}
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.A2A.URL = url
+		if err := dev.Patch(ctx, a, patch); err != nil {
+			return fmt.Errorf("pointing Agent %s at the demo agent: %w", a.Name, err)
+		}
+	}
+	return nil
 }
 
 // waitReady waits until every endpoint of ns is Ready.
@@ -533,11 +564,19 @@ func (c *Cluster) Exited() error {
 		}
 		select {
 		case <-p.exited:
-			errs = append(errs, fmt.Errorf("%s exited: %w (log: %s)", p.name, p.waitErr, p.log))
+			errs = append(errs, fmt.Errorf("%s exited: %w (log: %s)", p.name, exitError(p.waitErr), p.log))
 		default:
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// exitError is a process's wait error, or one saying it exited cleanly.
+func exitError(err error) error {
+	if err == nil {
+		return errors.New("exit status 0")
+	}
+	return err
 }
 
 // ShellQuote quotes s for a POSIX shell.

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package e2e runs a user's whole journey against hookrun as real processes
+// (the same ones `make dev` starts): etcd, kube-apiserver and
+// kube-controller-manager (so the garbage collector runs), the demo agent,
+// and the operator and the receiver built from this tree, each with its own
+// service account. Calls are real HTTP; kubectl is the one built with the
+// control plane.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/hookrun/hookrun/hack/devcluster"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+const (
+	ns = "e2e"
+	// Small limits so that the 429 spec reaches them quickly; every spec
+	// that is not about rate limits uses its own endpoint.
+	rateLimit             = 20
+	unauthRateLimit       = 10
+	sampleEndpoint        = "github-issues"
+	sampleUnauthenticated = "status-page"
+)
+
+var cluster *devcluster.Cluster
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "end-to-end")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	Expect(assets).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
+	root := testenv.Root()
+	bin := GinkgoT().TempDir()
+	for out, pkg := range map[string]string{"hookrun": ".", "demo-agent": "./hack/demo-agent"} {
+		build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, out), pkg)
+		build.Dir = root
+		b, err := build.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "go build %s: %s", pkg, b)
+	}
+	addrs := freeAddresses(2)
+	var err error
+	cluster, err = devcluster.Start(ctx, devcluster.Options{
+		Root: root, Assets: assets,
+		Hookrun: filepath.Join(bin, "hookrun"), DemoAgentBinary: filepath.Join(bin, "demo-agent"),
+		WorkDir:         filepath.Join(GinkgoT().TempDir(), "cluster"),
+		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
+		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit)},
+		OperatorArgs:    []string{"--owner-recheck-interval=2s"},
+		SampleNamespace: ns,
+		Log:             GinkgoWriter,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		cluster.Stop()
+	})
+}, NodeTimeout(5*time.Minute))
+
+// freeAddresses returns n loopback addresses nobody listens on right now.
+func freeAddresses(n int) []string {
+	GinkgoHelper()
+	var out []string
+	var ls []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		ls = append(ls, l)
+		out = append(out, l.Addr().String())
+	}
+	for _, l := range ls {
+		Expect(l.Close()).To(Succeed())
+	}
+	return out
+}
+
+var _ = AfterEach(func() {
+	Expect(cluster.Exited()).To(Succeed(), "no process of the cluster died during the spec")
+})
+
+// kubectl runs the control plane's kubectl as the developer.
+func kubectl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, cluster.Kubectl(), append([]string{"--kubeconfig", cluster.DeveloperKubeconfig}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -54,8 +54,8 @@ const (
 	payloadGrace = 30 * time.Second
 	// sendRetryInterval spaces retries of a send that failed with a retryable error.
 	sendRetryInterval = 2 * time.Second
-	// callTimeout bounds one A2A call; a call also ends when the run times out.
-	callTimeout = 30 * time.Second
+	// defaultCallTimeout bounds one A2A call; a call also ends when the run times out.
+	defaultCallTimeout = 30 * time.Second
 	// cacheLagRetry is how soon a run the cache does not list yet is looked at again.
 	cacheLagRetry = time.Second
 )
@@ -94,11 +94,24 @@ type AgentRunReconciler struct {
 	NewContextID func() string
 	// Workers is how many runs are reconciled in parallel.
 	Workers int
+	// CallTimeout bounds one A2A call (default 30 s).
+	CallTimeout time.Duration
 
-	// payloadMissingSince remembers, by run UID, when a queued run was first
+	// payloadMissingSince remembers, by run key, when a queued run was first
 	// seen without its payload Secret (the receiver writes it just after;
 	// its creation enqueues the run).
 	payloadMissingSince sync.Map
+
+	// started holds the runs this operator decided to start, until the
+	// cache shows them running: with parallel workers and a cache that lags
+	// a decision must see the ones made just before it (see reserve).
+	startedMu sync.Mutex
+	started   map[types.NamespacedName]startedRun
+}
+
+// startedRun is a run decided to start: its Agent and thread.
+type startedRun struct {
+	agent, thread string
 }
 
 // finalError is a failure no retry can mend: the run ends with its message.
@@ -111,10 +124,13 @@ func (e finalError) Error() string { return e.msg }
 func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &agentsv1alpha1.AgentRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if run.EffectiveState().IsFinished() || !run.DeletionTimestamp.IsZero() {
-		r.payloadMissingSince.Delete(run.UID)
+		r.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	before := run.DeepCopy()
@@ -137,7 +153,7 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	if run.Status.State.IsFinished() {
-		r.payloadMissingSince.Delete(run.UID)
+		r.forget(req.NamespacedName)
 		runsFinished.WithLabelValues(string(run.Status.State)).Inc()
 		if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
 			runDuration.Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
@@ -179,13 +195,19 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 	if err := r.List(ctx, siblings, client.InNamespace(run.Namespace), client.MatchingFields{indexRunAgent: agent.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the runs of Agent %s: %w", agent.Name, err)
 	}
-	switch verdict, why := mayStart(run, siblings.Items, int(agent.Spec.MaxConcurrentRuns)); verdict {
+	switch verdict, why := r.reserve(run, siblings.Items, int(agent.Spec.MaxConcurrentRuns)); verdict {
 	case startWait:
 		ctrl.LoggerFrom(ctx).V(1).Info("run waits", "reason", why)
 		return ctrl.Result{}, nil // a run of the agent that finishes enqueues this one again
 	case startNotListed:
 		return ctrl.Result{RequeueAfter: cacheLagRetry}, nil // no event will come for a run the cache lacks
 	}
+	marked := false
+	defer func() {
+		if !marked {
+			r.unreserve(client.ObjectKeyFromObject(run)) // it did not start after all
+		}
+	}()
 
 	payload, res, err := r.payload(ctx, run, now)
 	if payload == nil {
@@ -208,6 +230,7 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 	if err := patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status); err != nil {
 		return ctrl.Result{}, err
 	}
+	marked = true
 	queueLatency.Observe(now.Sub(run.Spec.ReceivedAt.Time).Seconds())
 	return r.send(ctx, run, agent, payload.Data[agentsv1alpha1.PayloadBodyKey], now)
 }
@@ -220,12 +243,12 @@ func (r *AgentRunReconciler) payload(ctx context.Context, run *agentsv1alpha1.Ag
 	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, payload)
 	switch {
 	case err == nil:
-		r.payloadMissingSince.Delete(run.UID)
+		r.payloadMissingSince.Delete(client.ObjectKeyFromObject(run))
 		return payload, ctrl.Result{}, nil
 	case !apierrors.IsNotFound(err):
 		return nil, ctrl.Result{}, fmt.Errorf("reading payload Secret %s: %w", run.Spec.Payload.SecretName, err)
 	}
-	first, _ := r.payloadMissingSince.LoadOrStore(run.UID, now)
+	first, _ := r.payloadMissingSince.LoadOrStore(client.ObjectKeyFromObject(run), now)
 	if since, ok := first.(time.Time); ok && now.Sub(since) < payloadGrace {
 		return nil, ctrl.Result{RequeueAfter: payloadGrace - now.Sub(since)}, nil
 	}
@@ -255,16 +278,27 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 		File:      file,
 		Metadata:  runMetadata(run, model, run.Status.Thread.Title),
 	})
+	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
 	switch {
-	case a2a.IsRetryable(err):
+	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
 	case err != nil:
 		return ctrl.Result{}, finalError{fmt.Sprintf("The agent refused the message: %v", err)}
 	}
+	if task.State.Terminal() {
+		// Answered at once (a message, or a finished task): the outcome is
+		// stored with the task id, in one write, so a failure after it
+		// cannot lead to a second send.
+		state, msg := outcome(task)
+		finish(&run.Status, state, msg, task.Output, now)
+	}
 	if err := r.recordTask(ctx, run, task); err != nil {
 		return ctrl.Result{}, err
+	}
+	if run.Status.State.IsFinished() {
+		return ctrl.Result{}, nil
 	}
 	if err := r.recordContext(ctx, run); err != nil {
 		return ctrl.Result{}, err
@@ -272,23 +306,39 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 	return r.observe(ctx, run, agent, task, now)
 }
 
-// recordTask stores the task's id (and the context the agent used) on the
-// run before anything else can fail: a run marked running without a task id
-// is sent again. The merge patch touches only those fields, so it needs no
-// resourceVersion and is retried until the API server takes it.
+// recordTask stores the task's id (and the context the agent used, and the
+// outcome when the agent answered at once) on the run before anything else
+// can fail: a run marked running without a task id is sent again. The merge
+// patch touches only those fields, so it needs no resourceVersion and is
+// retried until the API server takes it. A value the API server refuses (an
+// id over the schema's bounds) ends the run.
 func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1.AgentRun, task *a2a.Task) error {
 	base := run.DeepCopy()
+	base.Status.State, base.Status.Message, base.Status.Output = agentsv1alpha1.RunRunning, "", ""
+	base.Status.CompletedAt, base.Status.Duration = nil, ""
 	run.Status.TaskID = task.ID
 	if task.ContextID != "" {
 		run.Status.Thread.ContextID = task.ContextID
 	}
-	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) }, func() error {
+	final := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
+	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && !final(err) }, func() error {
 		return r.Status().Patch(ctx, run, client.MergeFrom(base))
 	})
-	if err != nil {
+	switch {
+	case final(err):
+		return finalError{fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v", cut(task.ID, 300), cut(task.ContextID, 300), err)}
+	case err != nil:
 		return fmt.Errorf("recording task %s of the run: %w", task.ID, err)
 	}
 	return nil
+}
+
+// cut bounds s for a message.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:utf8Boundary(s, n)] + "…"
 }
 
 // follow looks at a running run's task.
@@ -305,9 +355,10 @@ func (r *AgentRunReconciler) follow(ctx context.Context, run *agentsv1alpha1.Age
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
 	task, err := c.GetTask(callCtx, run.Status.TaskID)
+	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
 	switch {
-	case a2a.IsRetryable(err):
+	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
 		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
 	case err != nil:
 		return ctrl.Result{}, finalError{fmt.Sprintf("Following the task failed: %v", err)}
@@ -363,7 +414,7 @@ func (r *AgentRunReconciler) expire(ctx context.Context, run *agentsv1alpha1.Age
 	}
 	c, err := r.clientFor(ctx, run, agent)
 	if err == nil {
-		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+		callCtx, cancel := context.WithTimeout(ctx, r.callTimeout())
 		_, err = c.CancelTask(callCtx, run.Status.TaskID)
 		cancel()
 	}
@@ -387,10 +438,17 @@ func (r *AgentRunReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agent
 	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
 }
 
-// callContext bounds one A2A call by callTimeout and by the time the run has
+func (r *AgentRunReconciler) callTimeout() time.Duration {
+	if r.CallTimeout > 0 {
+		return r.CallTimeout
+	}
+	return defaultCallTimeout
+}
+
+// callContext bounds one A2A call by CallTimeout and by the time the run has
 // left, so a slow agent holds a worker no longer than either.
 func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
-	d := callTimeout
+	d := r.callTimeout()
 	if run.Status.StartedAt != nil {
 		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
 	}
@@ -476,7 +534,12 @@ func (r *AgentRunReconciler) updateThread(ctx context.Context, run *agentsv1alph
 	if run.Status.Thread == nil || run.Status.Thread.Name == "" {
 		return nil
 	}
-	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) { st.LastRunName = run.Name })
+	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) {
+		st.LastRunName = run.Name
+		if run.Status.Thread.ContextID != "" {
+			st.ContextID = run.Status.Thread.ContextID // again, in case recording it after the send failed
+		}
+	})
 }
 
 // patchThread changes the status of the run's AgentThread, read live and
@@ -507,14 +570,14 @@ func (r *AgentRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&agentsv1alpha1.AgentRun{}).
 		Named("agentrun").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
-		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) string {
+		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) (string, string) {
 			if run, ok := o.(*agentsv1alpha1.AgentRun); ok {
-				return run.Spec.AgentRef.Name
+				return run.Spec.AgentRef.Name, run.Name
 			}
-			return ""
+			return "", ""
 		})), builder.WithPredicates(slotFreed)).
-		Watches(&agentsv1alpha1.Agent{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) string {
-			return o.GetName()
+		Watches(&agentsv1alpha1.Agent{}, handler.EnqueueRequestsFromMapFunc(r.queuedRunsOfAgent(func(o client.Object) (string, string) {
+			return o.GetName(), ""
 		})), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(runOfPayload),
 			builder.OnlyMetadata, builder.WithPredicates(predicate.Funcs{
@@ -547,9 +610,12 @@ func runOfPayload(_ context.Context, o client.Object) []reconcile.Request {
 	return nil
 }
 
-func (r *AgentRunReconciler) queuedRunsOfAgent(agentOf func(client.Object) string) handler.MapFunc {
+// queuedRunsOfAgent maps an event to the queued runs of an Agent; of
+// returns the Agent's name and the name of a run to leave out (the one the
+// event is about).
+func (r *AgentRunReconciler) queuedRunsOfAgent(of func(client.Object) (agent, except string)) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		agent := agentOf(o)
+		agent, except := of(o)
 		if agent == "" {
 			return nil
 		}
@@ -560,10 +626,79 @@ func (r *AgentRunReconciler) queuedRunsOfAgent(agentOf func(client.Object) strin
 		}
 		var reqs []reconcile.Request
 		for i := range runs.Items {
-			if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued && runs.Items[i].Name != o.GetName() {
+			if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued && runs.Items[i].Name != except {
 				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&runs.Items[i])})
 			}
 		}
 		return reqs
 	}
+}
+
+// reserve decides, under one lock for all workers, whether run may start
+// among its Agent's cached runs plus the runs started since the cache last
+// showed them, and if so records it as started. Without this two workers
+// could each see the other's run still queued and both start.
+func (r *AgentRunReconciler) reserve(run *agentsv1alpha1.AgentRun, cached []agentsv1alpha1.AgentRun, maxConcurrent int) (startVerdict, string) {
+	r.startedMu.Lock()
+	defer r.startedMu.Unlock()
+	if r.started == nil {
+		r.started = map[types.NamespacedName]startedRun{}
+	}
+	runs := withStarted(cached, run.Namespace, run.Spec.AgentRef.Name, r.started)
+	verdict, why := mayStart(run, runs, maxConcurrent)
+	if verdict == startNow {
+		r.started[client.ObjectKeyFromObject(run)] = startedRun{agent: run.Spec.AgentRef.Name, thread: threadKey(run)}
+	}
+	return verdict, why
+}
+
+// withStarted is the Agent's cached runs with the runs in started (of that
+// Agent and namespace) counted as running. Entries the cache already shows
+// as no longer queued are dropped from started.
+func withStarted(cached []agentsv1alpha1.AgentRun, ns, agent string, started map[types.NamespacedName]startedRun) []agentsv1alpha1.AgentRun {
+	runs := make([]agentsv1alpha1.AgentRun, 0, len(cached))
+	seen := map[types.NamespacedName]bool{}
+	for i := range cached {
+		key := client.ObjectKeyFromObject(&cached[i])
+		seen[key] = true
+		run := cached[i]
+		if _, ok := started[key]; ok {
+			if run.EffectiveState() != agentsv1alpha1.RunQueued {
+				delete(started, key) // the cache has caught up
+			} else {
+				run.Status.State = agentsv1alpha1.RunRunning
+			}
+		}
+		runs = append(runs, run)
+	}
+	for key, s := range started {
+		if key.Namespace != ns || s.agent != agent || seen[key] {
+			continue
+		}
+		// Started, but not in the cache at all yet: a running placeholder.
+		placeholder := agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, UID: types.UID("started/" + key.String())},
+			Spec:       agentsv1alpha1.AgentRunSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: agent}},
+			Status:     agentsv1alpha1.AgentRunStatus{State: agentsv1alpha1.RunRunning},
+		}
+		if s.thread != "" {
+			placeholder.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+			placeholder.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: s.thread}
+		}
+		runs = append(runs, placeholder)
+	}
+	return runs
+}
+
+// unreserve drops a run that was decided to start but did not.
+func (r *AgentRunReconciler) unreserve(key types.NamespacedName) {
+	r.startedMu.Lock()
+	defer r.startedMu.Unlock()
+	delete(r.started, key)
+}
+
+// forget drops what the reconciler remembers of a run that is final or gone.
+func (r *AgentRunReconciler) forget(key types.NamespacedName) {
+	r.payloadMissingSince.Delete(key)
+	r.unreserve(key)
 }

@@ -60,6 +60,9 @@ type testAgent struct {
 	unavailable atomic.Int32
 	// refuse makes every call answer 400 (a final error).
 	refuse atomic.Bool
+	// stall makes the next N calls answer 503 only after the operator's
+	// per-call deadline has passed.
+	stall atomic.Int32
 	calls  atomic.Int32
 	// users maps each sent message's ID to the X-User-Id header it came with.
 	users sync.Map
@@ -145,6 +148,15 @@ func newTestAgent() *testAgent {
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(a))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.calls.Add(1)
+		if a.stall.Load() > 0 {
+			a.stall.Add(-1)
+			select {
+			case <-time.After(testCallTimeout + time.Second):
+			case <-r.Context().Done():
+			}
+			http.Error(w, "too slow", http.StatusServiceUnavailable)
+			return
+		}
 		if a.unavailable.Load() > 0 {
 			a.unavailable.Add(-1)
 			http.Error(w, "busy", http.StatusServiceUnavailable)
@@ -275,6 +287,33 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(agent.received()).To(HaveLen(1))
 		Expect(agent.unavailable.Load()).To(BeZero())
+	})
+
+	It("retries a send that outlasts the per-call deadline instead of failing the run", func(ctx SpecContext) {
+		agent.stall.Store(1)
+		run := queueRun(ctx, "run-stall", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Expect(agent.stall.Load()).To(BeZero(), "the first call stalled")
+		Expect(agent.received()).To(HaveLen(1))
+	})
+
+	It("ends a run past its timeout even when the agent's token Secret is gone", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok"},
+			Data:       map[string][]byte{"token": []byte("t0ken")},
+		})).To(Succeed())
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"}
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() *agentsv1alpha1.SecretKeyReference { return get(ctx, newAgent(ns, "triage")).Spec.A2A.AuthSecretRef }).ShouldNot(BeNil())
+		run := queueRun(ctx, "run-orphaned", "hang on", nil)
+		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok"}})).To(Succeed())
+		fakeClock.Step(2 * time.Minute)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(Equal("The run exceeded its timeout of 1m0s; canceling the task failed: " +
+			"The agent's token Secret tok does not exist; create it and send the call again"))
 	})
 
 	It("does not retry a final error", func(ctx SpecContext) {

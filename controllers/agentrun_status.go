@@ -19,6 +19,7 @@ package controllers
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -44,15 +45,31 @@ func threadKey(run *agentsv1alpha1.AgentRun) string {
 	return ""
 }
 
-// queueOrder sorts runs oldest first: by receipt, then name (ULIDs sort by time).
+// queueOrder sorts runs oldest first: by receipt (stored to the second),
+// then by the ULID the receiver ends run names with (to the millisecond),
+// then by name.
 func queueOrder(runs []*agentsv1alpha1.AgentRun) {
 	sort.SliceStable(runs, func(i, j int) bool {
 		a, b := runs[i].Spec.ReceivedAt.Time, runs[j].Spec.ReceivedAt.Time
 		if !a.Equal(b) {
 			return a.Before(b)
 		}
+		if ka, kb := receiptKey(runs[i].Name), receiptKey(runs[j].Name); ka != kb {
+			return ka < kb
+		}
 		return runs[i].Name < runs[j].Name
 	})
+}
+
+// ulidLen is the length of a ULID in Crockford base32.
+const ulidLen = 26
+
+// receiptKey is the ULID ending a run name "<endpoint>-<ULID>", or the name.
+func receiptKey(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && len(name)-i-1 == ulidLen {
+		return name[i+1:]
+	}
+	return name
 }
 
 // startVerdict is mayStart's answer.

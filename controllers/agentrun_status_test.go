@@ -79,6 +79,9 @@ func TestMayStart(t *testing.T) {
 		}, 2, "b", startNow, ""},
 		{"another thread is not held up", []agentsv1alpha1.AgentRun{qrun("r", running, "ops", 0), qrun("a", queued, "dev", 1)}, 2, "a", startNow, ""},
 		{"not listed yet", []agentsv1alpha1.AgentRun{qrun("b", queued, "", 2)}, 4, "a", startNotListed, "not among"},
+		{"same second, other endpoints: by ULID, not by endpoint name", []agentsv1alpha1.AgentRun{
+			qrun("alpha-01m8114gv2mdj5yknfcdv1tk6y", queued, "", 1), qrun("zeta-01m8114gv2mdj5yknfcdv1tk6x", queued, "", 1),
+		}, 1, "alpha-01m8114gv2mdj5yknfcdv1tk6y", startWait, "older runs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,5 +176,43 @@ func TestPollInterval(t *testing.T) {
 		if got := pollInterval(tc.elapsed); got != tc.want {
 			t.Errorf("pollInterval(%s) = %s, want %s", tc.elapsed, got, tc.want)
 		}
+	}
+}
+
+// A run decided to start counts as running until the cache shows it so,
+// even when the cache does not list it yet; the cache catching up clears it.
+func TestWithStarted(t *testing.T) {
+	const ns = "team"
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	withNS := func(r agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRun {
+		r.Namespace = ns
+		r.Spec.AgentRef.Name = "triage"
+		return r
+	}
+	started := map[types.NamespacedName]startedRun{
+		key("d"):        {agent: "triage"},                // started; the cache still shows it queued
+		key("e"):        {agent: "triage", thread: "ops"}, // started; not in the cache yet
+		key("other"):    {agent: "someone-else"},
+		key("caughtup"): {agent: "triage"},
+	}
+	cached := []agentsv1alpha1.AgentRun{
+		withNS(qrun("c", agentsv1alpha1.RunQueued, "", 1)),
+		withNS(qrun("d", agentsv1alpha1.RunQueued, "", 2)),
+		withNS(qrun("caughtup", agentsv1alpha1.RunRunning, "", 0)),
+	}
+	runs := withStarted(cached, ns, "triage", started)
+	if _, ok := started[key("caughtup")]; ok {
+		t.Error("a run the cache shows running is still remembered")
+	}
+	c := cached[0]
+	if got, _ := mayStart(&c, runs, 3); got != startWait {
+		t.Errorf("with d, e and caughtup running, c got %d; want to wait for a slot", got)
+	}
+	if got, _ := mayStart(&c, runs, 4); got != startNow {
+		t.Errorf("with a fourth slot c got %d; want to start", got)
+	}
+	inOps := withNS(qrun("f", agentsv1alpha1.RunQueued, "ops", 3))
+	if got, why := mayStart(&inOps, append(runs, inOps), 10); got != startWait || !strings.Contains(why, "thread ops") {
+		t.Errorf("a run of thread ops while e (started, uncached) holds it: %d %q", got, why)
 	}
 }

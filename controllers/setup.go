@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
@@ -41,6 +42,8 @@ type Dependencies struct {
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
 	A2A A2AClientFactory
+	// A2ACallTimeout bounds one A2A call (default 30 s).
+	A2ACallTimeout time.Duration
 }
 
 // ClientCacheOptions keeps Secret data out of the operator's cache: typed
@@ -96,7 +99,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun": &AgentRunReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers,
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: deps.A2ACallTimeout,
 		},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

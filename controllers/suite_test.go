@@ -54,6 +54,10 @@ import (
 
 const publicBaseURL = "https://hooks.example.com"
 
+// testCallTimeout bounds each A2A call of the suite's operator, so a spec
+// can outlast it quickly.
+const testCallTimeout = 2 * time.Second
+
 var (
 	testEnv     *envtest.Environment
 	cfg         *rest.Config
@@ -128,8 +132,9 @@ func startManager() func() {
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
 	Expect(SetupOperator(ctx, mgr, testOptions, Dependencies{
-		Clock: fakeClock,
-		Rand:  randomSource,
+		Clock:          fakeClock,
+		Rand:           randomSource,
+		A2ACallTimeout: testCallTimeout,
 	})).To(Succeed())
 	done := make(chan struct{})
 	go func() {

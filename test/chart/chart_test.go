@@ -22,6 +22,9 @@ package chart
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,10 +40,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
+	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -70,8 +81,9 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g := NewWithT(t)
 	g.SetDefaultEventuallyTimeout(20 * time.Second)
 	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
-	helm(t, "lint", "--strict", chart)
+	helm(t, "lint", "--strict", chart, "--set", "publicBaseURL=https://hooks.example.com")
 	rendered := helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com",
 		"--set", "admission.exemptUsers={"+gitops+"}")
 	manifest := filepath.Join(t.TempDir(), "rendered.yaml")
 	g.Expect(os.WriteFile(manifest, []byte(rendered), 0o600)).To(Succeed())
@@ -97,6 +109,23 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	for _, ns := range []string{release, teamSpace} {
 		g.Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
+	// Everything the chart renders, the optional parts too, passes the API
+	// server's validation (kubectl apply --dry-run=server).
+	full := helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
+		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true")
+	kubeconfig := writeKubeconfig(t, cfg)
+	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,
+		"apply", "--dry-run=server", "-f", "-")
+	dry.Stdin = strings.NewReader(full)
+	out, err := dry.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "kubectl apply --dry-run=server:\n%s", out)
+	for _, kind := range []string{"deployment.apps/hookrun-operator", "deployment.apps/hookrun-receiver", "service/hookrun-receiver",
+		"ingress.networking.k8s.io/hookrun-receiver", "horizontalpodautoscaler.autoscaling/hookrun-receiver",
+		"poddisruptionbudget.policy/hookrun-receiver", "networkpolicy.networking.k8s.io/hookrun-receiver"} {
+		g.Expect(string(out)).To(ContainSubstring(kind + " created (server dry run)"))
+	}
+
 	g.Expect(testenv.Apply(ctx, admin, manifest)).To(Succeed())
 
 	// The roles are bound to the release's service accounts.
@@ -168,4 +197,99 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
 	g.Expect(edit(as(sa("hookrun-operator"), "system:serviceaccounts", "system:serviceaccounts:"+release))).
 		To(Succeed(), "the operator of the release namespace is exempt")
+
+	smokeTest(t, g, cfg, admin, as(alice))
+}
+
+// writeKubeconfig writes cfg as a kubeconfig file for kubectl.
+func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	kc.CurrentContext = "envtest"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// smokeTest runs the operator and the receiver as the release's service
+// accounts (the chart's RBAC is all they have) and sends one call through
+// them to a demo agent.
+func smokeTest(t *testing.T, g *WithT, cfg *rest.Config, admin, owner client.Client) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	agentSrv := httptest.NewServer(demoagent.New())
+	t.Cleanup(agentSrv.Close)
+	scheme := admin.Scheme()
+
+	ropts := receiver.NewOptions()
+	ropts.Namespace = release
+	ropts.ListenAddress = "127.0.0.1:0"
+	rmgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, testenv.ReceiverServiceAccount), ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Cache: receiver.CacheOptions(ropts),
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	h, err := receiver.Setup(ctx, rmgr, ropts, receiver.Dependencies{})
+	g.Expect(err).NotTo(HaveOccurred())
+	rsrv := httptest.NewServer(h)
+	t.Cleanup(rsrv.Close)
+
+	oopts := controllers.NewOperatorOptions()
+	oopts.PublicBaseURL = rsrv.URL
+	omgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, testenv.OperatorServiceAccount), ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Client: client.Options{Cache: controllers.ClientCacheOptions()}, Cache: controllers.CacheOptions(),
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(controllers.SetupOperator(ctx, omgr, oopts, controllers.Dependencies{})).To(Succeed())
+	for _, m := range []ctrl.Manager{rmgr, omgr} {
+		go func() { _ = m.Start(ctx) }()
+	}
+
+	agent := &agentsv1alpha1.Agent{}
+	g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: teamSpace, Name: "triage"}, agent)).To(Succeed())
+	patch := client.MergeFrom(agent.DeepCopy())
+	agent.Spec.A2A.URL = agentSrv.URL
+	g.Expect(admin.Patch(ctx, agent, patch)).To(Succeed())
+	ep := &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, Name: "smoke"},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+		},
+	}
+	g.Expect(owner.Create(ctx, ep)).To(Succeed())
+	var url, secret string
+	g.Eventually(func(g Gomega) {
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(ep), ep)).To(Succeed())
+		g.Expect(ep.Status.URL).NotTo(BeEmpty())
+		s := &corev1.Secret{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: teamSpace, Name: agentsv1alpha1.GeneratedSecretName("smoke")}, s)).To(Succeed())
+		url, secret = ep.Status.URL, string(s.Data[agentsv1alpha1.WebhookSecretKey])
+	}).Should(Succeed())
+	var runID string
+	g.Eventually(func() int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"smoke":1}`))
+		req.Header.Set(agentsv1alpha1.SecretHeader, secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		defer func() { _ = resp.Body.Close() }()
+		var body struct {
+			RunID string `json:"runId"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		runID = body.RunID
+		return resp.StatusCode
+	}).Should(Equal(http.StatusAccepted), "the receiver informer sees the endpoint")
+	g.Eventually(func() agentsv1alpha1.RunState {
+		run := &agentsv1alpha1.AgentRun{}
+		g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: teamSpace, Name: runID}, run)).To(Succeed())
+		return run.Status.State
+	}).Should(Equal(agentsv1alpha1.RunSuccess))
 }

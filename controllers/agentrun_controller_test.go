@@ -63,7 +63,7 @@ type testAgent struct {
 	// stall makes the next N calls answer 503 only after the operator's
 	// per-call deadline has passed.
 	stall atomic.Int32
-	calls  atomic.Int32
+	calls atomic.Int32
 	// users maps each sent message's ID to the X-User-Id header it came with.
 	users sync.Map
 }
@@ -306,7 +306,9 @@ var _ = Describe("AgentRun dispatcher", func() {
 		patch := client.MergeFrom(a.DeepCopy())
 		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"}
 		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
-		Eventually(func() *agentsv1alpha1.SecretKeyReference { return get(ctx, newAgent(ns, "triage")).Spec.A2A.AuthSecretRef }).ShouldNot(BeNil())
+		Eventually(func() *agentsv1alpha1.SecretKeyReference {
+			return get(ctx, newAgent(ns, "triage")).Spec.A2A.AuthSecretRef
+		}).ShouldNot(BeNil())
 		run := queueRun(ctx, "run-orphaned", "hang on", nil)
 		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok"}})).To(Succeed())

@@ -7,6 +7,7 @@ ETCD_VERSION ?= v3.6.6
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.22.0
+KUSTOMIZE_VERSION ?= v5.8.1
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
@@ -14,6 +15,7 @@ K8S_BIN ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -41,10 +43,10 @@ generate: $(CONTROLLER_GEN) ## Write deepcopy code for the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac) and the chart's generated parts.
+manifests: $(CONTROLLER_GEN) $(HELM) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac) and the chart's generated parts.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	hack/gen-rbac.sh "$(CONTROLLER_GEN)"
-	hack/gen-chart.sh
+	hack/gen-chart.sh "$(HELM)"
 
 .PHONY: fmt
 fmt: ## go fmt.
@@ -69,8 +71,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
 FUZZ_TIME ?= 10s
 
 .PHONY: test
-test: control-plane $(HELM) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart, the receiver under -race, short fuzz runs.
-	HELM=$(HELM) go test $(GO_TEST_FLAGS) ./...
+test: control-plane $(HELM) $(KUSTOMIZE) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart, the receiver under -race, short fuzz runs.
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test $(GO_TEST_FLAGS) ./...
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
@@ -112,14 +114,21 @@ $(HELM): | $(LOCALBIN)
 .PHONY: helm
 helm: $(HELM) ## Install the pinned helm into bin/.
 
-# go-install-tool installs package $(2)@$(3) as the versioned binary $(1).
+$(KUSTOMIZE): | $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION),kustomize)
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Install the pinned kustomize into bin/.
+
+# go-install-tool installs package $(2)@$(3) as the versioned binary $(1);
+# $(4) names the binary go install writes when it is not the package's last element.
 define go-install-tool
 @[ -f "$(1)" ] || { \
 set -e; \
 echo "installing $(2)@$(3)"; \
 tmp=$$(mktemp -d); \
 GOBIN=$$tmp go install $(2)@$(3); \
-mv "$$tmp/$$(basename $(2))" "$(1)"; \
+mv "$$tmp/$(or $(4),$$(basename $(2)))" "$(1)"; \
 rm -rf "$$tmp"; \
 }
 endef

@@ -139,7 +139,11 @@ func read(paths []string) ([]*unstructured.Unstructured, error) {
 			return nil, err
 		}
 		slices.Sort(matches)
-		files = append(files, matches...)
+		for _, m := range matches {
+			if filepath.Base(m) != "kustomization.yaml" {
+				files = append(files, m)
+			}
+		}
 	}
 	var objs []*unstructured.Unstructured
 	for _, f := range files {

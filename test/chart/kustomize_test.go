@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+// objects parses a multi-document YAML stream by apiVersion/kind/namespace/name.
+func objects(t *testing.T, stream string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	out := map[string]*unstructured.Unstructured{}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(stream)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := utilyaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		out[u.GetAPIVersion()+"/"+u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = u
+	}
+}
+
+// `kustomize build config/default` renders what `helm template` renders with
+// the default values in namespace hookrun-system, but for the Namespace
+// itself (helm install --create-namespace makes it).
+func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
+	kustomize := os.Getenv("KUSTOMIZE")
+	if kustomize == "" {
+		t.Fatal("KUSTOMIZE is not set: run `make test`, which installs the pinned kustomize into bin/")
+	}
+	root := testenv.Root()
+	built, err := exec.Command(kustomize, "build", filepath.Join(root, "config", "default")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kustomize build: %v\n%s", err, built)
+	}
+	fromKustomize := objects(t, string(built))
+	fromHelm := objects(t, helm(t, "template", "hookrun", filepath.Join(root, "charts", "hookrun"),
+		"--namespace", "hookrun-system", "--include-crds", "--set", "publicBaseURL=https://hooks.example.com"))
+
+	delete(fromKustomize, "v1/Namespace//hookrun-system")
+	var keys []string
+	for k := range fromKustomize {
+		keys = append(keys, k)
+	}
+	for k := range fromHelm {
+		if _, ok := fromKustomize[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		a, b := fromKustomize[k], fromHelm[k]
+		switch {
+		case a == nil:
+			t.Errorf("%s: only the chart renders it", k)
+		case b == nil:
+			t.Errorf("%s: only config/default renders it", k)
+		case !equality.Semantic.DeepEqual(a.Object, b.Object):
+			t.Errorf("%s differs:\nkustomize: %v\nhelm:      %v", k, a.Object, b.Object)
+		}
+	}
+	if len(fromHelm) < 25 {
+		t.Errorf("the chart rendered only %d objects", len(fromHelm))
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +83,18 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Log:             GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
+	apiServer, err := url.Parse(cluster.Admin.Host)
+	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		cluster.Stop()
+		// Stopping leaves nothing listening (as Ctrl-C on make dev).
+		for _, addr := range []string{addrs[0], addrs[1], apiServer.Host} {
+			conn, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				_ = conn.Close()
+			}
+			Expect(err).To(HaveOccurred(), "%s still answers after the cluster stopped", addr)
+		}
 	})
 }, NodeTimeout(5*time.Minute))
 

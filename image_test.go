@@ -55,7 +55,7 @@ func TestDockerfileBuildStageBuildsAStaticBinary(t *testing.T) {
 	}
 	build := exec.Command("go", "build", "-trimpath", "-o", "hookrun", ".")
 	build.Dir = ctx
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building from the Dockerfile's sources only: %v\n%s", err, out)
 	}

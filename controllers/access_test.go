@@ -126,8 +126,14 @@ var _ = Describe("access control", func() {
 		Expect(change(ctx, as(bob), ep, newPrompt)).To(forbidden("only the owner (alice@example.com) can change this endpoint's spec"))
 		Expect(change(ctx, as(bob), ep, rotate)).To(forbidden("only the owner (alice@example.com) can rotate this endpoint's secret"))
 		Expect(as(bob).Delete(ctx, ep)).To(forbidden("only the owner (alice@example.com) or a hookrun admin can delete this endpoint"))
+		Expect(change(ctx, as(bob), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "gone", UID: "0000"}}
+		})).To(forbidden("only the owner (alice@example.com) can change this endpoint's ownerReferences or finalizers"),
+			"a dangling owner reference would have the garbage collector delete the endpoint")
+		Expect(change(ctx, as(bob), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Finalizers = []string{"example.com/stuck"} })).
+			To(forbidden("ownerReferences or finalizers"))
 		Expect(change(ctx, as(bob), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Labels = map[string]string{"team": "b"} })).
-			To(Succeed(), "metadata other than the rotation annotation is not the owner's alone")
+			To(Succeed(), "labels are not the owner's alone")
 	})
 
 	It("refuses an owner other than the creator, and groups the creator does not hold", func(ctx SpecContext) {
@@ -184,11 +190,18 @@ var _ = Describe("access control", func() {
 
 		Expect(change(ctx, as(carol), ep, claim(carol))).
 			To(forbidden("you can take ownership only as a member of Agent triage"))
-		Expect(change(ctx, as(bob), ep, claim(bob))).To(Succeed())
+		Expect(k8sClient.Create(ctx, newAgent(ns, "other"))).To(Succeed())
+		Expect(change(ctx, as(bob, "team-b"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Owner.User = bob
+			ep.Spec.AgentRef.Name = "other"
+		})).To(forbidden("take ownership first, then change spec.agentRef"), "a takeover cannot move the URL to another Agent")
+		// Bob claims with his name only; his groups replace alice's.
+		Expect(change(ctx, as(bob, "team-b"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner.User = bob })).To(Succeed())
+		Expect(get(ctx, ep.DeepCopy()).Spec.Owner).To(Equal(&agentsv1alpha1.Owner{User: bob, Groups: []string{"team-b", "system:authenticated"}}))
 		fakeClock.Step(11 * time.Second)
 		Eventually(func() agentsv1alpha1.EndpointPhase { return get(ctx, ep.DeepCopy()).Status.Phase }).
 			Should(Equal(agentsv1alpha1.EndpointActive), "the operator lifts the pause: the new owner is a member")
-		Expect(change(ctx, as(bob), ep, newPrompt)).To(Succeed(), "bob is the owner now")
+		Expect(change(ctx, as(bob, "team-b"), ep, newPrompt)).To(Succeed(), "bob is the owner now")
 		Expect(change(ctx, as(alice, "team-a"), ep, newPrompt)).To(HaveOccurred(), "alice is not")
 	})
 

@@ -22,8 +22,8 @@ done
 templatize() {
   sed -e 's/namespace: hookrun-system$/namespace: {{ .Release.Namespace }}/' \
       -e 's/system:serviceaccount:hookrun-system:/system:serviceaccount:{{ .Release.Namespace }}:/g' \
-      -e 's/^  exemptUsers: .*$/  exemptUsers: {{ join "," (concat (list (printf "system:serviceaccount:%s:hookrun-operator" .Release.Namespace) "system:kube-controller-manager") .Values.admission.exemptUsers) | quote }}/' \
-      -e 's/^  adminGroups: .*$/  adminGroups: {{ join "," .Values.admission.adminGroups | quote }}/'
+      -e '/^  - name: exemptUsers$/{n;s/^    expression: .*$/    expression: {{ concat (list (printf "system:serviceaccount:%s:hookrun-operator" .Release.Namespace) "system:kube-controller-manager") .Values.admission.exemptUsers | toJson | squote }}/}' \
+      -e '/^  - name: adminGroups$/{n;s/^    expression: .*$/    expression: {{ .Values.admission.adminGroups | toJson | squote }}/}'
 }
 
 for f in operator_role receiver_role service_accounts bindings user_roles; do

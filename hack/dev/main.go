@@ -73,7 +73,7 @@ Ctrl-C stops everything.`,
 }
 
 func runDev(ctx context.Context, out io.Writer, opts devcluster.Options) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	began := time.Now()
 	opts.Log = out

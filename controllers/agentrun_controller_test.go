@@ -311,8 +311,13 @@ var _ = Describe("AgentRun dispatcher", func() {
 		}).ShouldNot(BeNil())
 		run := queueRun(ctx, "run-orphaned", "hang on", nil)
 		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
+		// Both at once for the next look: the operator is stopped while the
+		// token goes and the timeout passes (a poll in between would end the
+		// run for the missing token alone).
+		stopManager()
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok"}})).To(Succeed())
 		fakeClock.Step(2 * time.Minute)
+		stopManager = startManager()
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The run exceeded its timeout of 1m0s; canceling the task failed: " +
 			"The agent's token Secret tok does not exist; create it and send the call again"))

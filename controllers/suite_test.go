@@ -159,7 +159,9 @@ func newNamespace(ctx context.Context) string {
 func newAgent(ns, name string) *agentsv1alpha1.Agent {
 	return &agentsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:18090/"}},
+		// Port 1 refuses connections: runs stay queued or retrying unless a spec
+		// points the Agent at a test agent (18090 would reach a running make dev).
+		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
 	}
 }
 

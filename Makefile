@@ -86,8 +86,9 @@ dev: control-plane build ## Run hookrun locally: control plane, operator, receiv
 	bin/hookrun-dev --assets bin/k8s/$(K8S_VERSION)
 
 .PHONY: bench
-bench: control-plane ## Benchmarks, not part of make test: 202-to-send latency through the real operator (p50/p99).
-	go test -run '^$$' -bench . -benchtime 200x -count 3 ./controllers/
+bench: control-plane build ## Benchmarks against baselines (not part of make test): prints a table and writes docs/benchmarks.md.
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-bench ./hack/bench
+	$(LOCALBIN)/hookrun-bench --assets bin/k8s/$(K8S_VERSION) $(BENCH_FLAGS)
 
 ##@ Build
 

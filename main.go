@@ -89,6 +89,7 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  newScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
@@ -133,6 +134,7 @@ func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 newScheme(),
 		Metrics:                metricsserver.Options{BindAddress: opts.MetricsBindAddress},

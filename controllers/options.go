@@ -37,6 +37,12 @@ const (
 	DefaultRunTTL                 = 168 * time.Hour
 	DefaultPayloadTTL             = 24 * time.Hour
 	DefaultDispatchWorkers        = 8
+	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the operator's requests
+	// to the API server. client-go's own default (5 per second) would take
+	// minutes to bring thousands of endpoints to Ready; API Priority and
+	// Fairness protects the API server.
+	DefaultKubeAPIQPS   = 500
+	DefaultKubeAPIBurst = 1000
 )
 
 // OperatorOptions are the settings of `hookrun operator`.
@@ -68,6 +74,9 @@ type OperatorOptions struct {
 	OwnerRecheckInterval time.Duration
 	// DispatchWorkers is how many AgentRuns are sent or looked at in parallel.
 	DispatchWorkers int
+	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 }
 
 // NewOperatorOptions returns the options with their defaults.
@@ -81,6 +90,8 @@ func NewOperatorOptions() *OperatorOptions {
 		RunCountDelay:          DefaultRunCountDelay,
 		OwnerRecheckInterval:   DefaultOwnerRecheckInterval,
 		DispatchWorkers:        DefaultDispatchWorkers,
+		KubeAPIQPS:             DefaultKubeAPIQPS,
+		KubeAPIBurst:           DefaultKubeAPIBurst,
 	}
 }
 
@@ -97,6 +108,8 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays. 0: as long as the run.")
 	fs.DurationVar(&o.RunCountDelay, "run-count-delay", o.RunCountDelay, "Batch AgentRun changes for this long before updating an endpoint's status.runs.")
 	fs.DurationVar(&o.OwnerRecheckInterval, "owner-recheck-interval", o.OwnerRecheckInterval, "How often an endpoint paused with OwnerNotMember re-checks whether its owner is a member again.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the operator may make to the API server.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the operator may make to the API server.")
 	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many AgentRuns are sent to agents or polled in parallel; one slow agent holds at most one worker per call.")
 }
 
@@ -120,6 +133,9 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.OwnerRecheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--owner-recheck-interval must be positive, got %s", o.OwnerRecheckInterval))
+	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.DispatchWorkers < 1 {
 		errs = append(errs, fmt.Errorf("--dispatch-workers must be at least 1, got %d", o.DispatchWorkers))

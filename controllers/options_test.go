@@ -41,7 +41,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
 		LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
-		DispatchWorkers: DefaultDispatchWorkers,
+		DispatchWorkers: DefaultDispatchWorkers, KubeAPIQPS: DefaultKubeAPIQPS, KubeAPIBurst: DefaultKubeAPIBurst,
 	}
 	if *o != want {
 		t.Errorf("parsed %+v, want %+v", *o, want)
@@ -71,6 +71,7 @@ func TestOperatorOptionsValidate(t *testing.T) {
 		{"negative payload TTL", func(o *OperatorOptions) { o.PayloadTTL = -time.Second }, "--payload-ttl must not be negative"},
 		{"zero owner recheck", func(o *OperatorOptions) { o.OwnerRecheckInterval = 0 }, "--owner-recheck-interval must be positive"},
 		{"no dispatch workers", func(o *OperatorOptions) { o.DispatchWorkers = 0 }, "--dispatch-workers must be at least 1"},
+		{"no API budget", func(o *OperatorOptions) { o.KubeAPIQPS = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,6 +34,12 @@ const (
 	DefaultRateLimit                = 60
 	DefaultUnauthenticatedRateLimit = 60
 	DefaultNamespace                = "hookrun-system"
+	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the receiver's writes
+	// (two per accepted call). client-go's own default (5 per second) would
+	// cap it at a few calls per second; API Priority and Fairness protects
+	// the API server.
+	DefaultKubeAPIQPS   = 500
+	DefaultKubeAPIBurst = 1000
 )
 
 // Options are the settings of `hookrun receiver`.
@@ -57,6 +63,9 @@ type Options struct {
 	// Namespace is the receiver's own namespace, where ConfigMap
 	// hookrun-receiver may switch triggering off at run time.
 	Namespace string
+	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 	// WatchNamespaces limits the endpoints served to these namespaces; empty means all.
 	WatchNamespaces []string
 }
@@ -75,6 +84,8 @@ func NewOptions() *Options {
 		RateLimit:                DefaultRateLimit,
 		UnauthenticatedRateLimit: DefaultUnauthenticatedRateLimit,
 		Namespace:                ns,
+		KubeAPIQPS:               DefaultKubeAPIQPS,
+		KubeAPIBurst:             DefaultKubeAPIBurst,
 	}
 }
 
@@ -87,6 +98,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
 	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the receiver may make to the API server (two per accepted call).")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the receiver may make to the API server.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
 }
@@ -96,6 +109,9 @@ func (o *Options) Validate() error {
 	var errs []error
 	if o.ListenAddress == "" {
 		errs = append(errs, errors.New("--listen-address is required"))
+	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.RateLimit < 1 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be at least 1, got %d", o.RateLimit))

@@ -69,6 +69,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"no listen address", func(o *Options) { o.ListenAddress = "" }, "--listen-address is required"},
 		{"zero rate limit", func(o *Options) { o.RateLimit = 0 }, "--rate-limit must be at least 1"},
 		{"zero unauthenticated rate limit", func(o *Options) { o.UnauthenticatedRateLimit = 0 }, "--unauthenticated-rate-limit must be at least 1"},
+		{"no API budget", func(o *Options) { o.KubeAPIBurst = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
 		{"empty namespace", func(o *Options) { o.Namespace = "" }, "--namespace must not be empty"},
 	}
 	for _, tc := range cases {

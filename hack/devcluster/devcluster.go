@@ -361,6 +361,22 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	return nil
 }
 
+// PID is the process id of process name, or 0 when it is not running.
+func (c *Cluster) PID(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.procs[name]
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	select {
+	case <-p.exited:
+		return 0
+	default:
+		return p.cmd.Process.Pid
+	}
+}
+
 // Kill ends process name with SIGKILL and waits for it.
 func (c *Cluster) Kill(name string) { c.stop(name, syscall.SIGKILL) }
 

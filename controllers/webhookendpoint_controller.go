@@ -37,6 +37,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -256,11 +257,17 @@ func randomToken(src io.Reader) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// endpointWorkers is how many endpoints are reconciled in parallel.
+const endpointWorkers = 8
+
 // SetupWithManager registers the reconciler and its watches.
 func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.WebhookEndpoint{}).
 		Named("webhookendpoint").
+		// Endpoints are independent; a few writes each. One worker took
+		// 85 s to bring 1,000 new endpoints to Ready (make bench).
+		WithOptions(controller.Options{MaxConcurrentReconciles: endpointWorkers}).
 		Watches(&agentsv1alpha1.Agent{},
 			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).

@@ -103,7 +103,7 @@ type row struct {
 }
 
 func run(ctx context.Context, o options) error {
-	addrs, err := freeAddresses(3)
+	addrs, err := devcluster.FreeAddresses(3)
 	if err != nil {
 		return err
 	}
@@ -514,25 +514,6 @@ Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.I
 		out = filepath.Join(o.root, out)
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)
-}
-
-func freeAddresses(n int) ([]string, error) {
-	var out []string
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().String())
-	}
-	return out, nil
 }
 
 func waitTCP(ctx context.Context, addr string) error {

@@ -245,12 +245,11 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 			return err
 		}
 	}
-	ports, err := freePorts(4)
+	addrs, err := FreeAddresses(4)
 	if err != nil {
 		return err
 	}
-	operatorHealth, receiverHealth := loopback(ports[0]), loopback(ports[1])
-	operatorMetrics, receiverMetrics := loopback(ports[2]), loopback(ports[3])
+	operatorHealth, receiverHealth, operatorMetrics, receiverMetrics := addrs[0], addrs[1], addrs[2], addrs[3]
 	c.define(ControllerManager, filepath.Join(c.opts.Assets, "kube-controller-manager"), []string{
 		"--kubeconfig=" + c.Kubeconfig("admin"),
 		"--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
@@ -278,10 +277,9 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	return nil
 }
 
-func loopback(port int) string { return fmt.Sprintf("127.0.0.1:%d", port) }
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
+// FreeAddresses returns n loopback addresses nobody listens on right now.
+func FreeAddresses(n int) ([]string, error) {
+	var out []string
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -294,13 +292,9 @@ func freePorts(n int) ([]int, error) {
 			return nil, err
 		}
 		ls = append(ls, l)
-		addr, ok := l.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("unexpected address %v", l.Addr())
-		}
-		ports = append(ports, addr.Port)
+		out = append(out, l.Addr().String())
 	}
-	return ports, nil
+	return out, nil
 }
 
 func (c *Cluster) define(name, bin string, args []string, ready func(context.Context) error) {

@@ -70,8 +70,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		b, err := build.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "go build %s: %s", pkg, b)
 	}
-	addrs := freeAddresses(2)
-	var err error
+	addrs, err := devcluster.FreeAddresses(2)
+	Expect(err).NotTo(HaveOccurred())
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets,
 		Hookrun: filepath.Join(bin, "hookrun"), DemoAgentBinary: filepath.Join(bin, "demo-agent"),
@@ -97,23 +97,6 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		}
 	})
 }, NodeTimeout(5*time.Minute))
-
-// freeAddresses returns n loopback addresses nobody listens on right now.
-func freeAddresses(n int) []string {
-	GinkgoHelper()
-	var out []string
-	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		Expect(err).NotTo(HaveOccurred())
-		ls = append(ls, l)
-		out = append(out, l.Addr().String())
-	}
-	for _, l := range ls {
-		Expect(l.Close()).To(Succeed())
-	}
-	return out
-}
 
 var _ = AfterEach(func() {
 	Expect(cluster.Exited()).To(Succeed(), "no process of the cluster died during the spec")

@@ -22,14 +22,16 @@ import (
 )
 
 // slidingWindow is an exact sliding-window limiter: it remembers when each
-// of the last `limit` allowed calls happened (a ring of limit timestamps, so
-// its memory is 8 bytes × limit) and allows a call when fewer than limit
-// happened within the window before it.
+// of the last `limit` allowed calls happened and allows a call when fewer
+// than limit happened within the window before it. The timestamps grow with
+// the calls, up to limit (8 bytes each), then are reused as a ring: an
+// endpoint costs what it was called, never more than the flags allow, even
+// with a very high limit.
 type slidingWindow struct {
 	mu        sync.Mutex
-	times     []int64 // unix nanoseconds of allowed calls, ring buffer
-	next      int     // ring position of the oldest entry (and of the next write)
-	count     int     // entries in use
+	limit     int
+	times     []int64 // unix nanoseconds of allowed calls; a ring once len == limit
+	next      int     // once full: ring position of the oldest entry (and of the next write)
 	rejecting bool    // a call was rejected since the last allowed one
 }
 
@@ -43,7 +45,7 @@ type verdict struct {
 }
 
 func newSlidingWindow(limit int) *slidingWindow {
-	return &slidingWindow{times: make([]int64, limit)}
+	return &slidingWindow{limit: limit}
 }
 
 // take checks a call at now against limit calls per window and records it if allowed.
@@ -51,15 +53,16 @@ func (s *slidingWindow) take(now time.Time, window time.Duration) verdict {
 	t := now.UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.count == len(s.times) {
-		oldest := s.times[s.next]
-		if t-oldest < int64(window) {
-			first := !s.rejecting
-			s.rejecting = true
-			return verdict{first: first, retryAfter: time.Duration(oldest + int64(window) - t)}
-		}
-	} else {
-		s.count++
+	if len(s.times) < s.limit {
+		s.times = append(s.times, t)
+		s.rejecting = false
+		return verdict{allowed: true}
+	}
+	oldest := s.times[s.next]
+	if t-oldest < int64(window) {
+		first := !s.rejecting
+		s.rejecting = true
+		return verdict{first: first, retryAfter: time.Duration(oldest + int64(window) - t)}
 	}
 	s.times[s.next] = t
 	s.next = (s.next + 1) % len(s.times)

@@ -34,6 +34,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -42,11 +43,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -79,7 +83,13 @@ func main() {
 		serveBare(o.serveBare)
 		return
 	}
-	if err := run(context.Background(), o); err != nil {
+	ctrl.SetLogger(logr.Discard())
+	// Interrupted, it still stops what it started (etcd and kube-apiserver
+	// would outlive it otherwise).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -392,6 +402,9 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 		return nil, err
 	}
 	for {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, last.Status.URL, strings.NewReader("{}"))
 		req.Header.Set(agentsv1alpha1.SecretHeader, "wrong")
 		resp, err := http.DefaultClient.Do(req)

@@ -182,9 +182,6 @@ func run(ctx context.Context, o options) error {
 	}
 	unknownURL := ep.URL[:strings.Index(ep.URL, "/api/webhooks/")] + "/api/webhooks/" + randomID() + "/receive"
 
-	// The limiter of the unauthenticated endpoint is full after one call.
-	_, _ = hc.Post(open.URL, "application/json", small())
-
 	var rows []row
 	baseline := measure("bare net/http 202", post("http://"+addrs[2]+"/api/webhooks/x/receive", "", small, 7))
 	rows = append(rows, row{"baseline: bare net/http handler answering 202", "", baseline.String(), true})
@@ -201,6 +198,13 @@ func run(ctx context.Context, o options) error {
 		{"413 by Content-Length", ep.URL, ep.Secret, func() io.Reader { return bytes.NewReader(bigBody) }, agentsv1alpha1.MaxPayloadBytes + 1, http.StatusRequestEntityTooLarge},
 		{"429 (rate limited)", open.URL, "", small, 7, http.StatusTooManyRequests},
 	} {
+		if s.want == http.StatusTooManyRequests {
+			// The unauthenticated endpoint's one-per-minute window is full
+			// after one call; the runs that follow take under a minute.
+			if resp, err := hc.Post(open.URL, "application/json", small()); err == nil {
+				_ = resp.Body.Close()
+			}
+		}
 		r := measure(s.name, post(s.url, s.secret, s.body, s.length))
 		ratio := r.Throughput() / baseline.Throughput()
 		rows = append(rows, row{"rejection: " + s.name, ">= 0.8 of baseline",

@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -140,7 +139,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer func() { _ = bare.Process.Kill(); _ = bare.Wait() }()
-	if err := waitTCP(ctx, addrs[2]); err != nil {
+	if err := devcluster.WaitTCP(ctx, addrs[2]); err != nil {
 		return err
 	}
 
@@ -531,18 +530,4 @@ Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.I
 		out = filepath.Join(o.root, out)
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)
-}
-
-func waitTCP(ctx context.Context, addr string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			return conn.Close()
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

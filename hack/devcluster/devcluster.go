@@ -212,6 +212,12 @@ func (c *Cluster) Kubeconfig(name string) string {
 }
 
 func (c *Cluster) writeKubeconfig(name string, cfg *rest.Config) error {
+	return WriteKubeconfig(cfg, name, c.Kubeconfig(name))
+}
+
+// WriteKubeconfig writes cfg (client certificate or token) as a kubeconfig
+// file for kubectl, with user name.
+func WriteKubeconfig(cfg *rest.Config, name, path string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["hookrun-dev"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
 	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{
@@ -219,7 +225,7 @@ func (c *Cluster) writeKubeconfig(name string, cfg *rest.Config) error {
 	}
 	kc.Contexts["hookrun-dev"] = &clientcmdapi.Context{Cluster: "hookrun-dev", AuthInfo: name}
 	kc.CurrentContext = "hookrun-dev"
-	return clientcmd.WriteToFile(*kc, c.Kubeconfig(name))
+	return clientcmd.WriteToFile(*kc, path)
 }
 
 // serviceAccountConfig is a configuration carrying a token of service
@@ -407,6 +413,15 @@ func (c *Cluster) Stop() {
 		}
 		c.env = nil
 	}
+}
+
+// WaitTCP waits up to 10 s until addr accepts connections.
+func WaitTCP(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		return tcpReady(addr)(ctx) == nil, nil
+	})
 }
 
 func tcpReady(addr string) func(context.Context) error {

@@ -41,8 +41,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -51,6 +49,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
+	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -114,7 +113,8 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	full := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
 		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true")
-	kubeconfig := writeKubeconfig(t, cfg)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	g.Expect(devcluster.WriteKubeconfig(cfg, "admin", kubeconfig)).To(Succeed())
 	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,
 		"apply", "--dry-run=server", "-f", "-")
 	dry.Stdin = strings.NewReader(full)
@@ -199,21 +199,6 @@ func TestChartInstallsAccessControl(t *testing.T) {
 		To(Succeed(), "the operator of the release namespace is exempt")
 
 	smokeTest(t, g, cfg, admin, as(alice))
-}
-
-// writeKubeconfig writes cfg as a kubeconfig file for kubectl.
-func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	kc.CurrentContext = "envtest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // smokeTest runs the operator and the receiver as the release's service

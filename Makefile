@@ -90,6 +90,11 @@ bench: control-plane build ## Benchmarks against baselines (not part of make tes
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-bench ./hack/bench
 	$(LOCALBIN)/hookrun-bench --assets bin/k8s/$(K8S_VERSION) $(BENCH_FLAGS)
 
+.PHONY: chaos
+chaos: control-plane build ## Reliability suite (short form runs in make test): kill -9 the operator, receiver and kube-apiserver under load; no accepted run may be lost. Writes its counts into docs/benchmarks.md.
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-chaos ./hack/chaos/cmd
+	$(LOCALBIN)/hookrun-chaos --assets bin/k8s/$(K8S_VERSION) $(CHAOS_FLAGS)
+
 ##@ Build
 
 .PHONY: build

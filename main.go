@@ -94,6 +94,7 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 		Scheme:                  newScheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		PprofBindAddress:        opts.PprofBindAddress,
 		LeaderElection:          opts.LeaderElect,
 		LeaderElectionID:        "hookrun-operator.agents.hookrun.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
@@ -139,6 +140,7 @@ func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
 		Scheme:                 newScheme(),
 		Metrics:                metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,
+		PprofBindAddress:       opts.PprofBindAddress,
 		Cache:                  receiver.CacheOptions(opts),
 	})
 	if err != nil {

@@ -58,6 +58,8 @@ type OperatorOptions struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz.
 	HealthProbeBindAddress string
+	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
+	PprofBindAddress string
 	// LeaderElect makes replicas elect one active operator.
 	LeaderElect bool
 	// LeaderElectionNamespace holds the leader election Lease; empty means the pod's namespace.
@@ -83,6 +85,7 @@ type OperatorOptions struct {
 func NewOperatorOptions() *OperatorOptions {
 	return &OperatorOptions{
 		MetricsBindAddress:     DefaultMetricsBindAddress,
+		PprofBindAddress:       "0",
 		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
 		RunHistoryLimit:        DefaultRunHistoryLimit,
 		RunTTL:                 DefaultRunTTL,
@@ -101,6 +104,7 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PublicBaseURL, "public-base-url", o.PublicBaseURL, "Externally reachable base URL of the receiver, for example https://hooks.example.com. Required.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader so only one operator replica is active.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease. Empty: the pod's namespace.")
 	fs.IntVar(&o.RunHistoryLimit, "run-history-limit", o.RunHistoryLimit, "Finished AgentRuns kept per endpoint; older ones are deleted. 0: no limit.")

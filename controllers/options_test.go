@@ -31,7 +31,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{
 		"--kubeconfig=testdata-kubeconfig", "--public-base-url=https://hooks.example.com",
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
-		"--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
+		"--pprof-bind-address=127.0.0.1:9002", "--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	want := OperatorOptions{
 		Kubeconfig: "testdata-kubeconfig", PublicBaseURL: "https://hooks.example.com",
 		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
-		LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
+		PprofBindAddress: "127.0.0.1:9002", LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
 		DispatchWorkers: DefaultDispatchWorkers, KubeAPIQPS: DefaultKubeAPIQPS, KubeAPIBurst: DefaultKubeAPIBurst,
 	}

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,12 +87,18 @@ type WebhookEndpointReconciler struct {
 	PayloadTTL           time.Duration
 	RunCountDelay        time.Duration
 	OwnerRecheckInterval time.Duration
+
+	// idsWritten maps endpoints whose ID this process wrote, while their
+	// cached copy does not show it yet, to their UIDs.
+	idsWritten sync.Map
 }
 
 // endpointScope carries one reconcile's state from phase to phase.
 type endpointScope struct {
 	ep           *agentsv1alpha1.WebhookEndpoint
 	requeueAfter time.Duration
+	// brandNew: ep was not read from the API server first (see brandNew).
+	brandNew bool
 }
 
 func (s *endpointScope) requeueWithin(d time.Duration) {
@@ -109,12 +116,16 @@ func (s *endpointScope) setCondition(c metav1.Condition) {
 func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	ep := &agentsv1alpha1.WebhookEndpoint{}
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.idsWritten.Delete(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !ep.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // the garbage collector removes the Secret and the runs
 	}
-	if needsOnceOnlyValue(ep) {
+	brandNew := r.brandNew(ep)
+	if !brandNew && needsOnceOnlyValue(ep) {
 		// The cache may not have our last status write yet; generating from
 		// a stale copy would replace an ID or secret someone already has.
 		if err := r.APIReader.Get(ctx, req.NamespacedName, ep); err != nil {
@@ -122,15 +133,18 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	before := ep.DeepCopy()
-	s := &endpointScope{ep: ep}
+	s := &endpointScope{ep: ep, brandNew: brandNew}
 
 	defer func() {
 		s.setCondition(endpointReadyCondition(&ep.Status, retErr))
 		if retErr == nil {
 			ep.Status.ObservedGeneration = ep.Generation
 		}
-		if err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
+		err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
+		if err != nil {
 			retErr = errors.Join(retErr, err)
+		} else if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
+			r.idsWritten.Store(req.NamespacedName, ep.UID)
 		}
 	}()
 
@@ -148,6 +162,24 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
+}
+
+// brandNew tells whether ep has never had an ID written by anyone: its
+// cached copy has none, and this process has not written one that the cache
+// may not show yet. Such an endpoint is reconciled without reading it from
+// the API server first (two requests fewer for each new endpoint): its ID
+// reaches status only through a patch locked to this copy's resourceVersion,
+// and its secret through a create that fails if the Secret exists
+// (reconcileGeneratedSecret), so a copy that was stale after all can only
+// make a write fail, never replace a value someone already has.
+func (r *WebhookEndpointReconciler) brandNew(ep *agentsv1alpha1.WebhookEndpoint) bool {
+	key := client.ObjectKeyFromObject(ep)
+	if ep.Status.EndpointID != "" {
+		r.idsWritten.Delete(key) // the cache has caught up with our write
+		return false
+	}
+	uid, written := r.idsWritten.Load(key)
+	return !written || uid != ep.UID
 }
 
 // needsOnceOnlyValue tells whether this reconcile may generate an endpoint ID

@@ -17,8 +17,10 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"reflect"
 	"strings"
 	"time"
 
@@ -28,10 +30,26 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
+
+// staleClient serves one object from an old copy, as a cache that is behind.
+type staleClient struct {
+	client.Client
+	stale client.Object
+}
+
+func (c staleClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if key == client.ObjectKeyFromObject(c.stale) && reflect.TypeOf(obj) == reflect.TypeOf(c.stale) {
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(c.stale.DeepCopyObject()).Elem())
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
 
 // endpointState reads an endpoint fresh for Eventually/Consistently.
 func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
@@ -369,6 +387,28 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
 		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ConsistOf(And(
 			HaveField("Kind", "Agent"), HaveField("Name", "other"), HaveField("UID", other.UID))))
+	})
+
+	It("never replaces an ID or a secret from a cached copy that is behind the API server", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "stale", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		asCreated := ep.DeepCopy() // what a cache still shows if it missed every write since
+		ready := readyEndpoint(ctx, ep)
+		secret := generatedSecret(ctx, ep).Data["secret"]
+
+		// A reconciler whose cache is that far behind: the endpoint looks
+		// brand new, with no ID, owner or secret yet.
+		behind := &WebhookEndpointReconciler{
+			Client: staleClient{Client: k8sClient, stale: asCreated}, APIReader: k8sClient, MetadataReader: k8sClient,
+			Recorder: events.NewFakeRecorder(10), Clock: fakeClock, PublicBaseURL: publicBaseURL,
+		}
+		_, err := behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ep)})
+		Expect(err).To(HaveOccurred(), "every write from the stale copy fails")
+
+		now := endpointState(ctx, ep)()
+		Expect(now.Status.EndpointID).To(Equal(ready.Status.EndpointID))
+		Expect(now.Status.SecretHash).To(Equal(ready.Status.SecretHash))
+		Expect(generatedSecret(ctx, ep).Data["secret"]).To(Equal(secret), "the Secret keeps the value whose hash is in status")
 	})
 
 	It("does not overwrite a Secret of the generated name that is not its own", func(ctx SpecContext) {

@@ -82,20 +82,37 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 		return nil
 	}
 
-	// Never take over a Secret of that name that is not the endpoint's.
-	if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
-		if taken {
-			ep.Status.SecretHash, ep.Status.SecretName = "", ""
-			s.setCondition(secretReadyCondition(secretNameTaken, name, "", 0))
-		}
-		return err
-	}
 	value, err := randomToken(r.Rand)
 	if err != nil {
 		return fmt.Errorf("generating the secret: %w", err)
 	}
-	if err := r.applyGeneratedSecret(ctx, ep, name, value); err != nil {
-		return err
+	written := false
+	if s.brandNew {
+		// Create, not overwrite: one request, and it fails if a Secret of
+		// that name exists already.
+		if written, err = r.createGeneratedSecret(ctx, ep, name, value); err != nil {
+			return err
+		}
+		if !written {
+			// Ours from an earlier try, or someone else's: look closer,
+			// with the endpoint as the API server has it.
+			if err := r.confirmCurrent(ctx, ep); err != nil {
+				return err
+			}
+		}
+	}
+	if !written {
+		// Never take over a Secret of that name that is not the endpoint's.
+		if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
+			if taken {
+				ep.Status.SecretHash, ep.Status.SecretName = "", ""
+				s.setCondition(secretReadyCondition(secretNameTaken, name, "", 0))
+			}
+			return err
+		}
+		if err := r.applyGeneratedSecret(ctx, ep, name, value); err != nil {
+			return err
+		}
 	}
 	now := metav1.NewTime(r.Clock.Now())
 	ep.Status.SecretName = name
@@ -114,10 +131,10 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	return nil
 }
 
-// applyGeneratedSecret creates or overwrites the generated Secret, owned by
-// the endpoint, with server-side apply.
-func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
-	secret := corev1ac.Secret(name, ep.Namespace).
+// generatedSecretApply is the Secret holding an endpoint's generated secret,
+// owned by the endpoint.
+func generatedSecretApply(ep *agentsv1alpha1.WebhookEndpoint, name, value string) *corev1ac.SecretApplyConfiguration {
+	return corev1ac.Secret(name, ep.Namespace).
 		WithLabels(map[string]string{
 			agentsv1alpha1.LabelEndpoint: ep.Name,
 			agentsv1alpha1.LabelAgent:    ep.Spec.AgentRef.Name,
@@ -131,7 +148,50 @@ func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep
 			WithBlockOwnerDeletion(true)).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(value)})
-	if err := r.Apply(ctx, secret, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+}
+
+// createGeneratedSecret creates the generated Secret; false without error
+// means a Secret of that name exists already.
+func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (bool, error) {
+	ac := generatedSecretApply(ep, name, value)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: name, Labels: ac.Labels},
+		Type:       *ac.Type,
+		Data:       ac.Data,
+	}
+	for _, ref := range ac.OwnerReferences {
+		secret.OwnerReferences = append(secret.OwnerReferences, metav1.OwnerReference{
+			APIVersion: *ref.APIVersion, Kind: *ref.Kind, Name: *ref.Name, UID: *ref.UID,
+			Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion,
+		})
+	}
+	err := r.Create(ctx, secret, client.FieldOwner(fieldOwner))
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("creating Secret %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// confirmCurrent fails unless the cached endpoint is the API server's
+// current one: a brand-new copy that is behind must not overwrite a secret.
+func (r *WebhookEndpointReconciler) confirmCurrent(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
+	live := &agentsv1alpha1.WebhookEndpoint{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(ep), live); err != nil {
+		return fmt.Errorf("reading WebhookEndpoint %s: %w", ep.Name, err)
+	}
+	if live.ResourceVersion != ep.ResourceVersion {
+		return fmt.Errorf("the cached copy of WebhookEndpoint %s is behind the API server; retrying", ep.Name)
+	}
+	return nil
+}
+
+// applyGeneratedSecret creates or overwrites the generated Secret, owned by
+// the endpoint, with server-side apply.
+func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
+	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s: %w", name, err)
 	}
 	return nil

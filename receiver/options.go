@@ -53,6 +53,8 @@ type Options struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz.
 	HealthProbeBindAddress string
+	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
+	PprofBindAddress string
 	// RateLimit is the invocation limit: calls per minute per endpoint (sliding window).
 	RateLimit int
 	// UnauthenticatedRateLimit is the pre-parse limit of unauthenticated
@@ -81,6 +83,7 @@ func NewOptions() *Options {
 		ListenAddress:            DefaultListenAddress,
 		MetricsBindAddress:       DefaultMetricsBindAddress,
 		HealthProbeBindAddress:   DefaultHealthProbeBindAddress,
+		PprofBindAddress:         "0",
 		RateLimit:                DefaultRateLimit,
 		UnauthenticatedRateLimit: DefaultUnauthenticatedRateLimit,
 		Namespace:                ns,
@@ -95,6 +98,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "Address the receive route (POST /api/webhooks/{endpointId}/receive) listens on.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
 	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")

@@ -31,14 +31,14 @@ func TestOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{
 		"--kubeconfig=testdata-kubeconfig", "--listen-address=127.0.0.1:9443",
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
-		"--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
+		"--pprof-bind-address=127.0.0.1:9002", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Kubeconfig != "testdata-kubeconfig" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
-		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
+		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.PprofBindAddress != "127.0.0.1:9002" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
 		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" {
 		t.Errorf("parsed %+v", *o)
 	}

@@ -22,6 +22,7 @@ limitations under the License.
 package devcluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +59,9 @@ import (
 
 // Names of the processes a Cluster runs besides etcd and kube-apiserver.
 const (
+	// KubeAPIServer is started by envtest and taken over by the Cluster, so
+	// it can be killed and started again like the others (Kill, Start).
+	KubeAPIServer     = "kube-apiserver"
 	ControllerManager = "kube-controller-manager"
 	DemoAgent         = "demo-agent"
 	Operator          = "operator"
@@ -103,7 +108,12 @@ type Cluster struct {
 
 	mu    sync.Mutex
 	procs map[string]*process
+	// metrics are the operator's and the receiver's metrics addresses.
+	metrics map[string]string
 }
+
+// MetricsURL is the /metrics URL of the operator or the receiver.
+func (c *Cluster) MetricsURL(name string) string { return "http://" + c.metrics[name] + "/metrics" }
 
 type process struct {
 	name    string
@@ -113,6 +123,9 @@ type process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
+	// adopted is the pid of a process someone else started (envtest's
+	// kube-apiserver) until we first stop it; cmd is nil meanwhile.
+	adopted int
 }
 
 // Scheme knows the core and hookrun kinds.
@@ -189,8 +202,68 @@ func (c *Cluster) startControlPlane() error {
 		return fmt.Errorf("starting the control plane (logs: %s, %s): %w", c.LogFile("etcd"), c.LogFile("kube-apiserver"), err)
 	}
 	c.Admin = cfg
-	c.AdminClient, err = client.New(cfg, client.Options{Scheme: Scheme()})
-	return err
+	if c.AdminClient, err = client.New(cfg, client.Options{Scheme: Scheme()}); err != nil {
+		return err
+	}
+	return c.adoptAPIServer()
+}
+
+// adoptAPIServer defines process KubeAPIServer as the command line envtest
+// started it with (same port, certificates and etcd), so that Start runs it
+// again after Kill. State lives in etcd; a new API server serves it all.
+func (c *Cluster) adoptAPIServer() error {
+	bin, err := filepath.Abs(filepath.Join(c.opts.Assets, "kube-apiserver"))
+	if err != nil {
+		return err
+	}
+	pid, args, err := childRunning(bin)
+	if err != nil {
+		return err
+	}
+	hc, err := rest.HTTPClientFor(c.Admin)
+	if err != nil {
+		return err
+	}
+	readyz := strings.TrimSuffix(c.Admin.Host, "/") + "/readyz"
+	c.define(KubeAPIServer, args[0], args[1:], func(ctx context.Context) error {
+		return httpGetOK(ctx, hc, readyz)
+	})
+	c.procs[KubeAPIServer].adopted = pid
+	return nil
+}
+
+// childRunning finds this process's child running binary bin and returns its
+// pid and command line.
+func childRunning(bin string) (int, []string, error) {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, nil, err
+	}
+	self := os.Getpid()
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || exe != bin {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so cut at the last ')'.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(self) {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return 0, nil, err
+		}
+		return pid, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"), nil
+	}
+	return 0, nil, fmt.Errorf("no child process runs %s", bin)
 }
 
 func (c *Cluster) install(ctx context.Context) error {
@@ -256,6 +329,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		return err
 	}
 	operatorHealth, receiverHealth, operatorMetrics, receiverMetrics := addrs[0], addrs[1], addrs[2], addrs[3]
+	c.metrics = map[string]string{Operator: operatorMetrics, Receiver: receiverMetrics}
 	c.define(ControllerManager, filepath.Join(c.opts.Assets, "kube-controller-manager"), []string{
 		"--kubeconfig=" + c.Kubeconfig("admin"),
 		"--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",
@@ -366,7 +440,13 @@ func (c *Cluster) PID(name string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.procs[name]
-	if p == nil || p.cmd == nil || p.cmd.Process == nil {
+	if p == nil {
+		return 0
+	}
+	if p.adopted != 0 {
+		return p.adopted
+	}
+	if p.cmd == nil || p.cmd.Process == nil {
 		return 0
 	}
 	select {
@@ -385,7 +465,17 @@ func (c *Cluster) stop(name string, sig syscall.Signal) {
 	c.mu.Lock()
 	p := c.procs[name]
 	c.mu.Unlock()
-	if p == nil || p.cmd == nil {
+	if p == nil {
+		return
+	}
+	if p.adopted != 0 {
+		stopAdopted(p.adopted, sig)
+		c.mu.Lock()
+		p.adopted = 0
+		c.mu.Unlock()
+		return
+	}
+	if p.cmd == nil {
 		return
 	}
 	select {
@@ -402,9 +492,23 @@ func (c *Cluster) stop(name string, sig syscall.Signal) {
 	}
 }
 
+// stopAdopted signals a process we did not start and waits up to 10 s (then
+// kills it) until its parent has reaped it.
+func stopAdopted(pid int, sig syscall.Signal) {
+	_ = syscall.Kill(pid, sig)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			deadline = time.Now().Add(10 * time.Second)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Stop ends every process, then the control plane. It is safe to call twice.
 func (c *Cluster) Stop() {
-	for _, name := range []string{Receiver, Operator, DemoAgent, ControllerManager} {
+	for _, name := range []string{Receiver, Operator, DemoAgent, ControllerManager, KubeAPIServer} {
 		c.stop(name, syscall.SIGTERM)
 	}
 	if c.env != nil {
@@ -435,21 +539,23 @@ func tcpReady(addr string) func(context.Context) error {
 }
 
 func httpReady(url string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %s", url, resp.Status)
-		}
-		return nil
+	return func(ctx context.Context) error { return httpGetOK(ctx, http.DefaultClient, url) }
+}
+
+func httpGetOK(ctx context.Context, hc *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
 	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return nil
 }
 
 // applySamples makes Developer an editor of the sample namespace (hookrun's
@@ -607,4 +713,18 @@ func exitError(err error) error {
 // ShellQuote quotes s for a POSIX shell.
 func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Build builds hookrun and the demo agent from the tree at root into dir
+// and returns their paths, for suites that run the processes.
+func Build(ctx context.Context, root, dir string) (hookrun, demoAgent string, err error) {
+	hookrun, demoAgent = filepath.Join(dir, "hookrun"), filepath.Join(dir, "demo-agent")
+	for out, pkg := range map[string]string{hookrun: ".", demoAgent: "./hack/demo-agent"} {
+		build := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+		build.Dir = root
+		if b, err := build.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+		}
+	}
+	return hookrun, demoAgent, nil
 }

@@ -63,18 +63,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	Expect(assets).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
 	root := testenv.Root()
-	bin := GinkgoT().TempDir()
-	for out, pkg := range map[string]string{"hookrun": ".", "demo-agent": "./hack/demo-agent"} {
-		build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, out), pkg)
-		build.Dir = root
-		b, err := build.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "go build %s: %s", pkg, b)
-	}
+	hookrun, demoAgent, err := devcluster.Build(ctx, root, GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
 	addrs, err := devcluster.FreeAddresses(2)
 	Expect(err).NotTo(HaveOccurred())
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets,
-		Hookrun: filepath.Join(bin, "hookrun"), DemoAgentBinary: filepath.Join(bin, "demo-agent"),
+		Hookrun: hookrun, DemoAgentBinary: demoAgent,
 		WorkDir:         filepath.Join(GinkgoT().TempDir(), "cluster"),
 		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
 		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit)},

@@ -36,8 +36,10 @@ type Agent struct {
 	mu    sync.Mutex
 	tasks map[string]*task
 	next  int
-	// seen counts messages by messageId, so tests can check nothing is sent twice.
-	seen map[string]int
+	// seen holds messages by messageId: how often each arrived, so tests
+	// can check nothing is sent twice, and the task made for it, so a
+	// message sent again gets that task, not a new one (dedupe by messageId).
+	seen map[string]*message
 	// taskOrder and seenOrder hold keys oldest first, so a long-running agent
 	// forgets the oldest beyond Remember.
 	taskOrder, seenOrder []string
@@ -46,19 +48,29 @@ type Agent struct {
 // Remember is how many tasks and message IDs the agent keeps.
 const Remember = 100_000
 
+type message struct {
+	count  int
+	taskID string
+}
+
 type task struct {
 	id, contextID, state, answer string
 	v10                          bool
 }
 
 // New returns an agent with no tasks.
-func New() *Agent { return &Agent{tasks: map[string]*task{}, seen: map[string]int{}} }
+func New() *Agent {
+	return &Agent{tasks: map[string]*task{}, seen: map[string]*message{}}
+}
 
 // Seen is how many times a message with this ID arrived.
 func (a *Agent) Seen(messageID string) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.seen[messageID]
+	if m := a.seen[messageID]; m != nil {
+		return m.count
+	}
+	return 0
 }
 
 // Tasks is how many tasks the agent has made.
@@ -181,11 +193,20 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 		}
 	}
 	a.mu.Lock()
-	a.next++
-	if a.seen[p.Message.MessageID] == 0 {
+	m := a.seen[p.Message.MessageID]
+	if m == nil {
+		m = &message{}
+		a.seen[p.Message.MessageID] = m
 		remember(a.seen, &a.seenOrder, p.Message.MessageID)
 	}
-	a.seen[p.Message.MessageID]++
+	m.count++
+	if earlier, ok := a.tasks[m.taskID]; ok && p.Message.MessageID != "" {
+		out := earlier.wire()
+		a.mu.Unlock()
+		a.replyTask(w, req, out, v10)
+		return
+	}
+	a.next++
 	ctxID := p.Message.ContextID
 	if ctxID == "" {
 		ctxID = fmt.Sprintf("demo-context-%d", a.next)
@@ -196,8 +217,13 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 	}
 	a.tasks[t.id] = t
 	remember(a.tasks, &a.taskOrder, t.id)
+	m.taskID = t.id
 	out := t.wire()
 	a.mu.Unlock()
+	a.replyTask(w, req, out, v10)
+}
+
+func (a *Agent) replyTask(w http.ResponseWriter, req rpcRequest, out map[string]any, v10 bool) {
 	if v10 {
 		reply(w, req.ID, map[string]any{"task": out}, 0, "")
 		return

@@ -56,17 +56,17 @@ func TestDemoAgentSpeaksBothVersions(t *testing.T) {
 			t.Errorf("%s: %+v", v, done)
 		}
 
-		bin, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "b", Text: "x", File: &a2a.File{MediaType: "image/png", Bytes: []byte{0x89, 'P'}}})
+		bin, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "b" + string(v), Text: "x", File: &a2a.File{MediaType: "image/png", Bytes: []byte{0x89, 'P'}}})
 		if got := poll(bin.ID); !strings.Contains(got.Output, "2 bytes (image/png file)") {
 			t.Errorf("%s binary: %+v", v, got)
 		}
 
-		failed, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "f", Text: "<webhook-payload>\ndemo:fail\n</webhook-payload>"})
+		failed, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "f" + string(v), Text: "<webhook-payload>\ndemo:fail\n</webhook-payload>"})
 		if got := poll(failed.ID); got.State != a2a.StateFailed {
 			t.Errorf("%s demo:fail: %+v", v, got)
 		}
 
-		hung, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "h", Text: "<webhook-payload>\ndemo:hang\n</webhook-payload>"})
+		hung, _ := c.SendMessage(t.Context(), a2a.Message{MessageID: "h" + string(v), Text: "<webhook-payload>\ndemo:hang\n</webhook-payload>"})
 		if got, _ := c.GetTask(t.Context(), hung.ID); got.State != a2a.StateWorking {
 			t.Errorf("%s demo:hang: %+v", v, got)
 		}
@@ -76,6 +76,25 @@ func TestDemoAgentSpeaksBothVersions(t *testing.T) {
 	}
 	if ag.Seen("m-0.3") != 1 || ag.Seen("m-1.0") != 1 {
 		t.Errorf("messages seen %v", ag.seen)
+	}
+}
+
+func TestDemoAgentDedupesByMessageID(t *testing.T) {
+	ag := New()
+	srv := httptest.NewServer(ag)
+	defer srv.Close()
+	c := &a2a.Client{URL: srv.URL, Version: a2a.V10}
+	msg := a2a.Message{MessageID: "run-uid", Text: "<webhook-payload>\n{}\n</webhook-payload>"}
+	first, err := c.SendMessage(t.Context(), msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.SendMessage(t.Context(), msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != first.ID || ag.Tasks() != 1 || ag.Seen("run-uid") != 2 {
+		t.Errorf("sent twice: tasks %q and %q, %d tasks made, seen %d times; want one task seen twice", first.ID, again.ID, ag.Tasks(), ag.Seen("run-uid"))
 	}
 }
 

@@ -192,7 +192,9 @@ func (r *AgentRunReconciler) advance(ctx context.Context, run *agentsv1alpha1.Ag
 // start sends a queued run if its turn has come.
 func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
 	siblings := &agentsv1alpha1.AgentRunList{}
-	if err := r.List(ctx, siblings, client.InNamespace(run.Namespace), client.MatchingFields{indexRunAgent: agent.Name}); err != nil {
+	// Read-only, so not copied: with a long queue the copies were most of the cost.
+	if err := r.List(ctx, siblings, client.InNamespace(run.Namespace), client.MatchingFields{indexActiveRunAgent: agent.Name},
+		client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the runs of Agent %s: %w", agent.Name, err)
 	}
 	switch verdict, why := r.reserve(run, siblings.Items, int(agent.Spec.MaxConcurrentRuns)); verdict {
@@ -620,14 +622,23 @@ func (r *AgentRunReconciler) queuedRunsOfAgent(of func(client.Object) (agent, ex
 			return nil
 		}
 		runs := &agentsv1alpha1.AgentRunList{}
-		if err := r.List(ctx, runs, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexRunAgent: agent}); err != nil {
+		if err := r.List(ctx, runs, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexActiveRunAgent: agent},
+			client.UnsafeDisableDeepCopy); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "listing the runs of an agent", "agent", agent)
 			return nil
 		}
+		_, busyThreads, queued := activeRuns(runs.Items)
+		a := &agentsv1alpha1.Agent{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: agent}, a); err == nil && !a.Spec.Archived {
+			// Only the runs that would take the Agent's slots if all were
+			// free can start now; the rest move up with later events. (All
+			// of them, on every event, made dispatch quadratic in the queue.)
+			queued, _ = slotTakers(queued, busyThreads, int(a.Spec.MaxConcurrentRuns))
+		} // a deleted or archived Agent ends every queued run
 		var reqs []reconcile.Request
-		for i := range runs.Items {
-			if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued && runs.Items[i].Name != except {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&runs.Items[i])})
+		for _, q := range queued {
+			if q.Name != except {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(q)})
 			}
 		}
 		return reqs
@@ -652,9 +663,11 @@ func (r *AgentRunReconciler) reserve(run *agentsv1alpha1.AgentRun, cached []agen
 	return verdict, why
 }
 
-// withStarted is the Agent's cached runs with the runs in started (of that
-// Agent and namespace) counted as running. Entries the cache already shows
-// as no longer queued are dropped from started.
+// withStarted is the Agent's cached active runs (queued or running) with
+// the runs in started (of that Agent and namespace) counted as running.
+// Entries the cache already shows running are dropped from started, and so
+// are those it no longer lists: a started run leaves the active runs only
+// by finishing or going away, and then it holds no slot.
 func withStarted(cached []agentsv1alpha1.AgentRun, ns, agent string, started map[types.NamespacedName]startedRun) []agentsv1alpha1.AgentRun {
 	runs := make([]agentsv1alpha1.AgentRun, 0, len(cached))
 	seen := map[types.NamespacedName]bool{}
@@ -672,20 +685,9 @@ func withStarted(cached []agentsv1alpha1.AgentRun, ns, agent string, started map
 		runs = append(runs, run)
 	}
 	for key, s := range started {
-		if key.Namespace != ns || s.agent != agent || seen[key] {
-			continue
+		if key.Namespace == ns && s.agent == agent && !seen[key] {
+			delete(started, key)
 		}
-		// Started, but not in the cache at all yet: a running placeholder.
-		placeholder := agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, UID: types.UID("started/" + key.String())},
-			Spec:       agentsv1alpha1.AgentRunSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: agent}},
-			Status:     agentsv1alpha1.AgentRunStatus{State: agentsv1alpha1.RunRunning},
-		}
-		if s.thread != "" {
-			placeholder.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			placeholder.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: s.thread}
-		}
-		runs = append(runs, placeholder)
 	}
 	return runs
 }

@@ -90,9 +90,29 @@ const (
 // at most maxConcurrent running, one running run per thread, oldest first
 // (within the Agent, and within each thread). It says why when not.
 func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) (startVerdict, string) {
-	running := 0
-	busyThreads := map[string]bool{}
-	var queued []*agentsv1alpha1.AgentRun
+	running, busyThreads, queued := activeRuns(agentRuns)
+	if running >= maxConcurrent {
+		return startWait, fmt.Sprintf("%d of %d runs of the agent are running", running, maxConcurrent)
+	}
+	if k := threadKey(run); k != "" && busyThreads[k] {
+		return startWait, fmt.Sprintf("another run is running in thread %s", k)
+	}
+	takers, waiting := slotTakers(queued, busyThreads, maxConcurrent-running)
+	switch {
+	case containsRun(takers, run):
+		return startNow, ""
+	case containsRun(waiting, run):
+		return startWait, fmt.Sprintf("an older run of thread %s goes first", threadKey(run))
+	case containsRun(queued, run):
+		return startWait, "older runs of the agent go first"
+	}
+	return startNotListed, "the run is not among the agent's queued runs yet"
+}
+
+// activeRuns counts an Agent's running runs and their threads, and returns
+// its queued runs oldest first.
+func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads map[string]bool, queued []*agentsv1alpha1.AgentRun) {
+	busyThreads = map[string]bool{}
 	for i := range agentRuns {
 		r := &agentRuns[i]
 		switch r.EffectiveState() {
@@ -105,35 +125,40 @@ func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun,
 			queued = append(queued, r)
 		}
 	}
-	if running >= maxConcurrent {
-		return startWait, fmt.Sprintf("%d of %d runs of the agent are running", running, maxConcurrent)
-	}
-	if k := threadKey(run); k != "" && busyThreads[k] {
-		return startWait, fmt.Sprintf("another run is running in thread %s", k)
-	}
 	queueOrder(queued)
-	slots := maxConcurrent - running
+	return running, busyThreads, queued
+}
+
+// slotTakers walks queued (oldest first) until slots runs have taken a
+// free slot, and returns those runs and the ones passed over meanwhile
+// because an older run of their thread is running or goes first (they take
+// no slot).
+func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, slots int) (takers, waiting []*agentsv1alpha1.AgentRun) {
 	claimed := map[string]bool{}
 	for _, q := range queued {
+		if len(takers) >= slots {
+			break
+		}
 		k := threadKey(q)
 		if k != "" && (busyThreads[k] || claimed[k]) {
-			if q.UID == run.UID {
-				return startWait, fmt.Sprintf("an older run of thread %s goes first", k)
-			}
-			continue // this one waits for its thread and takes no slot
-		}
-		if q.UID == run.UID {
-			return startNow, ""
+			waiting = append(waiting, q)
+			continue
 		}
 		if k != "" {
 			claimed[k] = true
 		}
-		slots--
-		if slots == 0 {
-			return startWait, "older runs of the agent go first"
+		takers = append(takers, q)
+	}
+	return takers, waiting
+}
+
+func containsRun(runs []*agentsv1alpha1.AgentRun, run *agentsv1alpha1.AgentRun) bool {
+	for _, r := range runs {
+		if r.UID == run.UID {
+			return true
 		}
 	}
-	return startNotListed, "the run is not among the agent's queued runs yet"
+	return false
 }
 
 // outcome maps a terminal task to the run's final state and message.

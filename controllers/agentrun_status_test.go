@@ -191,7 +191,7 @@ func TestWithStarted(t *testing.T) {
 	}
 	started := map[types.NamespacedName]startedRun{
 		key("d"):        {agent: "triage"},                // started; the cache still shows it queued
-		key("e"):        {agent: "triage", thread: "ops"}, // started; not in the cache yet
+		key("e"):        {agent: "triage", thread: "ops"}, // started; the cache has it finished (no longer active)
 		key("other"):    {agent: "someone-else"},
 		key("caughtup"): {agent: "triage"},
 	}
@@ -204,15 +204,27 @@ func TestWithStarted(t *testing.T) {
 	if _, ok := started[key("caughtup")]; ok {
 		t.Error("a run the cache shows running is still remembered")
 	}
-	c := cached[0]
-	if got, _ := mayStart(&c, runs, 3); got != startWait {
-		t.Errorf("with d, e and caughtup running, c got %d; want to wait for a slot", got)
+	if _, ok := started[key("e")]; ok {
+		t.Error("a started run the cache no longer lists as active is still remembered")
 	}
-	if got, _ := mayStart(&c, runs, 4); got != startNow {
-		t.Errorf("with a fourth slot c got %d; want to start", got)
+	if _, ok := started[key("other")]; !ok {
+		t.Error("another Agent's started run was dropped")
+	}
+	c := cached[0]
+	if got, _ := mayStart(&c, runs, 2); got != startWait {
+		t.Errorf("with d and caughtup running, c got %d; want to wait for a slot", got)
+	}
+	if got, _ := mayStart(&c, runs, 3); got != startNow {
+		t.Errorf("with a third slot c got %d; want to start", got)
 	}
 	inOps := withNS(qrun("f", agentsv1alpha1.RunQueued, "ops", 3))
-	if got, why := mayStart(&inOps, append(runs, inOps), 10); got != startWait || !strings.Contains(why, "thread ops") {
-		t.Errorf("a run of thread ops while e (started, uncached) holds it: %d %q", got, why)
+	if got, why := mayStart(&inOps, append(runs, inOps), 10); got != startNow {
+		t.Errorf("a run of thread ops after e finished: %d %q; want to start", got, why)
+	}
+	d := withNS(qrun("d", agentsv1alpha1.RunQueued, "ops", 2))
+	started[key("d")] = startedRun{agent: "triage", thread: "ops"}
+	runs = withStarted([]agentsv1alpha1.AgentRun{d, inOps}, ns, "triage", started)
+	if got, why := mayStart(&inOps, runs, 10); got != startWait || !strings.Contains(why, "thread ops") {
+		t.Errorf("a run of thread ops while d (started, cached as queued) holds it: %d %q", got, why)
 	}
 }

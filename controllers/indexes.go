@@ -36,8 +36,10 @@ const (
 	indexAgentAuthSecret   = "spec.a2a.authSecretRef.name"
 	// indexRunEndpoint indexes AgentRuns by their endpoint label.
 	indexRunEndpoint = "metadata.labels.endpoint"
-	// indexRunAgent indexes AgentRuns by their (immutable) agent reference.
-	indexRunAgent = "spec.agentRef.name"
+	// indexActiveRunAgent indexes the AgentRuns not finished yet (queued
+	// or running) by their agent reference: what dispatch decisions look
+	// at, however long the history of finished runs.
+	indexActiveRunAgent = "activeRunsByAgent"
 )
 
 type indexSpec struct {
@@ -69,7 +71,10 @@ var indexes = []indexSpec{
 		return []string{a.Spec.A2A.AuthSecretRef.Name}
 	})},
 	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, byLabel(agentsv1alpha1.LabelEndpoint)},
-	{&agentsv1alpha1.AgentRun{}, indexRunAgent, by(func(run *agentsv1alpha1.AgentRun) []string {
+	{&agentsv1alpha1.AgentRun{}, indexActiveRunAgent, by(func(run *agentsv1alpha1.AgentRun) []string {
+		if run.EffectiveState().IsFinished() {
+			return nil
+		}
 		return []string{run.Spec.AgentRef.Name}
 	})},
 }

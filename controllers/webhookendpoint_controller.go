@@ -99,6 +99,11 @@ type endpointScope struct {
 	requeueAfter time.Duration
 	// brandNew: ep was not read from the API server first (see brandNew).
 	brandNew bool
+	// createdSecret is the generated Secret this reconcile created, if any.
+	createdSecret *corev1.Secret
+	// afterStatus runs once the status is written (events that the status
+	// makes true).
+	afterStatus func()
 }
 
 func (s *endpointScope) requeueWithin(d time.Duration) {
@@ -140,11 +145,21 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if retErr == nil {
 			ep.Status.ObservedGeneration = ep.Generation
 		}
-		err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
-		if err != nil {
-			retErr = errors.Join(retErr, err)
-		} else if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
+		if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
+			// Remembered before the write: a write whose answer is lost may
+			// still have landed, and the next look must read it live.
 			r.idsWritten.Store(req.NamespacedName, ep.UID)
+		}
+		err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
+		switch {
+		case err == nil:
+			if s.afterStatus != nil {
+				s.afterStatus()
+			}
+		case apierrors.IsConflict(err) && s.createdSecret != nil:
+			retErr = errors.Join(retErr, err, r.dropCreatedSecret(ctx, s.createdSecret))
+		default:
+			retErr = errors.Join(retErr, err)
 		}
 	}()
 
@@ -164,9 +179,9 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
-// brandNew tells whether ep has never had an ID written by anyone: its
-// cached copy has none, and this process has not written one that the cache
-// may not show yet. Such an endpoint is reconciled without reading it from
+// brandNew tells whether ep looks as if it never had an ID: its cached copy
+// has none, and this process has not written (or tried to write) one that
+// the cache may not show yet. Such an endpoint is reconciled without reading it from
 // the API server first (two requests fewer for each new endpoint): its ID
 // reaches status only through a patch locked to this copy's resourceVersion,
 // and its secret through a create that fails if the Secret exists

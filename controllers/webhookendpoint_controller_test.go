@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,6 +50,17 @@ func (c staleClient) Get(ctx context.Context, key client.ObjectKey, obj client.O
 		return nil
 	}
 	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// reconcileBehind reconciles with a cache that is far behind: it serves
+// stale, the endpoint as it was created (no ID, owner or secret yet).
+func reconcileBehind(ctx SpecContext, stale *agentsv1alpha1.WebhookEndpoint) {
+	GinkgoHelper()
+	behind := &WebhookEndpointReconciler{
+		Client: staleClient{Client: k8sClient, stale: stale}, APIReader: k8sClient, MetadataReader: k8sClient,
+		Recorder: events.NewFakeRecorder(10), Clock: fakeClock, PublicBaseURL: publicBaseURL,
+	}
+	_, _ = behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stale)})
 }
 
 // endpointState reads an endpoint fresh for Eventually/Consistently.
@@ -396,19 +408,23 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		ready := readyEndpoint(ctx, ep)
 		secret := generatedSecret(ctx, ep).Data["secret"]
 
-		// A reconciler whose cache is that far behind: the endpoint looks
-		// brand new, with no ID, owner or secret yet.
-		behind := &WebhookEndpointReconciler{
-			Client: staleClient{Client: k8sClient, stale: asCreated}, APIReader: k8sClient, MetadataReader: k8sClient,
-			Recorder: events.NewFakeRecorder(10), Clock: fakeClock, PublicBaseURL: publicBaseURL,
-		}
-		_, err := behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ep)})
-		Expect(err).To(HaveOccurred(), "every write from the stale copy fails")
-
+		reconcileBehind(ctx, asCreated)
 		now := endpointState(ctx, ep)()
 		Expect(now.Status.EndpointID).To(Equal(ready.Status.EndpointID))
 		Expect(now.Status.SecretHash).To(Equal(ready.Status.SecretHash))
 		Expect(generatedSecret(ctx, ep).Data["secret"]).To(Equal(secret), "the Secret keeps the value whose hash is in status")
+
+		// The owner deleted the generated Secret (the endpoint keeps its
+		// hash): a copy that far behind must not leave a new Secret whose
+		// value does not match the hash.
+		Expect(k8sClient.Delete(ctx, generatedSecret(ctx, ep))).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonGeneratedSecretDeleted))
+		reconcileBehind(ctx, asCreated)
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, &corev1.Secret{})).
+			To(Satisfy(apierrors.IsNotFound), "no Secret with a value whose hash is not in status")
+		Expect(endpointState(ctx, ep)().Status.SecretHash).To(Equal(ready.Status.SecretHash))
 	})
 
 	It("does not overwrite a Secret of the generated name that is not its own", func(ctx SpecContext) {

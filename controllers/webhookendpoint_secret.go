@@ -42,13 +42,13 @@ func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endp
 		ep.Status.AuthMode = agentsv1alpha1.AuthNone
 		ep.Status.SecretHash, ep.Status.SecretName, ep.Status.SecretRotatedAt = "", "", nil
 		s.setCondition(secretReadyCondition(secretAuthDisabled, "", "", 0))
-		return r.deleteGeneratedSecret(ctx, ep)
+		return r.deleteGeneratedSecret(ctx, s)
 	case ep.Spec.SecretRef != nil:
 		ep.Status.AuthMode = agentsv1alpha1.AuthSecret
 		if err := r.reconcileSecretRef(ctx, s); err != nil {
 			return err
 		}
-		return r.deleteGeneratedSecret(ctx, ep)
+		return r.deleteGeneratedSecret(ctx, s)
 	default:
 		return r.reconcileGeneratedSecret(ctx, s)
 	}
@@ -90,9 +90,10 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	if s.brandNew {
 		// Create, not overwrite: one request, and it fails if a Secret of
 		// that name exists already.
-		if written, err = r.createGeneratedSecret(ctx, ep, name, value); err != nil {
+		if s.createdSecret, err = r.createGeneratedSecret(ctx, ep, name, value); err != nil {
 			return err
 		}
+		written = s.createdSecret != nil
 		if !written {
 			// Ours from an earlier try, or someone else's: look closer,
 			// with the endpoint as the API server has it.
@@ -119,14 +120,20 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(value))
 	ep.Status.SecretRotatedAt = &now
 	ep.Status.LastHandledRotation = rotation
+	// The events wait for the status write: until the hash is there, the
+	// new secret does not work.
 	if rotate {
 		s.setCondition(secretReadyCondition(secretRotated, name, "", 0))
-		r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretRotated, "Rotate",
-			"Rotated the secret in Secret %s; the old secret no longer works", name)
+		s.afterStatus = func() {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretRotated, "Rotate",
+				"Rotated the secret in Secret %s; the old secret no longer works", name)
+		}
 	} else {
 		s.setCondition(secretReadyCondition(secretGenerated, name, "", 0))
-		r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretGenerated, "Generate",
-			"Generated the secret into Secret %s", name)
+		s.afterStatus = func() {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretGenerated, "Generate",
+				"Generated the secret into Secret %s", name)
+		}
 	}
 	return nil
 }
@@ -150,9 +157,9 @@ func generatedSecretApply(ep *agentsv1alpha1.WebhookEndpoint, name, value string
 		WithData(map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(value)})
 }
 
-// createGeneratedSecret creates the generated Secret; false without error
-// means a Secret of that name exists already.
-func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (bool, error) {
+// createGeneratedSecret creates the generated Secret and returns it; nil
+// without error means a Secret of that name exists already.
+func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (*corev1.Secret, error) {
 	ac := generatedSecretApply(ep, name, value)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: name, Labels: ac.Labels},
@@ -168,11 +175,22 @@ func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, e
 	err := r.Create(ctx, secret, client.FieldOwner(fieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return false, nil
+		return nil, nil
 	case err != nil:
-		return false, fmt.Errorf("creating Secret %s: %w", name, err)
+		return nil, fmt.Errorf("creating Secret %s: %w", name, err)
 	}
-	return true, nil
+	return secret, nil
+}
+
+// dropCreatedSecret deletes the Secret this reconcile created when its hash
+// certainly did not reach status (the status patch met a conflict: the
+// cached copy was behind). Left in place, it would hold a value whose hash
+// is not the endpoint's.
+func (r *WebhookEndpointReconciler) dropCreatedSecret(ctx context.Context, secret *corev1.Secret) error {
+	if err := r.Delete(ctx, secret, client.Preconditions{UID: &secret.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting Secret %s, whose hash did not reach status: %w", secret.Name, err)
+	}
+	return nil
 }
 
 // confirmCurrent fails unless the cached endpoint is the API server's
@@ -234,7 +252,13 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 
 // deleteGeneratedSecret removes a generated Secret the endpoint no longer
 // uses, so no stale secret is left for someone to find.
-func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
+func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
+	if s.brandNew {
+		// A brand-new endpoint has made no Secret. If one is there, this
+		// copy is behind the API server: leave it to a later reconcile.
+		return nil
+	}
+	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
 	obj := secretMetadata(ep.Namespace, name)
 	if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {

@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -99,10 +100,14 @@ type Report struct {
 	Duplicated, Deliveries int
 	// NotDelivered are successful runs whose message the agent never got.
 	NotDelivered []string
-	// Unacknowledged counts AgentRuns whose call got no 202, by state: the
-	// receiver died after storing the run, or the API server failed the
-	// payload write and then the cleanup.
+	// Unacknowledged counts AgentRuns whose call got no 202, by state and
+	// by what the caller got: the receiver died after storing the run (no
+	// answer), or the API server lost its answer to a write that it had
+	// made, and the cleanup failed too (503).
 	Unacknowledged map[string]int
+	// NotRecovered names the restarts after which no call was accepted
+	// before the next kill.
+	NotRecovered []string
 	// Events are the kills and restarts, with times since the load began.
 	Events []string
 	// Load is how long the load ran; Settled how long the runs took to
@@ -125,6 +130,9 @@ func (r Report) OK() error {
 	if len(r.Other) > 0 {
 		errs = append(errs, fmt.Errorf("unexpected answers: %v", r.Other))
 	}
+	if len(r.NotRecovered) > 0 {
+		errs = append(errs, fmt.Errorf("no call was accepted after restarting %s", strings.Join(r.NotRecovered, ", ")))
+	}
 	return errors.Join(errs...)
 }
 
@@ -137,7 +145,7 @@ func (r Report) Table() string {
 	row := func(k string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", k, v) }
 	row("calls sent", r.Sent)
 	row("accepted (202)", r.Accepted)
-	row("refused with 503 (nothing stored)", r.Refused503)
+	row("refused with 503 and Retry-After", r.Refused503)
 	row("no answer (receiver down or killed mid-call)", r.NoAnswer)
 	if len(r.Other) > 0 {
 		row("other answers", fmt.Sprint(r.Other))
@@ -183,12 +191,12 @@ func Run(ctx context.Context, c *devcluster.Cluster, opts Options) (Report, erro
 	}
 	opts.Log("load: %.0f calls/s over %d endpoints; killing %s in turn", opts.Rate, len(eps), strings.Join(opts.Targets, ", "))
 
-	ld := &load{opts: opts, eps: eps, accepted: map[string]bool{}, rep: Report{Other: map[int]int{}}}
+	ld := &load{opts: opts, eps: eps, accepted: map[string]bool{}, answers: map[int]string{}, rep: Report{Other: map[int]int{}}}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	done := make(chan struct{})
 	start := time.Now()
 	go func() { ld.run(loadCtx); close(done) }()
-	var events []string
+	var events, notRecovered []string
 	event := func(format string, args ...any) {
 		e := fmt.Sprintf("%5.1fs ", time.Since(start).Seconds()) + fmt.Sprintf(format, args...)
 		opts.Log("%s", e)
@@ -209,8 +217,12 @@ func Run(ctx context.Context, c *devcluster.Cluster, opts Options) (Report, erro
 				return err
 			}
 			event("%s ready", target)
+			acceptedBefore := ld.acceptedSoFar()
 			if err := sleep(ctx, opts.Calm); err != nil {
 				return err
+			}
+			if ld.acceptedSoFar() == acceptedBefore {
+				notRecovered = append(notRecovered, fmt.Sprintf("%s (at %.0fs)", target, time.Since(start).Seconds()))
 			}
 		}
 		return nil
@@ -218,7 +230,7 @@ func Run(ctx context.Context, c *devcluster.Cluster, opts Options) (Report, erro
 	stopLoad()
 	<-done
 	rep := ld.rep
-	rep.Events, rep.Load = events, time.Since(start)
+	rep.Events, rep.NotRecovered, rep.Load = events, notRecovered, time.Since(start)
 	if err != nil {
 		return rep, err
 	}
@@ -229,7 +241,7 @@ func Run(ctx context.Context, c *devcluster.Cluster, opts Options) (Report, erro
 	if err != nil {
 		return rep, err
 	}
-	check(&rep, ld.accepted, runs, agent)
+	check(ctx, c.AdminClient, &rep, ld, runs, agent)
 	return rep, nil
 }
 
@@ -312,7 +324,15 @@ type load struct {
 	eps      []endpoint
 	mu       sync.Mutex
 	accepted map[string]bool
-	rep      Report
+	// answers is what each call (by its sequence number) got.
+	answers map[int]string
+	rep     Report
+}
+
+func (l *load) acceptedSoFar() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rep.Accepted
 }
 
 func (l *load) run(ctx context.Context) {
@@ -365,6 +385,10 @@ func (l *load) call(ctx context.Context, hc *http.Client, seq int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.rep.Sent++
+	l.answers[seq] = "no answer"
+	if err == nil {
+		l.answers[seq] = strconv.Itoa(resp.StatusCode)
+	}
 	switch {
 	case err != nil:
 		l.rep.NoAnswer++
@@ -419,7 +443,8 @@ func finished(s agentsv1alpha1.RunState) bool {
 }
 
 // check fills in what became of the accepted runs and of the others.
-func check(rep *Report, accepted map[string]bool, runs []agentsv1alpha1.AgentRun, agent *demoagent.Agent) {
+func check(ctx context.Context, cl client.Client, rep *Report, ld *load, runs []agentsv1alpha1.AgentRun, agent *demoagent.Agent) {
+	accepted := ld.accepted
 	rep.Unacknowledged = map[string]int{}
 	found := map[string]bool{}
 	for _, r := range runs {
@@ -428,7 +453,7 @@ func check(rep *Report, accepted map[string]bool, runs []agentsv1alpha1.AgentRun
 			state = string(agentsv1alpha1.RunQueued)
 		}
 		if !accepted[r.Name] {
-			rep.Unacknowledged[state]++
+			rep.Unacknowledged[state+", caller got "+callerGot(ctx, cl, &r, ld.answers)]++
 			continue
 		}
 		found[r.Name] = true
@@ -450,6 +475,28 @@ func check(rep *Report, accepted map[string]bool, runs []agentsv1alpha1.AgentRun
 		}
 	}
 	sort.Strings(rep.Lost)
+}
+
+// callerGot tells what the call that stored run got, found by the sequence
+// number in its payload.
+func callerGot(ctx context.Context, cl client.Client, run *agentsv1alpha1.AgentRun, answers map[int]string) string {
+	if run.Spec.Payload == nil {
+		return "unknown (no payload)"
+	}
+	secret := &corev1.Secret{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, secret); err != nil {
+		return "unknown (payload not stored)"
+	}
+	var body struct {
+		Chaos *int `json:"chaos"`
+	}
+	if json.Unmarshal(secret.Data[agentsv1alpha1.PayloadBodyKey], &body) != nil || body.Chaos == nil {
+		return "unknown (payload unreadable)"
+	}
+	if a, ok := answers[*body.Chaos]; ok {
+		return a
+	}
+	return "unknown"
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

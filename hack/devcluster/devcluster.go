@@ -205,18 +205,18 @@ func (c *Cluster) startControlPlane() error {
 	if c.AdminClient, err = client.New(cfg, client.Options{Scheme: Scheme()}); err != nil {
 		return err
 	}
-	return c.adoptAPIServer()
+	if err := c.adoptAPIServer(); err != nil {
+		// Only Kill and Start of KubeAPIServer need it; they say so then.
+		c.logf("kube-apiserver cannot be restarted: %v", err)
+	}
+	return nil
 }
 
 // adoptAPIServer defines process KubeAPIServer as the command line envtest
 // started it with (same port, certificates and etcd), so that Start runs it
 // again after Kill. State lives in etcd; a new API server serves it all.
 func (c *Cluster) adoptAPIServer() error {
-	bin, err := filepath.Abs(filepath.Join(c.opts.Assets, "kube-apiserver"))
-	if err != nil {
-		return err
-	}
-	pid, args, err := childRunning(bin)
+	pid, args, err := childRunning("kube-apiserver")
 	if err != nil {
 		return err
 	}
@@ -228,13 +228,15 @@ func (c *Cluster) adoptAPIServer() error {
 	c.define(KubeAPIServer, args[0], args[1:], func(ctx context.Context) error {
 		return httpGetOK(ctx, hc, readyz)
 	})
+	c.mu.Lock()
 	c.procs[KubeAPIServer].adopted = pid
+	c.mu.Unlock()
 	return nil
 }
 
-// childRunning finds this process's child running binary bin and returns its
-// pid and command line.
-func childRunning(bin string) (int, []string, error) {
+// childRunning finds this process's child running a binary called name
+// and returns its pid and command line.
+func childRunning(name string) (int, []string, error) {
 	dirs, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, nil, err
@@ -245,7 +247,7 @@ func childRunning(bin string) (int, []string, error) {
 		if err != nil {
 			continue
 		}
-		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || exe != bin {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || filepath.Base(exe) != name {
 			continue
 		}
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -263,7 +265,7 @@ func childRunning(bin string) (int, []string, error) {
 		}
 		return pid, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"), nil
 	}
-	return 0, nil, fmt.Errorf("no child process runs %s", bin)
+	return 0, nil, fmt.Errorf("no child process runs %s", name)
 }
 
 func (c *Cluster) install(ctx context.Context) error {
@@ -468,11 +470,12 @@ func (c *Cluster) stop(name string, sig syscall.Signal) {
 	if p == nil {
 		return
 	}
-	if p.adopted != 0 {
-		stopAdopted(p.adopted, sig)
-		c.mu.Lock()
-		p.adopted = 0
-		c.mu.Unlock()
+	c.mu.Lock()
+	adopted := p.adopted
+	p.adopted = 0
+	c.mu.Unlock()
+	if adopted != 0 {
+		stopAdopted(adopted, sig)
 		return
 	}
 	if p.cmd == nil {

@@ -154,11 +154,14 @@ func (r Report) Table() string {
 	row("accepted runs whose message arrived twice or more (same messageId; the agent dedupes)", r.Duplicated)
 	row("deliveries to the agent for accepted runs", r.Deliveries)
 	row("successful runs the agent never received", len(r.NotDelivered))
-	un := "0"
-	if len(r.Unacknowledged) > 0 {
-		un = fmt.Sprint(r.Unacknowledged)
+	un := []string{}
+	for _, k := range slices.Sorted(maps.Keys(r.Unacknowledged)) {
+		un = append(un, fmt.Sprintf("%d %s", r.Unacknowledged[k], k))
 	}
-	row("runs stored without a 202, by state", un)
+	if len(un) == 0 {
+		un = append(un, "0")
+	}
+	row("runs stored without a 202 (by state, and what the caller got)", strings.Join(un, "; "))
 	row("load / settle time", fmt.Sprintf("%s / %s", r.Load.Round(time.Second), r.Settled.Round(time.Second)))
 	return b.String()
 }

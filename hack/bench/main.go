@@ -91,7 +91,11 @@ func main() {
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
-			o.only[strings.TrimSpace(m)] = true
+			m = strings.TrimSpace(m)
+			if !slices.Contains([]string{"rejections", "accepted", "scale", "dispatch"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, accepted, scale, dispatch)", m)
+			}
+			o.only[m] = true
 		}
 	}
 	if o.serveBare != "" {

@@ -633,7 +633,8 @@ func (r *AgentRunReconciler) queuedRunsOfAgent(of func(client.Object) (agent, ex
 			// Only the runs that would take the Agent's slots if all were
 			// free can start now; the rest move up with later events. (All
 			// of them, on every event, made dispatch quadratic in the queue.)
-			queued, _ = slotTakers(queued, busyThreads, int(a.Spec.MaxConcurrentRuns))
+			queueOrder(queued)
+			queued = slotTakers(queued, busyThreads, int(a.Spec.MaxConcurrentRuns))
 		} // a deleted or archived Agent ends every queued run
 		var reqs []reconcile.Request
 		for _, q := range queued {
@@ -663,33 +664,32 @@ func (r *AgentRunReconciler) reserve(run *agentsv1alpha1.AgentRun, cached []agen
 	return verdict, why
 }
 
-// withStarted is the Agent's cached active runs (queued or running) with
-// the runs in started (of that Agent and namespace) counted as running.
-// Entries the cache already shows running are dropped from started, and so
-// are those it no longer lists: a started run leaves the active runs only
-// by finishing or going away, and then it holds no slot.
+// withStarted marks, in cached (the Agent's active runs as the cache lists
+// them: copies, changed in place), the runs in started as running. Entries
+// the cache already shows running are dropped from started, and so are
+// those it no longer lists: a started run leaves the active runs only by
+// finishing or going away, and then it holds no slot.
 func withStarted(cached []agentsv1alpha1.AgentRun, ns, agent string, started map[types.NamespacedName]startedRun) []agentsv1alpha1.AgentRun {
-	runs := make([]agentsv1alpha1.AgentRun, 0, len(cached))
-	seen := map[types.NamespacedName]bool{}
+	listed := make(map[types.NamespacedName]bool, len(started))
 	for i := range cached {
-		key := client.ObjectKeyFromObject(&cached[i])
-		seen[key] = true
-		run := cached[i]
-		if _, ok := started[key]; ok {
-			if run.EffectiveState() != agentsv1alpha1.RunQueued {
-				delete(started, key) // the cache has caught up
-			} else {
-				run.Status.State = agentsv1alpha1.RunRunning
-			}
+		run := &cached[i]
+		key := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}
+		if _, ok := started[key]; !ok {
+			continue
 		}
-		runs = append(runs, run)
+		listed[key] = true
+		if run.EffectiveState() != agentsv1alpha1.RunQueued {
+			delete(started, key) // the cache has caught up
+		} else {
+			run.Status.State = agentsv1alpha1.RunRunning
+		}
 	}
 	for key, s := range started {
-		if key.Namespace == ns && s.agent == agent && !seen[key] {
+		if key.Namespace == ns && s.agent == agent && !listed[key] {
 			delete(started, key)
 		}
 	}
-	return runs
+	return cached
 }
 
 // unreserve drops a run that was decided to start but did not.

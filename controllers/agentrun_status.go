@@ -45,20 +45,23 @@ func threadKey(run *agentsv1alpha1.AgentRun) string {
 	return ""
 }
 
-// queueOrder sorts runs oldest first: by receipt (stored to the second),
-// then by the ULID the receiver ends run names with (to the millisecond),
-// then by name.
+// queueOrder sorts runs oldest first (see queuedBefore).
 func queueOrder(runs []*agentsv1alpha1.AgentRun) {
-	sort.SliceStable(runs, func(i, j int) bool {
-		a, b := runs[i].Spec.ReceivedAt.Time, runs[j].Spec.ReceivedAt.Time
-		if !a.Equal(b) {
-			return a.Before(b)
-		}
-		if ka, kb := receiptKey(runs[i].Name), receiptKey(runs[j].Name); ka != kb {
-			return ka < kb
-		}
-		return runs[i].Name < runs[j].Name
-	})
+	sort.SliceStable(runs, func(i, j int) bool { return queuedBefore(runs[i], runs[j]) })
+}
+
+// queuedBefore orders queued runs oldest first: by receipt (stored to the
+// second), then by the ULID the receiver ends run names with (to the
+// millisecond), then by name.
+func queuedBefore(a, b *agentsv1alpha1.AgentRun) bool {
+	ta, tb := a.Spec.ReceivedAt.Time, b.Spec.ReceivedAt.Time
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if ka, kb := receiptKey(a.Name), receiptKey(b.Name); ka != kb {
+		return ka < kb
+	}
+	return a.Name < b.Name
 }
 
 // ulidLen is the length of a ULID in Crockford base32.
@@ -89,28 +92,52 @@ const (
 // mayStart decides whether run may be sent now among the runs of its Agent:
 // at most maxConcurrent running, one running run per thread, oldest first
 // (within the Agent, and within each thread). It says why when not.
+//
+// The queued runs that take a slot are those without a thread and the
+// oldest queued run of each thread with none running; run starts when it
+// is one of them and fewer than the free slots are older. That takes two
+// passes over the queue, not a sort: with thousands queued, every decision
+// counts (BenchmarkStartDecision).
 func mayStart(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) (startVerdict, string) {
 	running, busyThreads, queued := activeRuns(agentRuns)
 	if running >= maxConcurrent {
 		return startWait, fmt.Sprintf("%d of %d runs of the agent are running", running, maxConcurrent)
 	}
-	if k := threadKey(run); k != "" && busyThreads[k] {
+	k := threadKey(run)
+	if k != "" && busyThreads[k] {
 		return startWait, fmt.Sprintf("another run is running in thread %s", k)
 	}
-	takers, waiting := slotTakers(queued, busyThreads, maxConcurrent-running)
-	switch {
-	case containsRun(takers, run):
-		return startNow, ""
-	case containsRun(waiting, run):
-		return startWait, fmt.Sprintf("an older run of thread %s goes first", threadKey(run))
-	case containsRun(queued, run):
-		return startWait, "older runs of the agent go first"
+	listed := false
+	oldestOfThread := map[string]*agentsv1alpha1.AgentRun{}
+	for _, q := range queued {
+		listed = listed || q.UID == run.UID
+		if t := threadKey(q); t != "" && (oldestOfThread[t] == nil || queuedBefore(q, oldestOfThread[t])) {
+			oldestOfThread[t] = q
+		}
 	}
-	return startNotListed, "the run is not among the agent's queued runs yet"
+	if !listed {
+		return startNotListed, "the run is not among the agent's queued runs yet"
+	}
+	takesSlot := func(q *agentsv1alpha1.AgentRun) bool {
+		t := threadKey(q)
+		return t == "" || (!busyThreads[t] && oldestOfThread[t].UID == q.UID)
+	}
+	slots, older := maxConcurrent-running, 0
+	for _, q := range queued {
+		if q.UID != run.UID && takesSlot(q) && queuedBefore(q, run) {
+			if older++; older >= slots {
+				return startWait, "older runs of the agent go first"
+			}
+		}
+	}
+	if !takesSlot(run) {
+		return startWait, fmt.Sprintf("an older run of thread %s goes first", k)
+	}
+	return startNow, ""
 }
 
 // activeRuns counts an Agent's running runs and their threads, and returns
-// its queued runs oldest first.
+// its queued runs (in no particular order).
 func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads map[string]bool, queued []*agentsv1alpha1.AgentRun) {
 	busyThreads = map[string]bool{}
 	for i := range agentRuns {
@@ -125,15 +152,14 @@ func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads m
 			queued = append(queued, r)
 		}
 	}
-	queueOrder(queued)
 	return running, busyThreads, queued
 }
 
-// slotTakers walks queued (oldest first) until slots runs have taken a
-// free slot, and returns those runs and the ones passed over meanwhile
-// because an older run of their thread is running or goes first (they take
-// no slot).
-func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, slots int) (takers, waiting []*agentsv1alpha1.AgentRun) {
+// slotTakers walks queued (sorted oldest first) and returns the first runs
+// that take a free slot, at most slots: a run whose thread has a running
+// or an older queued run takes none.
+func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, slots int) []*agentsv1alpha1.AgentRun {
+	var takers []*agentsv1alpha1.AgentRun
 	claimed := map[string]bool{}
 	for _, q := range queued {
 		if len(takers) >= slots {
@@ -141,7 +167,6 @@ func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, 
 		}
 		k := threadKey(q)
 		if k != "" && (busyThreads[k] || claimed[k]) {
-			waiting = append(waiting, q)
 			continue
 		}
 		if k != "" {
@@ -149,16 +174,7 @@ func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, 
 		}
 		takers = append(takers, q)
 	}
-	return takers, waiting
-}
-
-func containsRun(runs []*agentsv1alpha1.AgentRun, run *agentsv1alpha1.AgentRun) bool {
-	for _, r := range runs {
-		if r.UID == run.UID {
-			return true
-		}
-	}
-	return false
+	return takers
 }
 
 // outcome maps a terminal task to the run's final state and message.

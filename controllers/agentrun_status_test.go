@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +228,81 @@ func TestWithStarted(t *testing.T) {
 	runs = withStarted([]agentsv1alpha1.AgentRun{d, inOps}, ns, "triage", started)
 	if got, why := mayStart(&inOps, runs, 10); got != startWait || !strings.Contains(why, "thread ops") {
 		t.Errorf("a run of thread ops while d (started, cached as queued) holds it: %d %q", got, why)
+	}
+}
+
+// BenchmarkStartDecision is one queued run's start decision among an Agent's
+// 4,000 queued runs (a backlog), as the dispatcher makes it: the cached runs
+// with the ones it started counted as running, then mayStart.
+func BenchmarkStartDecision(b *testing.B) {
+	const ns, queued = "team", 4000
+	cached := make([]agentsv1alpha1.AgentRun, 0, queued+4)
+	for i := range queued {
+		thread := ""
+		if i%10 == 0 {
+			thread = fmt.Sprintf("t%d", i%7)
+		}
+		r := qrun(fmt.Sprintf("run-%05d", i), agentsv1alpha1.RunQueued, thread, queued-i)
+		r.Namespace, r.Spec.AgentRef.Name = ns, "triage"
+		cached = append(cached, r)
+	}
+	started := map[types.NamespacedName]startedRun{}
+	for i := range 3 {
+		started[types.NamespacedName{Namespace: ns, Name: cached[i].Name}] = startedRun{agent: "triage"}
+	}
+	ask := cached[queued/2]
+	list := make([]agentsv1alpha1.AgentRun, len(cached))
+	b.ResetTimer()
+	for b.Loop() {
+		copy(list, cached) // the list the cache hands out
+		if got, _ := mayStart(&ask, withStarted(list, ns, "triage", started), 4); got != startWait {
+			b.Fatalf("a run in the middle of the queue got %d", got)
+		}
+	}
+}
+
+// mayStartBySorting is the plain statement of mayStart's rule: sort the
+// queue, walk it, hand out the free slots.
+func mayStartBySorting(run *agentsv1alpha1.AgentRun, agentRuns []agentsv1alpha1.AgentRun, maxConcurrent int) startVerdict {
+	running, busyThreads, queued := activeRuns(agentRuns)
+	if running >= maxConcurrent || (threadKey(run) != "" && busyThreads[threadKey(run)]) {
+		return startWait
+	}
+	queueOrder(queued)
+	listed := false
+	for _, q := range queued {
+		listed = listed || q.UID == run.UID
+	}
+	if !listed {
+		return startNotListed
+	}
+	for _, q := range slotTakers(queued, busyThreads, maxConcurrent-running) {
+		if q.UID == run.UID {
+			return startNow
+		}
+	}
+	return startWait
+}
+
+func TestMayStartAgreesWithSortingTheQueue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	states := []agentsv1alpha1.RunState{agentsv1alpha1.RunQueued, agentsv1alpha1.RunQueued, agentsv1alpha1.RunRunning, ""}
+	threads := []string{"", "", "ops", "alerts"}
+	for c := range 500 {
+		var runs []agentsv1alpha1.AgentRun
+		for i := range 1 + rng.IntN(12) {
+			runs = append(runs, qrun(fmt.Sprintf("r%02d", i), states[rng.IntN(len(states))], threads[rng.IntN(len(threads))], rng.IntN(4)))
+		}
+		maxConcurrent := 1 + rng.IntN(4)
+		for i := range runs {
+			ask := runs[i]
+			if ask.EffectiveState() != agentsv1alpha1.RunQueued {
+				continue
+			}
+			got, why := mayStart(&ask, runs, maxConcurrent)
+			if want := mayStartBySorting(&ask, runs, maxConcurrent); got != want {
+				t.Fatalf("case %d: mayStart(%s) = %d (%s), sorting the queue says %d; max %d, runs %+v", c, ask.Name, got, why, want, maxConcurrent, runs)
+			}
+		}
 	}
 }

@@ -181,12 +181,13 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 
 // brandNew tells whether ep looks as if it never had an ID: its cached copy
 // has none, and this process has not written (or tried to write) one that
-// the cache may not show yet. Such an endpoint is reconciled without reading it from
-// the API server first (two requests fewer for each new endpoint): its ID
-// reaches status only through a patch locked to this copy's resourceVersion,
-// and its secret through a create that fails if the Secret exists
-// (reconcileGeneratedSecret), so a copy that was stale after all can only
-// make a write fail, never replace a value someone already has.
+// the cache may not show yet. Such an endpoint is reconciled without reading
+// it from the API server first (two requests fewer for each new endpoint).
+// A copy that was behind after all cannot replace a value someone already
+// has: the ID reaches status only through a patch locked to the copy's
+// resourceVersion; the Secret is created, never overwritten, and deleted
+// again if that patch conflicts (reconcileGeneratedSecret, Reconcile); and a
+// brand-new copy deletes no Secret (deleteGeneratedSecret).
 func (r *WebhookEndpointReconciler) brandNew(ep *agentsv1alpha1.WebhookEndpoint) bool {
 	key := client.ObjectKeyFromObject(ep)
 	if ep.Status.EndpointID != "" {

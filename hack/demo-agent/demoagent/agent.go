@@ -201,7 +201,9 @@ func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
 	}
 	m.count++
 	if earlier, ok := a.tasks[m.taskID]; ok && p.Message.MessageID != "" {
-		out := earlier.wire()
+		again := *earlier
+		again.v10 = v10 // in the shape of the protocol it is asked in now
+		out := again.wire()
 		a.mu.Unlock()
 		a.replyTask(w, req, out, v10)
 		return

@@ -233,7 +233,8 @@ func TestWithStarted(t *testing.T) {
 
 // BenchmarkStartDecision is one queued run's start decision among an Agent's
 // 4,000 queued runs (a backlog), as the dispatcher makes it: the cached runs
-// with the ones it started counted as running, then mayStart.
+// with the ones it started counted as running, then mayStart; and, as the
+// baseline in the same run, the same decision by sorting the queue.
 func BenchmarkStartDecision(b *testing.B) {
 	const ns, queued = "team", 4000
 	cached := make([]agentsv1alpha1.AgentRun, 0, queued+4)
@@ -252,12 +253,24 @@ func BenchmarkStartDecision(b *testing.B) {
 	}
 	ask := cached[queued/2]
 	list := make([]agentsv1alpha1.AgentRun, len(cached))
-	b.ResetTimer()
-	for b.Loop() {
-		copy(list, cached) // the list the cache hands out
-		if got, _ := mayStart(&ask, withStarted(list, ns, "triage", started), 4); got != startWait {
-			b.Fatalf("a run in the middle of the queue got %d", got)
-		}
+	for _, bc := range []struct {
+		name   string
+		decide func(*agentsv1alpha1.AgentRun, []agentsv1alpha1.AgentRun, int) startVerdict
+	}{
+		{"sorting the queue", mayStartBySorting},
+		{"mayStart", func(r *agentsv1alpha1.AgentRun, runs []agentsv1alpha1.AgentRun, max int) startVerdict {
+			v, _ := mayStart(r, runs, max)
+			return v
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				copy(list, cached) // the list the cache hands out
+				if got := bc.decide(&ask, withStarted(list, ns, "triage", started), 4); got != startWait {
+					b.Fatalf("a run in the middle of the queue got %d", got)
+				}
+			}
+		})
 	}
 }
 

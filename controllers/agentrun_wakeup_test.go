@@ -53,10 +53,11 @@ func TestAFreedSlotWakesOnlyTheRunsThatMayStart(t *testing.T) {
 		r.Namespace, r.Spec.AgentRef.Name = "team", "triage"
 		objs = append(objs, &r)
 	}
-	spec := indexes[len(indexes)-1]
-	if spec.field != indexActiveRunAgent {
-		t.Fatalf("the last index is %q, not the active runs", spec.field)
+	i := slices.IndexFunc(indexes, func(s indexSpec) bool { return s.field == indexActiveRunAgent })
+	if i < 0 {
+		t.Fatal("no index of active runs")
 	}
+	spec := indexes[i]
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithIndex(spec.obj, spec.field, spec.extract).Build()
 	r := &AgentRunReconciler{Client: c}
 	wake := r.queuedRunsOfAgent(func(client.Object) (string, string) { return "triage", "" })

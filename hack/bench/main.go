@@ -518,18 +518,9 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 	if err := c.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("ep-%05d", o.endpoints)}, last); err != nil {
 		return nil, err
 	}
-	for {
+	for !devcluster.Serves(ctx, last.Status.URL) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, last.Status.URL, strings.NewReader("{}"))
-		req.Header.Set(agentsv1alpha1.SecretHeader, "wrong")
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusForbidden {
-				break
-			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -295,7 +295,7 @@ func setUp(ctx context.Context, c *devcluster.Cluster, opts Options, agentURL st
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			var err error
 			ep, err = c.EndpointFor(ctx, ns, name)
-			return err == nil && ep.Secret != "" && served(ctx, ep.URL), nil
+			return err == nil && ep.Secret != "" && devcluster.Serves(ctx, ep.URL), nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("endpoint %s/%s never got a secret the receiver knows: %w", ns, name, err)
@@ -303,22 +303,6 @@ func setUp(ctx context.Context, c *devcluster.Cluster, opts Options, agentURL st
 		eps = append(eps, endpoint{url: ep.URL, secret: ep.Secret})
 	}
 	return eps, nil
-}
-
-// served tells whether the receiver knows the endpoint and its secret hash:
-// a wrong secret gets 403, not an unknown ID's 404. Nothing is stored.
-func served(ctx context.Context, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("{}"))
-	if err != nil {
-		return false
-	}
-	req.Header.Set(agentsv1alpha1.SecretHeader, "not-the-secret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusForbidden
 }
 
 // load sends calls at a steady rate and remembers what came back.

@@ -684,6 +684,23 @@ func (c *Cluster) EndpointFor(ctx context.Context, ns, name string) (Endpoint, e
 	return out, nil
 }
 
+// Serves tells whether the receiver knows the endpoint at url and its secret
+// hash: a wrong secret gets 403, where an unknown ID gets 404. Nothing is
+// stored.
+func Serves(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("{}"))
+	if err != nil {
+		return false
+	}
+	req.Header.Set(agentsv1alpha1.SecretHeader, "not-the-secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusForbidden
+}
+
 // Kubectl is the path of the kubectl the control plane was built with.
 func (c *Cluster) Kubectl() string { return filepath.Join(c.opts.Assets, "kubectl") }
 

@@ -141,10 +141,10 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		res, err = ctrl.Result{}, nil
 	}
 	if run.Status.State.IsFinished() {
-		// The thread learns of its latest run before the run is final: a
-		// final run is not looked at again, and the thread's next run
-		// cannot start before this one is final. On failure the run is
-		// looked at again and its outcome found again.
+		// The thread learns of its latest run before the final state is
+		// written here: a final run is not looked at again. On failure the
+		// run is looked at again and its outcome found again. (An answer
+		// at once was stored with the task; see updateThread.)
 		if terr := r.updateThread(ctx, run); terr != nil {
 			return ctrl.Result{}, terr
 		}
@@ -528,32 +528,51 @@ func (r *AgentRunReconciler) recordContext(ctx context.Context, run *agentsv1alp
 	if run.Status.Thread.Name == "" {
 		return nil
 	}
-	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) { st.ContextID = run.Status.Thread.ContextID })
+	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) error {
+		st.ContextID = run.Status.Thread.ContextID
+		return nil
+	})
 }
 
-// updateThread records the run as its thread's latest.
+// updateThread records the run as its thread's latest, unless a run
+// appended after it already is. That write can come late: an agent that
+// answers at once ends the run in the same write as its task (recordTask),
+// so the thread's next run may start and finish before this one is here.
 func (r *AgentRunReconciler) updateThread(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
 	if run.Status.Thread == nil || run.Status.Thread.Name == "" {
 		return nil
 	}
-	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) {
+	return r.patchThread(ctx, run, func(st *agentsv1alpha1.AgentThreadStatus) error {
+		if st.LastRunName != "" && st.LastRunName != run.Name {
+			latest := &agentsv1alpha1.AgentRun{}
+			err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: st.LastRunName}, latest)
+			switch {
+			case err == nil && appendedAfter(latest, run):
+				return nil
+			case err != nil && !apierrors.IsNotFound(err):
+				return fmt.Errorf("reading AgentRun %s, the latest of thread %s: %w", st.LastRunName, run.Status.Thread.Name, err)
+			}
+		}
 		st.LastRunName = run.Name
 		if run.Status.Thread.ContextID != "" {
 			st.ContextID = run.Status.Thread.ContextID // again, in case recording it after the send failed
 		}
+		return nil
 	})
 }
 
 // patchThread changes the status of the run's AgentThread, read live and
 // retried on conflicts. A thread that is gone needs nothing.
-func (r *AgentRunReconciler) patchThread(ctx context.Context, run *agentsv1alpha1.AgentRun, change func(*agentsv1alpha1.AgentThreadStatus)) error {
+func (r *AgentRunReconciler) patchThread(ctx context.Context, run *agentsv1alpha1.AgentRun, change func(*agentsv1alpha1.AgentThreadStatus) error) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		th := &agentsv1alpha1.AgentThread{}
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Status.Thread.Name}, th); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		before := th.DeepCopy()
-		change(&th.Status)
+		if err := change(&th.Status); err != nil {
+			return err
+		}
 		if equality.Semantic.DeepEqual(before.Status, th.Status) {
 			return nil
 		}

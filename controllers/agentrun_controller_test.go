@@ -441,6 +441,31 @@ var _ = Describe("AgentRun dispatcher", func() {
 		}
 	})
 
+	It("keeps a thread's latest run when an earlier run's thread write comes late", func(ctx SpecContext) {
+		// An agent that answers at once ends the run in the same write as
+		// its task; the thread is told after that, so the thread's next run
+		// can start and finish first. That ordering is a race here, so the
+		// spec runs both runs and then replays the first one's late write.
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
+		})).To(Succeed())
+		continueOps := func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
+		}
+		first := queueRun(ctx, "run-a", "one", continueOps)
+		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunSuccess))
+		second := queueRun(ctx, "run-b", "two", continueOps)
+		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
+		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
+		Expect(get(ctx, thread).Status.LastRunName).To(Equal("run-b"))
+
+		late := &AgentRunReconciler{Client: k8sClient, APIReader: k8sClient}
+		Expect(late.updateThread(ctx, get(ctx, first))).To(Succeed())
+		Expect(get(ctx, thread).Status.LastRunName).To(Equal("run-b"), "an earlier run does not replace a later one")
+	})
+
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {
 		run := &agentsv1alpha1.AgentRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late"},

@@ -64,6 +64,25 @@ func queuedBefore(a, b *agentsv1alpha1.AgentRun) bool {
 	return a.Name < b.Name
 }
 
+// appendedAfter reports whether run a was appended to its thread after run
+// b. A thread's runs start one at a time, oldest first, so the later start
+// is the later append; startedAt is stored to the second, and within one
+// second the queue order tells. A run not started yet (b, read back) counts
+// as earlier.
+func appendedAfter(a, b *agentsv1alpha1.AgentRun) bool {
+	if b.Status.StartedAt == nil {
+		return true
+	}
+	if a.Status.StartedAt == nil {
+		return false
+	}
+	ta, tb := a.Status.StartedAt.Truncate(time.Second), b.Status.StartedAt.Truncate(time.Second)
+	if !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	return queuedBefore(b, a)
+}
+
 // ulidLen is the length of a ULID in Crockford base32.
 const ulidLen = 26
 

@@ -101,6 +101,40 @@ func TestMayStart(t *testing.T) {
 	}
 }
 
+func TestAppendedAfter(t *testing.T) {
+	// started makes a run of thread ops received at second 1 (by name
+	// within it) and started at the given time, or not at all.
+	started := func(name string, at *time.Time) *agentsv1alpha1.AgentRun {
+		r := qrun(name, agentsv1alpha1.RunSuccess, "ops", 1)
+		if at != nil {
+			r.Status.StartedAt = &metav1.Time{Time: *at}
+		}
+		return &r
+	}
+	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
+	cases := []struct {
+		name string
+		a, b *agentsv1alpha1.AgentRun
+		want bool
+	}{
+		{"started a second later", started("a", at(time.Second)), started("b", at(0)), true},
+		{"started a second earlier", started("b", at(0)), started("a", at(time.Second)), false},
+		// In memory a start has nanoseconds; read back it has whole seconds.
+		{"same second, later in the queue, unstored start", started("b", at(200*time.Millisecond)), started("a", at(0)), true},
+		{"same second, earlier in the queue, unstored start", started("a", at(900*time.Millisecond)), started("b", at(0)), false},
+		{"the other never started", started("a", at(0)), started("b", nil), true},
+		{"this one never started", started("b", nil), started("a", at(0)), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := appendedAfter(tc.a, tc.b); got != tc.want {
+				t.Errorf("appendedAfter(%s, %s) = %v, want %v", tc.a.Name, tc.b.Name, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestOutcome(t *testing.T) {
 	cases := []struct {
 		task  a2a.Task

@@ -141,10 +141,12 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		res, err = ctrl.Result{}, nil
 	}
 	if run.Status.State.IsFinished() {
-		// The thread learns of its latest run before the final state is
-		// written here: a final run is not looked at again. On failure the
-		// run is looked at again and its outcome found again. (An answer
-		// at once was stored with the task; see updateThread.)
+		// The thread learns of its latest run before the run is final: a
+		// final run is not looked at again, and the thread's next run
+		// cannot start before this one is final. On failure the run is
+		// looked at again and its outcome found again. (An answer that came
+		// at once is final already; recordTask told the thread first, and
+		// this only repeats it.)
 		if terr := r.updateThread(ctx, run); terr != nil {
 			return ctrl.Result{}, terr
 		}
@@ -321,6 +323,14 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 	run.Status.TaskID = task.ID
 	if task.ContextID != "" {
 		run.Status.Thread.ContextID = task.ContextID
+	}
+	if run.Status.State.IsFinished() {
+		// The thread learns of its latest run before the run is final, as
+		// in Reconcile. Failing here must not cost the answer (the message
+		// would be sent again): Reconcile tries again after this write.
+		if err := r.updateThread(ctx, run); err != nil {
+			ctrl.LoggerFrom(ctx).Info("recording the run on its thread failed; trying again after storing the answer", "error", err.Error())
+		}
 	}
 	final := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
 	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && !final(err) }, func() error {
@@ -535,9 +545,10 @@ func (r *AgentRunReconciler) recordContext(ctx context.Context, run *agentsv1alp
 }
 
 // updateThread records the run as its thread's latest, unless a run
-// appended after it already is. That write can come late: an agent that
-// answers at once ends the run in the same write as its task (recordTask),
-// so the thread's next run may start and finish before this one is here.
+// appended after it already is. It is called before the run's final state
+// is stored, so the thread's next run cannot start first; but when the call
+// before storing an answer that came at once fails, it is made again after
+// (see recordTask), and by then the next run may have finished.
 func (r *AgentRunReconciler) updateThread(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
 	if run.Status.Thread == nil || run.Status.Thread.Name == "" {
 		return nil

@@ -442,10 +442,11 @@ var _ = Describe("AgentRun dispatcher", func() {
 	})
 
 	It("keeps a thread's latest run when an earlier run's thread write comes late", func(ctx SpecContext) {
-		// An agent that answers at once ends the run in the same write as
-		// its task; the thread is told after that, so the thread's next run
-		// can start and finish first. That ordering is a race here, so the
-		// spec runs both runs and then replays the first one's late write.
+		// The thread is told of a run before its final state is stored.
+		// When that fails for an answer that came at once, the answer is
+		// stored anyway (or the message would be sent again) and the thread
+		// is told after: by then its next run may have finished. The spec
+		// runs both runs and then replays the first one's late write.
 		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
 			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},

@@ -18,7 +18,8 @@ package controllers
 
 // RBAC of the operator. `make manifests` turns these markers into the
 // hookrun-operator ClusterRole in config/rbac/operator_role.yaml, and the
-// namespaced ones (leader election) into a Role of the same name.
+// namespaced ones (leader election) into a Role of the same name. /readyz
+// confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents;webhookendpoints;agentthreads;agentruns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents/status;webhookendpoints/status;agentthreads/status;agentruns/status,verbs=patch
@@ -27,4 +28,5 @@ package controllers
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:urls=/readyz,verbs=get
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=hookrun-system

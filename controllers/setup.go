@@ -72,7 +72,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		deps.A2A = NewHTTPA2AClient(&http.Client{Timeout: a2a.DefaultTimeout})
 	}
 	if deps.Membership == nil {
-		deps.Membership = membership.NewSubjectAccessReviewChecker(mgr.GetClient(), deps.Clock, membership.DefaultTTL)
+		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
+		if err != nil {
+			return err
+		}
+		deps.Membership = checker
 	}
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err

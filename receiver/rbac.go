@@ -20,6 +20,7 @@ package receiver
 // hookrun-receiver ClusterRole in config/rbac/receiver_role.yaml. The
 // receiver reads no Secrets: it only creates payload Secrets. A run whose
 // payload could not be stored is deleted (its Secret, if any, goes with it).
+// /readyz confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
@@ -28,3 +29,4 @@ package receiver
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=hookrun-system
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:urls=/readyz,verbs=get

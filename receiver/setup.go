@@ -84,7 +84,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		deps.Rand = rand.Reader
 	}
 	if deps.Membership == nil {
-		deps.Membership = membership.NewSubjectAccessReviewChecker(mgr.GetClient(), deps.Clock, membership.DefaultTTL)
+		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
+		if err != nil {
+			return nil, err
+		}
+		deps.Membership = checker
 	}
 	m, err := newMetrics(crmetrics.Registry)
 	if err != nil {

@@ -19,17 +19,25 @@ limitations under the License.
 // a SubjectAccessReview for the owner (user and groups) allows verb "trigger"
 // on agents/<name> in the endpoint's namespace. Answers are cached briefly so
 // a burst of calls costs one review.
+//
+// A denial is believed only from an API server that is ready: one that is
+// starting denies every review until its RBAC caches are filled, and says
+// nothing about it (no evaluation error). Pausing endpoints on those
+// answers would turn an API server restart into 422s for members.
 package membership
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -58,6 +66,7 @@ type Checker interface {
 // and caches each answer for TTL.
 type SubjectAccessReviewChecker struct {
 	client client.Client
+	ready  func(context.Context) error
 	clock  clock.PassiveClock
 	ttl    time.Duration
 
@@ -71,9 +80,29 @@ type answer struct {
 }
 
 // NewSubjectAccessReviewChecker returns a Checker that creates
-// SubjectAccessReviews with c and reuses answers for ttl.
-func NewSubjectAccessReviewChecker(c client.Client, clk clock.PassiveClock, ttl time.Duration) *SubjectAccessReviewChecker {
-	return &SubjectAccessReviewChecker{client: c, clock: clk, ttl: ttl, answers: map[string]answer{}}
+// SubjectAccessReviews with c and reuses answers for ttl. A denial counts
+// only when ready (asked after it) reports the API server ready.
+func NewSubjectAccessReviewChecker(c client.Client, ready func(context.Context) error, clk clock.PassiveClock, ttl time.Duration) *SubjectAccessReviewChecker {
+	return &SubjectAccessReviewChecker{client: c, ready: ready, clock: clk, ttl: ttl, answers: map[string]answer{}}
+}
+
+// NewForAPIServer returns the Checker the operator and the receiver use
+// (with DefaultTTL): reviews created with c, denials confirmed by the
+// /readyz of the API server that cfg and hc reach.
+func NewForAPIServer(c client.Client, cfg *rest.Config, hc *http.Client, clk clock.PassiveClock, ttl time.Duration) (*SubjectAccessReviewChecker, error) {
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("a client for the API server's /readyz: %w", err)
+	}
+	ready := func(ctx context.Context) error {
+		res := dc.RESTClient().Get().AbsPath("/readyz").Do(ctx)
+		var code int
+		if res.StatusCode(&code); code != 0 && code != http.StatusOK {
+			return fmt.Errorf("its /readyz answered %d", code) // the body lists every check
+		}
+		return res.Error()
+	}
+	return NewSubjectAccessReviewChecker(c, ready, clk, ttl), nil
 }
 
 // IsMember implements Checker.
@@ -108,6 +137,14 @@ func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, ag
 	}
 	if err := c.client.Create(ctx, sar); err != nil {
 		return false, fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", owner.User, namespace, agentName, err)
+	}
+	if !sar.Status.Allowed {
+		if e := sar.Status.EvaluationError; e != "" {
+			return false, fmt.Errorf("whether %s may trigger agent %s/%s could not be decided: %s", owner.User, namespace, agentName, e)
+		}
+		if err := c.ready(ctx); err != nil {
+			return false, fmt.Errorf("%s may not trigger agent %s/%s, says an API server that is not ready: %w", owner.User, namespace, agentName, err)
+		}
 	}
 
 	c.mu.Lock()

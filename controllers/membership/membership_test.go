@@ -18,7 +18,9 @@ package membership
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +56,7 @@ func TestSubjectAccessReviewCheckerCaches(t *testing.T) {
 		},
 	}).Build()
 	clk := clocktesting.NewFakeClock(time.Now())
-	checker := NewSubjectAccessReviewChecker(c, clk, DefaultTTL)
+	checker := NewSubjectAccessReviewChecker(c, readyNow, clk, DefaultTTL)
 	ctx := t.Context()
 	alice := &agentsv1alpha1.Owner{User: "alice", Groups: []string{"b", "a"}}
 
@@ -103,7 +105,7 @@ func TestSubjectAccessReviewCheckerBoundsItsCache(t *testing.T) {
 		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return nil },
 	}).Build()
 	clk := clocktesting.NewFakeClock(time.Now())
-	checker := NewSubjectAccessReviewChecker(c, clk, DefaultTTL)
+	checker := NewSubjectAccessReviewChecker(c, readyNow, clk, DefaultTTL)
 	for i := range maxEntries + 10 {
 		if i == maxEntries/2 {
 			clk.Step(DefaultTTL) // the first half expires
@@ -114,5 +116,55 @@ func TestSubjectAccessReviewCheckerBoundsItsCache(t *testing.T) {
 	}
 	if n := len(checker.answers); n > maxEntries {
 		t.Errorf("%d cached answers, want at most %d", n, maxEntries)
+	}
+}
+
+// readyNow is an API server that is ready.
+func readyNow(context.Context) error { return nil }
+
+// A denial from an API server that is starting (it denies everything until
+// its RBAC caches are filled) or that could not evaluate the review is an
+// error, so the caller answers 503 and asks again, and it is not cached.
+// test/e2e/chaos shows the starting API server's denials.
+func TestSubjectAccessReviewCheckerBelievesOnlyReadyDenials(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	var evaluationError string
+	reviews := 0
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
+			sar, ok := obj.(*authorizationv1.SubjectAccessReview)
+			if !ok {
+				t.Fatalf("created a %T", obj)
+			}
+			reviews++
+			sar.Status = authorizationv1.SubjectAccessReviewStatus{EvaluationError: evaluationError}
+			return nil
+		},
+	}).Build()
+	var notReady error
+	readyChecks := 0
+	ready := func(context.Context) error { readyChecks++; return notReady }
+	checker := NewSubjectAccessReviewChecker(c, ready, clocktesting.NewFakeClock(time.Now()), DefaultTTL)
+	bob := &agentsv1alpha1.Owner{User: "bob"}
+
+	notReady = errors.New("[-]informer-sync failed")
+	if ok, err := checker.IsMember(t.Context(), "ns", "triage", bob); err == nil || ok || !strings.Contains(err.Error(), "not ready") {
+		t.Fatalf("denied by an API server that is not ready: IsMember = %v, %v; want an error", ok, err)
+	}
+	notReady, evaluationError = nil, "webhook authorizer: connection refused"
+	if ok, err := checker.IsMember(t.Context(), "ns", "triage", bob); err == nil || ok || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("denied with an evaluation error: IsMember = %v, %v; want an error", ok, err)
+	}
+	evaluationError = ""
+	for range 2 {
+		if ok, err := checker.IsMember(t.Context(), "ns", "triage", bob); err != nil || ok {
+			t.Fatalf("denied by a ready API server: IsMember = %v, %v; want false, nil", ok, err)
+		}
+	}
+	if reviews != 3 || readyChecks != 2 {
+		t.Errorf("%d reviews and %d readiness checks, want 3 and 2: answers that were errors are asked again, a believed denial is cached", reviews, readyChecks)
 	}
 }

@@ -24,9 +24,21 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/hack/chaos"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/test/testenv"
@@ -80,6 +92,98 @@ func TestNoAcceptedRunIsLostWhenProcessesAreKilled(t *testing.T) {
 	if rep.NoAnswer+rep.Refused503 == 0 {
 		t.Errorf("no call failed while processes were down: the kills did not happen under load")
 	}
+
+	t.Run("a starting API server's denials are not believed", func(t *testing.T) {
+		membersSurviveRestarts(ctx, t, c)
+	})
+}
+
+// membersSurviveRestarts asks, as the receiver and the operator do but
+// without their cache, whether a member may trigger an Agent, over and over while kube-apiserver
+// is killed and started again. A starting API server denies every review
+// until its RBAC caches are filled (with no evaluation error): believing
+// those denials would pause endpoints and answer members 422.
+func membersSurviveRestarts(ctx context.Context, t *testing.T, c *devcluster.Cluster) {
+	const ns, member = "restarts", "member@example.com"
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "member"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hookrun-agent-user"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: member}},
+		},
+	} {
+		if err := c.AdminClient.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As an administrator, whose own rights need no RBAC: with the
+	// receiver's token the API server mostly refuses the review itself in
+	// that window (403), which is an error already, and it shows the
+	// denials only now and then.
+	cfg := rest.CopyConfig(c.Admin)
+	cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default of 5/s would hide the short window of denials
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.New(cfg, client.Options{HTTPClient: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker, err := membership.NewForAPIServer(cl, cfg, hc, clock.RealClock{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var allowed, denied, failed atomic.Int64
+	var mu sync.Mutex
+	why := map[string]int{} // the errors, by their text without addresses
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 { // the window of denials is short: sample it densely
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				callCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				ok, err := checker.IsMember(callCtx, ns, "any", &agentsv1alpha1.Owner{User: member})
+				cancel()
+				switch {
+				case err != nil:
+					failed.Add(1)
+					mu.Lock()
+					why[errorKind(err)]++
+					mu.Unlock()
+				case ok:
+					allowed.Add(1)
+				default:
+					denied.Add(1)
+				}
+			}
+		})
+	}
+	for range 3 {
+		c.Kill(devcluster.KubeAPIServer)
+		time.Sleep(time.Second)
+		if err := c.Start(ctx, devcluster.KubeAPIServer); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("reviews while kube-apiserver restarted 3 times: %d allowed, %d failed (answered 503), %d denied; failures: %v",
+		allowed.Load(), failed.Load(), denied.Load(), why)
+	if denied.Load() > 0 {
+		t.Errorf("a member was found not to be one %d times", denied.Load())
+	}
+	if allowed.Load() == 0 {
+		t.Error("no review allowed the member")
+	}
 }
 
 // testWriter sends the cluster's progress lines to the test log.
@@ -88,4 +192,13 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(p))
 	return len(p), nil
+}
+
+// errorKind is err's text with its last cause cut to its first words.
+func errorKind(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		s = s[i+2:]
+	}
+	return s[:min(len(s), 60)]
 }

@@ -49,13 +49,16 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // Flags the operator and the receiver need for a run: no rate limit in the
 // way of the load, and no history pruning that would delete the runs the
-// check looks for.
+// check looks for. The operator elects a leader, as the chart runs it: a
+// restarted operator waits for the lease of the one killed, and an API
+// server outage must not cost it the lease.
 var (
-	OperatorArgs = []string{"--run-history-limit=0"}
+	OperatorArgs = []string{"--run-history-limit=0", "--leader-elect", "--leader-election-namespace=" + testenv.Namespace}
 	ReceiverArgs = []string{"--rate-limit=1000000"}
 )
 

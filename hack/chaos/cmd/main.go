@@ -89,7 +89,8 @@ func main() {
 	}
 	section := fmt.Sprintf("%s\n\nWritten by `make chaos` (`hack/chaos`) on %s: %.0f calls/s over %d endpoints (authenticated, "+
 		"small JSON bodies), %d in flight at most; %s killed with SIGKILL in turn, each down for %s, %s of load between kills; "+
-		"the operator, receiver and API server run as in `make dev` (no leader election). The agent is an in-process demo "+
+		"the operator, receiver and API server run as in `make dev`, but the operator with leader election as the chart runs it "+
+		"(a new operator waits up to 15 s for the killed one's lease to expire). The agent is an in-process demo "+
 		"agent that counts messages by messageId.\n\n%s\nKills and restarts (seconds since the load began):\n\n```\n%s\n```\n\n"+
 		"Command: `make chaos` (`bin/hookrun-chaos --rounds %d --rate %g --endpoints %d --calm %s --down %s`).\n",
 		chaos.ReportHeading, time.Now().UTC().Format("2006-01-02"), o.Rate, o.Endpoints, o.Workers,

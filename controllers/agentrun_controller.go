@@ -102,6 +102,11 @@ type AgentRunReconciler struct {
 	// its creation enqueues the run).
 	payloadMissingSince sync.Map
 
+	// threadPending holds, by run key, finished runs whose thread has not
+	// learnt of them: the answer came at once and was stored although
+	// telling the thread failed. A look at a final run retries it.
+	threadPending sync.Map
+
 	// started holds the runs this operator decided to start, until the
 	// cache shows them running: with parallel workers and a cache that lags
 	// a decision must see the ones made just before it (see reserve).
@@ -126,12 +131,13 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forget(req.NamespacedName)
+			r.threadPending.Delete(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if run.EffectiveState().IsFinished() || !run.DeletionTimestamp.IsZero() {
 		r.forget(req.NamespacedName)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.tellThreadIfPending(ctx, run)
 	}
 	before := run.DeepCopy()
 	res, err := r.advance(ctx, run)
@@ -145,11 +151,12 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		// final run is not looked at again, and the thread's next run
 		// cannot start before this one is final. On failure the run is
 		// looked at again and its outcome found again. (An answer that came
-		// at once is final already; recordTask told the thread first, and
-		// this only repeats it.)
+		// at once is final already: recordTask told the thread first, and
+		// if that failed, tellThreadIfPending tries until it succeeds.)
 		if terr := r.updateThread(ctx, run); terr != nil {
 			return ctrl.Result{}, terr
 		}
+		r.threadPending.Delete(req.NamespacedName)
 	}
 	if perr := patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
@@ -327,9 +334,11 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 	if run.Status.State.IsFinished() {
 		// The thread learns of its latest run before the run is final, as
 		// in Reconcile. Failing here must not cost the answer (the message
-		// would be sent again): Reconcile tries again after this write.
+		// would be sent again): it is tried again after this write, until
+		// it succeeds (tellThreadIfPending).
 		if err := r.updateThread(ctx, run); err != nil {
 			ctrl.LoggerFrom(ctx).Info("recording the run on its thread failed; trying again after storing the answer", "error", err.Error())
+			r.threadPending.Store(client.ObjectKeyFromObject(run), true)
 		}
 	}
 	final := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
@@ -531,6 +540,22 @@ func (r *AgentRunReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.
 		}
 	}
 	return &agentsv1alpha1.RunThread{Name: name, ContextID: th.Status.ContextID, Title: th.Spec.Title}, nil
+}
+
+// tellThreadIfPending tells the thread of a final run whose answer was
+// stored although telling the thread failed (recordTask). An error retries.
+func (r *AgentRunReconciler) tellThreadIfPending(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
+	key := client.ObjectKeyFromObject(run)
+	if _, pending := r.threadPending.Load(key); !pending {
+		return nil
+	}
+	if run.DeletionTimestamp.IsZero() {
+		if err := r.updateThread(ctx, run); err != nil {
+			return err
+		}
+	}
+	r.threadPending.Delete(key)
+	return nil
 }
 
 // recordContext keeps the context the agent actually used on the run's thread.

@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,6 +42,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
@@ -465,6 +467,46 @@ var _ = Describe("AgentRun dispatcher", func() {
 		late := &AgentRunReconciler{Client: k8sClient, APIReader: k8sClient}
 		Expect(late.updateThread(ctx, get(ctx, first))).To(Succeed())
 		Expect(get(ctx, thread).Status.LastRunName).To(Equal("run-b"), "an earlier run does not replace a later one")
+	})
+
+	It("tells the thread later when telling it failed before an answer was stored", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
+		})).To(Succeed())
+		run := queueRun(ctx, "run-a", "one", func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
+		})
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
+		forgetRun := func() { // as if the write before the answer had failed
+			GinkgoHelper()
+			th := get(ctx, thread)
+			patch := client.MergeFrom(th.DeepCopy())
+			th.Status.LastRunName = ""
+			Expect(k8sClient.Status().Patch(ctx, th, patch)).To(Succeed())
+		}
+		forgetRun()
+
+		threadsFail := interceptor.NewClient(watchClient, interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, ok := obj.(*agentsv1alpha1.AgentThread); ok {
+					return errors.New("the API server is away")
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+		})
+		r := &AgentRunReconciler{Client: k8sClient, APIReader: threadsFail}
+		r.threadPending.Store(client.ObjectKeyFromObject(run), true)
+		Expect(r.tellThreadIfPending(ctx, get(ctx, run))).To(MatchError(ContainSubstring("away")), "an error retries the run")
+		r.APIReader = k8sClient
+		Expect(r.tellThreadIfPending(ctx, get(ctx, run))).To(Succeed())
+		Expect(get(ctx, thread).Status.LastRunName).To(Equal("run-a"))
+
+		forgetRun()
+		Expect(r.tellThreadIfPending(ctx, get(ctx, run))).To(Succeed())
+		Expect(get(ctx, thread).Status.LastRunName).To(BeEmpty(), "told once, the run is no longer pending")
 	})
 
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {

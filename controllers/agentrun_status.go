@@ -67,8 +67,8 @@ func queuedBefore(a, b *agentsv1alpha1.AgentRun) bool {
 // appendedAfter reports whether run a was appended to its thread after run
 // b. A thread's runs start one at a time, oldest first, so the later start
 // is the later append; startedAt is stored to the second, and within one
-// second the queue order tells. A run not started yet (b, read back) counts
-// as earlier.
+// second the queue order tells. A run with no start recorded counts as
+// earlier.
 func appendedAfter(a, b *agentsv1alpha1.AgentRun) bool {
 	if b.Status.StartedAt == nil {
 		return true

@@ -20,10 +20,11 @@ limitations under the License.
 // on agents/<name> in the endpoint's namespace. Answers are cached briefly so
 // a burst of calls costs one review.
 //
-// A denial is believed only from an API server that is ready: one that is
-// starting denies every review until its RBAC caches are filled, and says
-// nothing about it (no evaluation error). Pausing endpoints on those
-// answers would turn an API server restart into 422s for members.
+// A denial is believed only when a second review, asked once the API
+// server's /readyz passes, denies too: a starting API server denies every
+// review until its RBAC caches are filled, and says nothing about it (no
+// evaluation error). Pausing endpoints on those answers would turn an API
+// server restart into 422s for members.
 package membership
 
 import (
@@ -36,6 +37,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -81,7 +83,8 @@ type answer struct {
 
 // NewSubjectAccessReviewChecker returns a Checker that creates
 // SubjectAccessReviews with c and reuses answers for ttl. A denial counts
-// only when ready (asked after it) reports the API server ready.
+// only when ready, asked after it, reports the API server ready, and a
+// review asked then denies too.
 func NewSubjectAccessReviewChecker(c client.Client, ready func(context.Context) error, clk clock.PassiveClock, ttl time.Duration) *SubjectAccessReviewChecker {
 	return &SubjectAccessReviewChecker{client: c, ready: ready, clock: clk, ttl: ttl, answers: map[string]answer{}}
 }
@@ -135,15 +138,17 @@ func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, ag
 			},
 		},
 	}
-	if err := c.client.Create(ctx, sar); err != nil {
-		return false, fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", owner.User, namespace, agentName, err)
+	if err := c.review(ctx, sar); err != nil {
+		return false, err
 	}
 	if !sar.Status.Allowed {
-		if e := sar.Status.EvaluationError; e != "" {
-			return false, fmt.Errorf("whether %s may trigger agent %s/%s could not be decided: %s", owner.User, namespace, agentName, e)
-		}
+		// Ready now, the API server may still have answered before it
+		// was: only a review asked after /readyz passed is believed.
 		if err := c.ready(ctx); err != nil {
 			return false, fmt.Errorf("%s may not trigger agent %s/%s, says an API server that is not ready: %w", owner.User, namespace, agentName, err)
+		}
+		if err := c.review(ctx, sar); err != nil {
+			return false, err
 		}
 	}
 
@@ -161,4 +166,15 @@ func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, ag
 	}
 	c.answers[key] = answer{member: sar.Status.Allowed, expires: now.Add(c.ttl)}
 	return sar.Status.Allowed, nil
+}
+
+// review asks the API server about sar's spec and fills its status.
+func (c *SubjectAccessReviewChecker) review(ctx context.Context, sar *authorizationv1.SubjectAccessReview) error {
+	sar.Status = authorizationv1.SubjectAccessReviewStatus{}
+	sar.ResourceVersion, sar.UID, sar.CreationTimestamp = "", "", metav1.Time{}
+	if err := c.client.Create(ctx, sar); err != nil {
+		a := sar.Spec.ResourceAttributes
+		return fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", sar.Spec.User, a.Namespace, a.Name, err)
+	}
+	return nil
 }

@@ -55,8 +55,10 @@ import (
 // Flags the operator and the receiver need for a run: no rate limit in the
 // way of the load, and no history pruning that would delete the runs the
 // check looks for. The operator elects a leader, as the chart runs it: a
-// restarted operator waits for the lease of the one killed, and an API
-// server outage must not cost it the lease.
+// restarted operator waits for the lease of the one killed. An API server
+// outage longer than the renew deadline (10 s) would cost it the lease (it
+// then exits, for its Deployment to start it again); the ones here are
+// shorter, and an exit fails the run.
 var (
 	OperatorArgs = []string{"--run-history-limit=0", "--leader-elect", "--leader-election-namespace=" + testenv.Namespace}
 	ReceiverArgs = []string{"--rate-limit=1000000"}

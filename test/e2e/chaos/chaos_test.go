@@ -33,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -95,6 +96,9 @@ func TestNoAcceptedRunIsLostWhenProcessesAreKilled(t *testing.T) {
 
 	t.Run("a starting API server's denials are not believed", func(t *testing.T) {
 		membersSurviveRestarts(ctx, t, c)
+		if err := c.Exited(); err != nil {
+			t.Errorf("a process died on its own: %v", err)
+		}
 	})
 }
 
@@ -136,6 +140,15 @@ func membersSurviveRestarts(ctx context.Context, t *testing.T, c *devcluster.Clu
 		t.Fatal(err)
 	}
 
+	// The API server's RBAC cache learns of the binding a moment later.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		ok, err := checker.IsMember(ctx, ns, "any", &agentsv1alpha1.Owner{User: member})
+		return ok && err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the member was never allowed: %v", err)
+	}
+
 	var allowed, denied, failed atomic.Int64
 	var mu sync.Mutex
 	why := map[string]int{} // the errors, by their text without addresses
@@ -172,7 +185,7 @@ func membersSurviveRestarts(ctx context.Context, t *testing.T, c *devcluster.Clu
 		if err := c.Start(ctx, devcluster.KubeAPIServer); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(3 * time.Second) // the operator renews its lease every 2 s
 	}
 	close(stop)
 	wg.Wait()

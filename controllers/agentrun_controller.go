@@ -85,7 +85,8 @@ func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
 // follows each task to its end.
 type AgentRunReconciler struct {
 	client.Client
-	// APIReader reads payload and token Secrets and threads around the cache.
+	// APIReader reads payload and token Secrets, threads, and Agents the
+	// cache does not have, around the cache.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
@@ -173,13 +174,9 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 func (r *AgentRunReconciler) advance(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
 	now := r.Clock.Now()
-	agent := &agentsv1alpha1.Agent{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, agent)
-	switch {
-	case apierrors.IsNotFound(err):
-		agent = nil
-	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
+	agent, err := r.agentOf(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	if run.EffectiveState() == agentsv1alpha1.RunQueued {
 		switch {
@@ -196,6 +193,26 @@ func (r *AgentRunReconciler) advance(ctx context.Context, run *agentsv1alpha1.Ag
 		return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
 	}
 	return r.follow(ctx, run, agent, now)
+}
+
+// agentOf reads the run's Agent, or nil when it is gone. A run ends when
+// its Agent is gone, so the cache's word is not enough: it may not have
+// seen an Agent created just before the run. A miss is asked again of the
+// API server.
+func (r *AgentRunReconciler) agentOf(ctx context.Context, run *agentsv1alpha1.AgentRun) (*agentsv1alpha1.Agent, error) {
+	key := client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}
+	agent := &agentsv1alpha1.Agent{}
+	err := r.Get(ctx, key, agent)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, agent)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading Agent %s: %w", key.Name, err)
+	}
+	return agent, nil
 }
 
 // start sends a queued run if its turn has come.

@@ -39,6 +39,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -507,6 +508,26 @@ var _ = Describe("AgentRun dispatcher", func() {
 		forgetRun()
 		Expect(r.tellThreadIfPending(ctx, get(ctx, run))).To(Succeed())
 		Expect(get(ctx, thread).Status.LastRunName).To(BeEmpty(), "told once, the run is no longer pending")
+	})
+
+	It("does not take an Agent the cache has not seen yet for a deleted one", func(ctx SpecContext) {
+		// CI once ended a run with "Agent modern was deleted before the run
+		// started": the Agent had been created just before the run.
+		Expect(k8sClient.Create(ctx, newAgent(ns, "fresh"))).To(Succeed())
+		cacheLags := interceptor.NewClient(watchClient, interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, ok := obj.(*agentsv1alpha1.Agent); ok {
+					return apierrors.NewNotFound(agentsv1alpha1.GroupVersion.WithResource("agents").GroupResource(), key.Name)
+				}
+				return c.Get(ctx, key, obj, opts...)
+			},
+		})
+		r := &AgentRunReconciler{Client: cacheLags, APIReader: k8sClient}
+		run := &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-new"}}
+		run.Spec.AgentRef.Name = "fresh"
+		Expect(r.agentOf(ctx, run)).To(HaveField("Name", "fresh"), "read from the API server")
+		run.Spec.AgentRef.Name = "never-created"
+		Expect(r.agentOf(ctx, run)).To(BeNil(), "gone there too")
 	})
 
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -179,13 +180,29 @@ func membersSurviveRestarts(ctx context.Context, t *testing.T, c *devcluster.Clu
 			}
 		})
 	}
+	waitFor := func(what string, cond func(context.Context) bool) {
+		t.Helper()
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			return cond(ctx), nil
+		})
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+	}
 	for range 3 {
+		failedBefore := failed.Load()
 		c.Kill(devcluster.KubeAPIServer)
-		time.Sleep(time.Second)
+		waitFor("reviews to fail while kube-apiserver is down", func(context.Context) bool { return failed.Load() >= failedBefore+20 })
+		restarted := time.Now()
 		if err := c.Start(ctx, devcluster.KubeAPIServer); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Second) // the operator renews its lease every 2 s
+		// Up again until the member is allowed and the operator has kept
+		// its lease, so the outages do not add up to its renew deadline.
+		allowedBefore := allowed.Load()
+		waitFor("the member to be allowed and the operator to renew its lease", func(ctx context.Context) bool {
+			return allowed.Load() > allowedBefore && leaseRenewedSince(ctx, c, restarted)
+		})
 	}
 	close(stop)
 	wg.Wait()
@@ -214,4 +231,15 @@ func errorKind(err error) string {
 		s = s[i+2:]
 	}
 	return s[:min(len(s), 60)]
+}
+
+// leaseRenewedSince tells whether the operator's leader election Lease was
+// renewed after t.
+func leaseRenewedSince(ctx context.Context, c *devcluster.Cluster, t time.Time) bool {
+	lease := &coordinationv1.Lease{}
+	key := client.ObjectKey{Namespace: testenv.Namespace, Name: "hookrun-operator.agents.hookrun.dev"} // main.go's LeaderElectionID
+	if err := c.AdminClient.Get(ctx, key, lease); err != nil {
+		return false
+	}
+	return lease.Spec.RenewTime != nil && lease.Spec.RenewTime.After(t)
 }

@@ -37,7 +37,6 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -125,29 +124,28 @@ func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, ag
 		return a.member, nil
 	}
 
-	sar := &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:   owner.User,
-			Groups: groups,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: namespace,
-				Verb:      Verb,
-				Group:     agentsv1alpha1.GroupVersion.Group,
-				Resource:  Resource,
-				Name:      agentName,
-			},
+	spec := authorizationv1.SubjectAccessReviewSpec{
+		User:   owner.User,
+		Groups: groups,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace,
+			Verb:      Verb,
+			Group:     agentsv1alpha1.GroupVersion.Group,
+			Resource:  Resource,
+			Name:      agentName,
 		},
 	}
-	if err := c.review(ctx, sar); err != nil {
+	member, err := c.review(ctx, spec)
+	if err != nil {
 		return false, err
 	}
-	if !sar.Status.Allowed {
+	if !member {
 		// Ready now, the API server may still have answered before it
 		// was: only a review asked after /readyz passed is believed.
 		if err := c.ready(ctx); err != nil {
 			return false, fmt.Errorf("%s may not trigger agent %s/%s, says an API server that is not ready: %w", owner.User, namespace, agentName, err)
 		}
-		if err := c.review(ctx, sar); err != nil {
+		if member, err = c.review(ctx, spec); err != nil {
 			return false, err
 		}
 	}
@@ -164,17 +162,16 @@ func (c *SubjectAccessReviewChecker) IsMember(ctx context.Context, namespace, ag
 			clear(c.answers)
 		}
 	}
-	c.answers[key] = answer{member: sar.Status.Allowed, expires: now.Add(c.ttl)}
-	return sar.Status.Allowed, nil
+	c.answers[key] = answer{member: member, expires: now.Add(c.ttl)}
+	return member, nil
 }
 
-// review asks the API server about sar's spec and fills its status.
-func (c *SubjectAccessReviewChecker) review(ctx context.Context, sar *authorizationv1.SubjectAccessReview) error {
-	sar.Status = authorizationv1.SubjectAccessReviewStatus{}
-	sar.ResourceVersion, sar.UID, sar.CreationTimestamp = "", "", metav1.Time{}
+// review asks the API server whether spec is allowed.
+func (c *SubjectAccessReviewChecker) review(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (bool, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: spec}
 	if err := c.client.Create(ctx, sar); err != nil {
-		a := sar.Spec.ResourceAttributes
-		return fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", sar.Spec.User, a.Namespace, a.Name, err)
+		a := spec.ResourceAttributes
+		return false, fmt.Errorf("checking whether %s may trigger agent %s/%s: %w", spec.User, a.Namespace, a.Name, err)
 	}
-	return nil
+	return sar.Status.Allowed, nil
 }

@@ -38,23 +38,12 @@ import (
 // The answers themselves come from a real API server in the operator suite;
 // this checks the cache around them: reviews asked, attributes sent, expiry.
 func TestSubjectAccessReviewCheckerCaches(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	allowed := map[string]bool{"alice": true}
 	var reviews []authorizationv1.SubjectAccessReviewSpec
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
-		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
-			sar, ok := obj.(*authorizationv1.SubjectAccessReview)
-			if !ok {
-				t.Fatalf("created a %T", obj)
-			}
-			reviews = append(reviews, sar.Spec)
-			sar.Status.Allowed = allowed[sar.Spec.User]
-			return nil
-		},
-	}).Build()
+	c := reviewClient(t, func(sar *authorizationv1.SubjectAccessReview) {
+		reviews = append(reviews, sar.Spec)
+		sar.Status.Allowed = allowed[sar.Spec.User]
+	})
 	clk := clocktesting.NewFakeClock(time.Now())
 	checker := NewSubjectAccessReviewChecker(c, readyNow, clk, DefaultTTL)
 	ctx := t.Context()
@@ -97,13 +86,7 @@ func TestSubjectAccessReviewCheckerCaches(t *testing.T) {
 }
 
 func TestSubjectAccessReviewCheckerBoundsItsCache(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
-		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return nil },
-	}).Build()
+	c := reviewClient(t, func(*authorizationv1.SubjectAccessReview) {})
 	clk := clocktesting.NewFakeClock(time.Now())
 	checker := NewSubjectAccessReviewChecker(c, readyNow, clk, DefaultTTL)
 	for i := range maxEntries + 10 {
@@ -127,25 +110,14 @@ func readyNow(context.Context) error { return nil }
 // /readyz passes after it and a review asked then denies too; until then
 // it is an error (the receiver answers 503) and nothing is cached.
 func TestSubjectAccessReviewCheckerBelievesOnlyReadyDenials(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	var answers []bool // the next reviews' answers; then denials
 	reviews := 0
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
-		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
-			sar, ok := obj.(*authorizationv1.SubjectAccessReview)
-			if !ok {
-				t.Fatalf("created a %T", obj)
-			}
-			reviews++
-			if len(answers) > 0 {
-				sar.Status.Allowed, answers = answers[0], answers[1:]
-			}
-			return nil
-		},
-	}).Build()
+	c := reviewClient(t, func(sar *authorizationv1.SubjectAccessReview) {
+		reviews++
+		if len(answers) > 0 {
+			sar.Status.Allowed, answers = answers[0], answers[1:]
+		}
+	})
 	var notReady error
 	readyChecks := 0
 	ready := func(context.Context) error { readyChecks++; return notReady }
@@ -175,4 +147,24 @@ func TestSubjectAccessReviewCheckerBelievesOnlyReadyDenials(t *testing.T) {
 	if reviews != 5 || readyChecks != 3 {
 		t.Errorf("%d reviews and %d readiness checks, want 5 and 3: a denial costs two reviews and a readiness check, and a believed one is cached", reviews, readyChecks)
 	}
+}
+
+// reviewClient is a client on which creating a SubjectAccessReview calls
+// answer to fill in its status.
+func reviewClient(t *testing.T, answer func(*authorizationv1.SubjectAccessReview)) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
+			sar, ok := obj.(*authorizationv1.SubjectAccessReview)
+			if !ok {
+				t.Fatalf("created a %T", obj)
+			}
+			answer(sar)
+			return nil
+		},
+	}).Build()
 }

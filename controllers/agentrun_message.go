@@ -116,5 +116,25 @@ func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string) map[st
 	} else if threadTitle != "" {
 		m["threadTitle"] = threadTitle
 	}
+	m["sender"] = senderMetadata(run.Spec.Sender)
 	return map[string]any{MetadataKey: m}
+}
+
+// senderMetadata is the "sender" object: always the type (Header for runs
+// recorded before senders existed), the event and delivery ID when known.
+func senderMetadata(s *agentsv1alpha1.RunSender) map[string]any {
+	m := map[string]any{"type": string(agentsv1alpha1.SenderHeader)}
+	if s == nil {
+		return m
+	}
+	if s.Type != "" {
+		m["type"] = string(s.Type)
+	}
+	if s.Event != "" {
+		m["event"] = s.Event
+	}
+	if s.DeliveryID != "" {
+		m["deliveryId"] = s.DeliveryID
+	}
+	return m
 }

@@ -133,6 +133,19 @@ func TestRunMetadata(t *testing.T) {
 	if m["threadNamingHint"] != "use the number" || m["threadTitle"] != nil || m["model"] != nil {
 		t.Errorf("with a hint and no model: %v", m)
 	}
+	if s, _ := m["sender"].(map[string]any); len(s) != 1 || s["type"] != "Header" {
+		t.Errorf("a run without a recorded sender: sender %v, want {type: Header}", m["sender"])
+	}
+	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderGitHub, Event: "issues", DeliveryID: "d-1"}
+	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	if s, _ := m["sender"].(map[string]any); len(s) != 3 || s["type"] != "GitHub" || s["event"] != "issues" || s["deliveryId"] != "d-1" {
+		t.Errorf("a GitHub run: sender %v", m["sender"])
+	}
+	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderBearer}
+	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	if s, _ := m["sender"].(map[string]any); len(s) != 1 || s["type"] != "Bearer" {
+		t.Errorf("a Bearer run without an Idempotency-Key: sender %v", m["sender"])
+	}
 }
 
 func asciiLower(s string) string {

@@ -40,6 +40,9 @@ const (
 	// or running) by their agent reference: what dispatch decisions look
 	// at, however long the history of finished runs.
 	indexActiveRunAgent = "activeRunsByAgent"
+	// indexSigningKeyEndpoint finds the signing-key Secrets (metadata) of
+	// an endpoint by "namespace/name".
+	indexSigningKeyEndpoint = "signingKeyEndpoint"
 )
 
 type indexSpec struct {
@@ -71,6 +74,12 @@ var indexes = []indexSpec{
 		return []string{a.Spec.A2A.AuthSecretRef.Name}
 	})},
 	{&agentsv1alpha1.AgentRun{}, indexRunEndpoint, byLabel(agentsv1alpha1.LabelEndpoint)},
+	{secretMetadata("", ""), indexSigningKeyEndpoint, func(o client.Object) []string {
+		if req, ok := signingKeyEndpoint(o); ok {
+			return []string{req.String()}
+		}
+		return nil
+	}},
 	{&agentsv1alpha1.AgentRun{}, indexActiveRunAgent, by(func(run *agentsv1alpha1.AgentRun) []string {
 		if run.EffectiveState().IsFinished() {
 			return nil

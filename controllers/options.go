@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -43,6 +44,9 @@ const (
 	// Fairness protects the API server.
 	DefaultKubeAPIQPS   = 500
 	DefaultKubeAPIBurst = 1000
+	// DefaultNamespace is the receiver's namespace when neither --namespace
+	// nor $POD_NAMESPACE says otherwise.
+	DefaultNamespace = "hookrun-system"
 )
 
 // OperatorOptions are the settings of `hookrun operator`.
@@ -79,11 +83,20 @@ type OperatorOptions struct {
 	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
+	// Namespace is the receiver's namespace, where the operator keeps the
+	// signing keys of signed senders (the only Secrets the receiver reads).
+	Namespace string
 }
 
-// NewOperatorOptions returns the options with their defaults.
+// NewOperatorOptions returns the options with their defaults; the namespace
+// defaults to $POD_NAMESPACE, else hookrun-system.
 func NewOperatorOptions() *OperatorOptions {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = DefaultNamespace
+	}
 	return &OperatorOptions{
+		Namespace:              ns,
 		MetricsBindAddress:     DefaultMetricsBindAddress,
 		PprofBindAddress:       "0",
 		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
@@ -114,6 +127,7 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.OwnerRecheckInterval, "owner-recheck-interval", o.OwnerRecheckInterval, "How often an endpoint paused with OwnerNotMember re-checks whether its owner is a member again.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the operator may make to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the operator may make to the API server.")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace: the operator keeps the signing keys of signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) there, as Secrets only the receiver reads.")
 	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many AgentRuns are sent to agents or polled in parallel; one slow agent holds at most one worker per call.")
 }
 
@@ -140,6 +154,9 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
+	}
+	if o.Namespace == "" {
+		errs = append(errs, errors.New("--namespace must not be empty"))
 	}
 	if o.DispatchWorkers < 1 {
 		errs = append(errs, fmt.Errorf("--dispatch-workers must be at least 1, got %d", o.DispatchWorkers))

@@ -32,6 +32,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		"--kubeconfig=testdata-kubeconfig", "--public-base-url=https://hooks.example.com",
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
 		"--pprof-bind-address=127.0.0.1:9002", "--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
+		"--namespace=hookrun-receivers",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +43,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		PprofBindAddress: "127.0.0.1:9002", LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
 		DispatchWorkers: DefaultDispatchWorkers, KubeAPIQPS: DefaultKubeAPIQPS, KubeAPIBurst: DefaultKubeAPIBurst,
+		Namespace: "hookrun-receivers",
 	}
 	if *o != want {
 		t.Errorf("parsed %+v, want %+v", *o, want)

@@ -96,6 +96,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		PayloadTTL:           opts.PayloadTTL,
 		RunCountDelay:        opts.RunCountDelay,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
+		Namespace:            opts.Namespace,
 	}
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,

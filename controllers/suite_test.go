@@ -77,6 +77,7 @@ var (
 		RunCountDelay:        500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond,
 		DispatchWorkers:      DefaultDispatchWorkers,
+		Namespace:            testenv.Namespace,
 	}
 )
 

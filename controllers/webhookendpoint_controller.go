@@ -87,6 +87,8 @@ type WebhookEndpointReconciler struct {
 	PayloadTTL           time.Duration
 	RunCountDelay        time.Duration
 	OwnerRecheckInterval time.Duration
+	// Namespace is the receiver's namespace, where signing keys are kept.
+	Namespace string
 
 	// idsWritten maps endpoints whose ID this process wrote, while their
 	// cached copy does not show it yet, to their UIDs.
@@ -101,6 +103,8 @@ type endpointScope struct {
 	brandNew bool
 	// createdSecret is the generated Secret this reconcile created, if any.
 	createdSecret *corev1.Secret
+	// secretValue is the secret this reconcile generated or read, if any.
+	secretValue []byte
 	// afterStatus runs once the status is written (events that the status
 	// makes true).
 	afterStatus func()
@@ -123,11 +127,14 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.idsWritten.Delete(req.NamespacedName)
+			return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, err
 	}
 	if !ep.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // the garbage collector removes the Secret and the runs
+		// The garbage collector removes the generated Secret and the runs;
+		// the signing key lives in another namespace.
+		return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 	}
 	brandNew := r.brandNew(ep)
 	if !brandNew && needsOnceOnlyValue(ep) {
@@ -169,6 +176,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.reconcileAgent,
 		r.reconcileThread,
 		r.reconcileSecret,
+		r.reconcileSigningKey,
 		r.reconcilePhase,
 		r.reconcileRuns,
 	} {
@@ -327,10 +335,14 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// endpointsForSecret enqueues the endpoint whose generated Secret this is (or
-// would be) and
-// the endpoints whose spec.secretRef names it.
+// endpointsForSecret enqueues the endpoint whose signing key or generated
+// Secret this is (or would be), and the endpoints whose spec.secretRef names it.
 func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	if o.GetNamespace() == r.Namespace {
+		if req, ok := signingKeyEndpoint(o); ok {
+			return []reconcile.Request{req}
+		}
+	}
 	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
 	// By name, not label: a foreign Secret holding the generated name blocks
 	// the endpoint, and its deletion must unblock it.

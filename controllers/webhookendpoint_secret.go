@@ -36,6 +36,14 @@ import (
 // becomes authenticated, and again only when the rotate-secret annotation
 // takes a new value; they are never regenerated silently.
 func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endpointScope) error {
+	oldHash := s.ep.Status.SecretHash
+	err := r.reconcileSecretSource(ctx, s)
+	s.requeueWithin(trackPreviousSecret(&s.ep.Status, oldHash, s.ep.Spec.RotationOverlapOf(), r.Clock.Now()))
+	return err
+}
+
+// reconcileSecretSource generates, reads or drops the secret as the spec says.
+func (r *WebhookEndpointReconciler) reconcileSecretSource(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	switch {
 	case ep.Spec.AllowUnauthenticated:
@@ -82,7 +90,7 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 		return nil
 	}
 
-	value, err := randomToken(r.Rand)
+	value, err := newSecretValue(r.Rand, ep.Spec.SenderOf())
 	if err != nil {
 		return fmt.Errorf("generating the secret: %w", err)
 	}
@@ -116,6 +124,7 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 		}
 	}
 	now := metav1.NewTime(r.Clock.Now())
+	s.secretValue = []byte(value)
 	ep.Status.SecretName = name
 	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(value))
 	ep.Status.SecretRotatedAt = &now
@@ -240,6 +249,7 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 	case len(value) < agentsv1alpha1.MinSecretBytes:
 		s.setCondition(secretReadyCondition(secretRefTooShort, ref.Name, ref.Key, len(value)))
 	default:
+		s.secretValue = value
 		ep.Status.SecretHash = agentsv1alpha1.SecretHash(value)
 		if ep.Status.SecretHash != oldHash {
 			now := metav1.NewTime(r.Clock.Now())

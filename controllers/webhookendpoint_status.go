@@ -87,6 +87,8 @@ const (
 	secretRefNotFound
 	secretRefKeyMissing
 	secretRefTooShort
+	secretNotStandardWebhooks
+	secretKeyLost
 	secretNameTaken
 )
 
@@ -101,7 +103,7 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 			"spec.allowUnauthenticated is true: calls need no secret")
 	case secretGenerated, secretUnchanged:
 		return condition(t, true, agentsv1alpha1.ReasonSecretGenerated,
-			fmt.Sprintf("The secret is in Secret %q, key %q; send it in the %s header", name, agentsv1alpha1.WebhookSecretKey, agentsv1alpha1.SecretHeader))
+			fmt.Sprintf("The secret is in Secret %q, key %q; give it to the sender (type Header: in the %s header; other types: docs/senders.md)", name, agentsv1alpha1.WebhookSecretKey, agentsv1alpha1.SecretHeader))
 	case secretRotated:
 		return condition(t, true, agentsv1alpha1.ReasonSecretRotated,
 			fmt.Sprintf("The secret was rotated; the new one is in Secret %q, key %q, and the old one no longer works", name, agentsv1alpha1.WebhookSecretKey))
@@ -122,6 +124,14 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 		return condition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
 				"Delete or rename it, or name it in spec.secretRef to use it. Calls answer 403 until then", name))
+	case secretNotStandardWebhooks:
+		return condition(t, false, agentsv1alpha1.ReasonSecretNotStandardWebhooks,
+			fmt.Sprintf("The secret in Secret %q is not a Standard Webhooks secret (whsec_ and base64); calls answer 403. "+
+				"Rotate to generate one: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite, or put one in spec.secretRef", name, agentsv1alpha1.AnnotationRotateSecret))
+	case secretKeyLost:
+		return condition(t, false, agentsv1alpha1.ReasonSigningKeyLost,
+			fmt.Sprintf("The signing key is gone: key %q of Secret %q no longer holds the secret whose hash is in status, so signed calls answer 403. "+
+				"Rotate: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite", key, name, agentsv1alpha1.AnnotationRotateSecret))
 	default: // secretRefTooShort
 		return condition(t, false, agentsv1alpha1.ReasonSecretTooShort,
 			fmt.Sprintf("Key %q of Secret %q holds %d bytes; a secret needs at least %d. Calls answer 403 until it is longer",

@@ -59,8 +59,9 @@ func newAnswer(status int, code, message string) answer {
 
 var (
 	answerDisabled     = newAnswer(http.StatusServiceUnavailable, CodeTriggeringDisabled, "Webhook triggering is disabled for this deployment")
-	answerUnauthorized = newAnswer(http.StatusUnauthorized, CodeUnauthorized, "The X-Service-Webhook-Secret header is required")
+	answerUnauthorized = newAnswer(http.StatusUnauthorized, CodeUnauthorized, "A credential is required: the X-Service-Webhook-Secret header, or the token or signature header of the endpoint's sender type")
 	answerForbidden    = newAnswer(http.StatusForbidden, CodeForbidden, "The secret is wrong or has not been generated yet")
+	answerBadSignature = newAnswer(http.StatusForbidden, CodeForbidden, "The signature does not match the body, its timestamp is outside the tolerance, or the signing key is not available yet")
 	answerNotFound     = newAnswer(http.StatusNotFound, CodeNotFound, "No webhook endpoint has this ID")
 	answerNoRoute      = newAnswer(http.StatusNotFound, CodeNotFound, "Not found: POST /api/webhooks/{endpointId}/receive")
 	answerMethod       = newAnswer(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Only POST is allowed")

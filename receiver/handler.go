@@ -18,8 +18,6 @@ package receiver
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,8 +71,14 @@ func endpointIDFromPath(path string) (string, bool) {
 // store writes what a call leaves behind in the API server.
 type store interface {
 	// createRun stores run and then its payload Secret; if either write
-	// fails nothing remains and the error is returned.
-	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error
+	// fails nothing remains and the error is returned. duplicate is true
+	// when a run of that name exists already (the same delivery, stored at
+	// the same moment through another replica): then nothing is created.
+	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (duplicate bool, err error)
+	// duplicate tells whether the run named name exists (a delivery seen
+	// before). A queued run's payload is stored with body if its first
+	// writer has not stored it yet, so a 202 never names a run without one.
+	duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error)
 	// recordSkipped stores run as a skipped call with message.
 	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
 	// pauseOwnerNotMember sets the endpoint's phase to Paused/OwnerNotMember.
@@ -131,66 +135,84 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return reject(w, answerDisabled)
 	}
 	// 2. the endpoint, from memory
-	secrets := r.Header[secretHeaderKey]
 	e := h.table.lookup(id)
 	if e == nil {
-		if len(secrets) > 0 {
+		if hasAnyCredential(r.Header) {
 			return reject(w, answerNotFound)
 		}
-		return reject(w, answerUnauthorized) // the same bytes as a real endpoint's missing header
+		return reject(w, answerUnauthorized) // the same bytes as a real endpoint's missing credential
 	}
-	ep := e.obj
+	ep, snd := e.obj, e.sender
 	now := h.clock.Now()
+	var body []byte
 	if ep.Spec.AllowUnauthenticated {
 		// 3. pre-parse rate limit, before the body is read
 		if v := h.preParse.take(id, now); !v.allowed {
-			return h.rateLimited(r.Context(), w, e, v, now, limitUnauthenticated, h.unauthenticatedLimit)
+			return h.rateLimited(r.Context(), w, e, nil, v, now, limitUnauthenticated, h.unauthenticatedLimit)
 		}
 	} else {
-		// 4. the secret: SHA-256 of the header compared in constant time
-		if len(secrets) == 0 {
+		// 4. the credential: a secret compared by its SHA-256 digest, or a
+		// signature of the body (read first, within the size limit)
+		values := snd.credentialValues(r.Header)
+		if len(values) == 0 {
 			return reject(w, answerUnauthorized)
 		}
-		if len(secrets) != 1 || !e.hasDigest {
+		if len(values) != 1 {
 			return reject(w, answerForbidden)
 		}
-		sum := sha256.Sum256([]byte(secrets[0]))
-		if subtle.ConstantTimeCompare(sum[:], e.digest[:]) != 1 {
-			return reject(w, answerForbidden)
+		if !snd.kind.Signed() {
+			secret, ok := snd.secretOf(values[0])
+			if !ok || !matchesDigest(secret, e.digests(now)...) {
+				return reject(w, answerForbidden)
+			}
+		} else {
+			var code int
+			if body, code = h.readBody(w, r); code != 0 {
+				return code
+			}
+			if !snd.verify(r.Header, values[0], body, h.table.keysFor(e, now), h.clock.Now()) {
+				return reject(w, answerBadSignature)
+			}
+		}
+	}
+	var c delivery
+	if snd.kind.Signed() {
+		// handshakes of verified senders: answered, no run
+		if c = snd.describe(r.Header, body); c.handshake != nil {
+			return status(w, http.StatusOK, c.handshake)
 		}
 	}
 	// 5. paused, agent, thread
-	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
-		return reject(w, answerPaused)
-	}
-	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
-		return reject(w, answerNoAgent)
-	}
-	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
-		if ep.Spec.TargetThreadRef == nil {
-			return reject(w, answerNoThread)
-		}
-		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
-			return reject(w, answerNoThread)
-		}
+	if a, ok := h.unavailable422(e); !ok {
+		return reject(w, a)
 	}
 	// 6. size: Content-Length at once, chunked bodies while reading
-	if r.ContentLength > MaxBodyBytes {
-		return reject(w, answerTooLarge)
-	}
-	body, err := readBody(r.Body)
-	if errors.Is(err, errTooLarge) {
-		return reject(w, answerTooLarge)
-	}
-	if err != nil {
-		// A malformed chunked body, or a client too slow to send it. If it
-		// is still there it gets a JSON answer like every other.
-		return reject(w, answerBadBody)
+	if !snd.kind.Signed() {
+		var code int
+		if body, code = h.readBody(w, r); code != 0 {
+			return code
+		}
+		c = snd.describe(r.Header, body)
 	}
 	now = h.clock.Now() // reading the body may have taken a while
+	// event filter
+	if !snd.admits(c.event) {
+		return status(w, http.StatusOK, answerIgnored)
+	}
+	// a delivery already accepted: the API server knows its run
+	if c.deliveryID != "" {
+		runID := deliveryRunName(ep, c.deliveryID)
+		if dup, err := h.store.duplicate(r.Context(), ep.Namespace, runID, body); err != nil {
+			h.log.Error(err, "looking up an earlier delivery", "endpoint", ep.Namespace+"/"+ep.Name)
+			return h.unavailable(w)
+		} else if dup {
+			h.metrics.duplicates.Inc()
+			return acceptedAnswer(w, runID)
+		}
+	}
 	// 7. invocation rate limit
 	if v := h.invocation.take(id, now); !v.allowed {
-		return h.rateLimited(r.Context(), w, e, v, now, limitInvocation, h.invocationLimit)
+		return h.rateLimited(r.Context(), w, e, &c, v, now, limitInvocation, h.invocationLimit)
 	}
 	// 8. the owner must still be a member
 	member, err := h.membership.IsMember(r.Context(), ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
@@ -199,29 +221,86 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return h.unavailable(w)
 	}
 	if !member {
-		return h.ownerNotMember(w, e, now)
+		return h.ownerNotMember(w, e, &c, now)
 	}
 	// 9. the run, then its payload
-	run, err := h.newRun(e, now)
+	run, err := h.newRun(e, &c, now)
 	if err != nil {
 		return h.unavailable(w)
+	}
+	if c.deliveryID != "" {
+		run.Name = deliveryRunName(ep, c.deliveryID)
 	}
 	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
 		SecretName:  run.Name,
 		Bytes:       int64(len(body)),
 		ContentType: cut(r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
-	if err := h.store.createRun(r.Context(), run, body); err != nil {
+	dup, err := h.store.createRun(r.Context(), run, body)
+	if err != nil {
 		h.log.Error(err, "storing a run", "endpoint", ep.Namespace+"/"+ep.Name)
 		return h.unavailable(w)
 	}
-	h.metrics.runsCreated.Inc()
-	out, _ := json.Marshal(accepted{RunID: run.Name, Status: "accepted"})
+	if dup {
+		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment
+	} else {
+		h.metrics.runsCreated.Inc()
+	}
+	return acceptedAnswer(w, run.Name)
+}
+
+// unavailable422 checks step 5: the endpoint is not paused, its Agent is
+// there and not archived, and its target thread (if any) is the Agent's.
+func (h *Handler) unavailable422(e *endpoint) (answer, bool) {
+	ep := e.obj
+	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
+		return answerPaused, false
+	}
+	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
+		return answerNoAgent, false
+	}
+	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
+		if ep.Spec.TargetThreadRef == nil {
+			return answerNoThread, false
+		}
+		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
+			return answerNoThread, false
+		}
+	}
+	return answer{}, true
+}
+
+// readBody reads the body within MaxBodyBytes; a non-zero code means the
+// call was answered (413, or 400 for a body that could not be read).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
+	if r.ContentLength > MaxBodyBytes {
+		return nil, reject(w, answerTooLarge)
+	}
+	body, err := readBody(r.Body)
+	if errors.Is(err, errTooLarge) {
+		return nil, reject(w, answerTooLarge)
+	}
+	if err != nil {
+		// A malformed chunked body, or a client too slow to send it. If it
+		// is still there it gets a JSON answer like every other.
+		return nil, reject(w, answerBadBody)
+	}
+	return body, 0
+}
+
+// acceptedAnswer writes 202 {"runId":...,"status":"accepted"}.
+func acceptedAnswer(w http.ResponseWriter, runID string) int {
+	out, _ := json.Marshal(accepted{RunID: runID, Status: "accepted"})
+	return status(w, http.StatusAccepted, append(out, '\n'))
+}
+
+// status writes a JSON answer that is not an error.
+func status(w http.ResponseWriter, code int, body []byte) int {
 	w.Header()["Content-Type"] = jsonContentType
 	w.Header()["Cache-Control"] = noStore
-	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write(append(out, '\n'))
-	return http.StatusAccepted
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+	return code
 }
 
 func reject(w http.ResponseWriter, a answer) int {
@@ -236,12 +315,12 @@ func (h *Handler) unavailable(w http.ResponseWriter) int {
 
 // rateLimited answers 429 and records the first rejection of a window as a
 // skipped run.
-func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, v verdict, now time.Time, name string, limit int) int {
+func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v verdict, now time.Time, name string, limit int) int {
 	h.metrics.rateLimited.WithLabelValues(name).Inc()
 	if v.first {
 		message := fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
 			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit)
-		if run, err := h.newRun(e, now); err == nil {
+		if run, err := h.newRun(e, c, now); err == nil {
 			if err := h.store.recordSkipped(ctx, run, message); err != nil {
 				h.log.Error(err, "recording a rate-limited call", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
 			}
@@ -255,7 +334,7 @@ func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *end
 // writes use their own context (a caller hanging up must not lose the
 // pause), and calls that arrive before the pause reaches the informer are
 // answered without writing again.
-func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, now time.Time) int {
+func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery, now time.Time) int {
 	ep := e.obj
 	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
 		return reject(w, answerNotMember)
@@ -263,7 +342,7 @@ func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, now time.Ti
 	h.pausing.Store(ep.UID, now)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	run, err := h.newRun(e, now)
+	run, err := h.newRun(e, c, now)
 	if err == nil {
 		err = h.store.recordSkipped(ctx, run, fmt.Sprintf(
 			"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
@@ -278,12 +357,19 @@ func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, now time.Ti
 	return reject(w, answerNotMember)
 }
 
-// newRun is the AgentRun for a call: a snapshot of the endpoint now.
-func (h *Handler) newRun(e *endpoint, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+// newRun is the AgentRun for a call: a snapshot of the endpoint now. A call
+// with a delivery ID that is stored as a run (not a skipped record) is named
+// after it (deliveryRunName); any other by a ULID. c may be nil (a call
+// refused before its body was read).
+func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
 	ep := e.obj
 	ulid, err := newULID(now, h.rand)
 	if err != nil {
 		return nil, err
+	}
+	sender := &agentsv1alpha1.RunSender{Type: e.sender.kind}
+	if c != nil {
+		sender.Event, sender.DeliveryID = c.event, recordable(c.deliveryID, maxDeliveryIDBytes)
 	}
 	run := &agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{
@@ -309,6 +395,7 @@ func (h *Handler) newRun(e *endpoint, now time.Time) (*agentsv1alpha1.AgentRun, 
 			Model:            ep.Spec.Model,
 			Owner:            ep.Spec.Owner.DeepCopy(),
 			Trust:            agentsv1alpha1.TrustStandard,
+			Sender:           sender,
 			ReceivedAt:       metav1.NewTime(now),
 		},
 	}

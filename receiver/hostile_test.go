@@ -50,15 +50,25 @@ type memoryStore struct {
 	paused  int
 }
 
-func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
+func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if _, ok := m.bodies[run.Name]; ok {
+		return true, nil
+	}
 	m.runs = append(m.runs, run)
 	if m.bodies == nil {
 		m.bodies = map[string][]byte{}
 	}
 	m.bodies[run.Name] = bytes.Clone(body)
-	return nil
+	return false, nil
+}
+
+func (m *memoryStore) duplicate(_ context.Context, _, name string, _ []byte) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.bodies[name]
+	return ok, nil
 }
 
 func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.AgentRun, message string) error {
@@ -121,7 +131,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 }
 
 var documentedCodes = map[int]string{
-	202: "", 401: CodeUnauthorized, 403: CodeForbidden, 404: CodeNotFound, 405: CodeMethodNotAllowed,
+	200: "", 202: "", 401: CodeUnauthorized, 403: CodeForbidden, 404: CodeNotFound, 405: CodeMethodNotAllowed,
 	413: CodePayloadTooLarge, 422: "", 429: CodeRateLimited, 503: "",
 }
 

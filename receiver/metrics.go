@@ -30,6 +30,7 @@ type metrics struct {
 	requests    *prometheus.CounterVec
 	latency     prometheus.Histogram
 	runsCreated prometheus.Counter
+	duplicates  prometheus.Counter
 	rateLimited *prometheus.CounterVec
 }
 
@@ -48,6 +49,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_runs_created_total",
 			Help: "AgentRuns stored for accepted calls (answered 202).",
 		}),
+		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_duplicate_deliveries_total",
+			Help: "Calls answered 202 with the runId of an earlier call with the same delivery ID; nothing new was started.",
+		}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrun_receiver_rate_limited_total",
 			Help: "Calls rejected with 429, by limit (invocation or unauthenticated).",
@@ -61,6 +66,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.runsCreated, err = register(reg, m.runsCreated); err != nil {
+		return nil, err
+	}
+	if m.duplicates, err = register(reg, m.duplicates); err != nil {
 		return nil, err
 	}
 	if m.rateLimited, err = register(reg, m.rateLimited); err != nil {

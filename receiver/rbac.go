@@ -18,15 +18,19 @@ package receiver
 
 // RBAC of the receiver. `make manifests` turns these markers into the
 // hookrun-receiver ClusterRole in config/rbac/receiver_role.yaml. The
-// receiver reads no Secrets: it only creates payload Secrets. A run whose
+// receiver reads Secrets only in its own namespace (a Role): the signing
+// keys the operator copies there for signed senders. Elsewhere it only
+// creates payload Secrets. It reads an AgentRun by name to recognise a
+// duplicate delivery. A run whose
 // payload could not be stored is deleted (its Secret, if any, goes with it).
 // /readyz confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=create;delete
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=hookrun-system
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch,namespace=hookrun-system
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:urls=/readyz,verbs=get

@@ -28,6 +28,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -61,6 +62,13 @@ func CacheOptions(opts *Options) cache.Options {
 			&corev1.ConfigMap{}: {
 				Namespaces: map[string]cache.Config{opts.Namespace: {}},
 				Field:      fields.OneTermEqualSelector("metadata.name", ConfigMapName),
+			},
+			// The signing keys of signed senders: only the operator's
+			// signing-key Secrets in the receiver's own namespace (a Role,
+			// not a ClusterRole, lets it read them).
+			&corev1.Secret{}: {
+				Namespaces: map[string]cache.Config{opts.Namespace: {}},
+				Label:      labels.SelectorFromSet(labels.Set{agentsv1alpha1.LabelSigningKey: "true"}),
 			},
 		},
 	}
@@ -96,7 +104,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	}
 	h := &Handler{
 		table:                newTable(),
-		store:                &kubeStore{client: mgr.GetClient()},
+		store:                &kubeStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()},
 		membership:           deps.Membership,
 		clock:                deps.Clock,
 		rand:                 deps.Rand,
@@ -135,6 +143,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		watch(&agentsv1alpha1.WebhookEndpoint{}, typed(t.upsertEndpoint), typed(t.deleteEndpoint)),
 		watch(&agentsv1alpha1.Agent{}, typed(t.upsertAgent), typed(t.deleteAgent)),
 		watch(&agentsv1alpha1.AgentThread{}, typed(t.upsertThread), typed(t.deleteThread)),
+		watch(&corev1.Secret{}, typed(t.upsertKey), typed(t.deleteKey)),
 		watch(&corev1.ConfigMap{}, typed(func(cm *corev1.ConfigMap) {
 			h.runtimeDisabled.Store(cm.Name == ConfigMapName && cm.Data["triggering"] == "disabled")
 		}), typed(func(cm *corev1.ConfigMap) {

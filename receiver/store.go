@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,16 +33,56 @@ import (
 // fieldOwner names the receiver in managedFields.
 const fieldOwner = "hookrun-receiver"
 
-// kubeStore writes runs, payloads and pauses to the API server. It never
-// reads: every lookup the receiver makes is served from its informers.
+// kubeStore writes runs, payloads and pauses to the API server. Its only
+// read is of a run named after a delivery ID (reader, not cached): every
+// other lookup the receiver makes is served from its informers.
 type kubeStore struct {
 	client client.Client
+	reader client.Reader
 }
 
-func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
+func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
 	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
-		return fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
+		if apierrors.IsAlreadyExists(err) && run.Spec.Sender != nil && run.Spec.Sender.DeliveryID != "" {
+			return s.duplicate(ctx, run.Namespace, run.Name, body)
+		}
+		return false, fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
+	err := s.createPayload(ctx, run, body)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		// Once more: a duplicate delivery through another replica may
+		// have stored it meanwhile (AlreadyExists), or the error passed.
+		err = s.createPayload(ctx, run, body)
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return false, errors.Join(err, s.deleteRun(run))
+	}
+	return false, nil
+}
+
+func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error) {
+	run := &agentsv1alpha1.AgentRun{}
+	err := s.reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading AgentRun %s/%s: %w", namespace, name, err)
+	}
+	if run.Status.State != "" || run.Spec.Payload == nil {
+		return true, nil // dispatched or finished: its payload was there
+	}
+	// Queued: its first writer may still be storing the payload, and
+	// would remove the run if that failed. Storing it here too (the same
+	// delivery, the same body) makes the run whole whoever comes first.
+	if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
+		return false, err
+	}
+	return true, nil
+}
+
+// createPayload stores body as run's payload Secret, owned by the run.
+func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
 	payload := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: run.Namespace,
@@ -58,8 +99,7 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: body},
 	}
 	if err := s.client.Create(ctx, payload, client.FieldOwner(fieldOwner)); err != nil {
-		err = fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)
-		return errors.Join(err, s.deleteRun(run))
+		return fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)
 	}
 	return nil
 }

@@ -19,18 +19,45 @@ package receiver
 import (
 	"crypto/sha256"
 	"sync"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // endpoint is what the receiver knows of one WebhookEndpoint: the cached
-// object (shared with the informer: read only) and its parsed secret digest.
+// object (shared with the informer: read only), its parsed secret digests
+// and its sender.
 type endpoint struct {
 	obj       *agentsv1alpha1.WebhookEndpoint
 	digest    [sha256.Size]byte
 	hasDigest bool
+	// previous is the digest of the secret before the last change, valid
+	// until previousUntil (spec.sender.rotationOverlap); zero time: none.
+	previous      [sha256.Size]byte
+	previousUntil time.Time
+	sender        *sender
+}
+
+// digests returns the digests a hash-only credential may match now.
+func (e *endpoint) digests(now time.Time) []*[sha256.Size]byte {
+	var out []*[sha256.Size]byte
+	if e.hasDigest {
+		out = append(out, &e.digest)
+	}
+	if now.Before(e.previousUntil) {
+		out = append(out, &e.previous)
+	}
+	return out
+}
+
+// signingKey is the content of an endpoint's signing-key Secret: the key of
+// the secret whose hash is hash, and during a rotation overlap the previous one.
+type signingKey struct {
+	hash, previousHash string
+	key, previous      []byte
 }
 
 // table is the in-memory view the hot path reads: endpoints by endpoint ID,
@@ -42,6 +69,7 @@ type table struct {
 	ids       map[types.UID]string            // endpoint UID -> endpointID, to drop stale IDs
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
+	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
 	onDelete  func(endpointID string)
 }
 
@@ -51,7 +79,60 @@ func newTable() *table {
 		ids:       map[types.UID]string{},
 		agents:    map[types.NamespacedName]bool{},
 		threads:   map[types.NamespacedName]string{},
+		keys:      map[types.UID]*signingKey{},
 	}
+}
+
+// keysFor returns the HMAC keys a signed call to e may verify with now: the
+// key of status.secretHash and, during a rotation overlap, the key of
+// status.previousSecretHash. A signing-key Secret that is behind the
+// endpoint's status (or ahead of it) contributes only the keys whose hashes
+// the status names.
+func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
+	t.mu.RLock()
+	k := t.keys[e.obj.UID]
+	t.mu.RUnlock()
+	if k == nil {
+		return nil
+	}
+	var keys [][]byte
+	add := func(hash string) {
+		switch {
+		case hash == "":
+		case k.hash == hash && k.key != nil:
+			keys = append(keys, k.key)
+		case k.previousHash == hash && k.previous != nil:
+			keys = append(keys, k.previous)
+		}
+	}
+	add(e.obj.Status.SecretHash)
+	if now.Before(e.previousUntil) {
+		add(e.obj.Status.PreviousSecretHash)
+	}
+	return keys
+}
+
+func (t *table) upsertKey(s *corev1.Secret) {
+	uid := types.UID(s.Labels[agentsv1alpha1.LabelEndpointUID])
+	if uid == "" {
+		return
+	}
+	k := &signingKey{
+		hash:         s.Annotations[agentsv1alpha1.AnnotationKeyHash],
+		previousHash: s.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash],
+		key:          s.Data[agentsv1alpha1.SigningKeyCurrent],
+		previous:     s.Data[agentsv1alpha1.SigningKeyPrevious],
+	}
+	t.mu.Lock()
+	t.keys[uid] = k
+	t.mu.Unlock()
+}
+
+func (t *table) deleteKey(s *corev1.Secret) {
+	uid := types.UID(s.Labels[agentsv1alpha1.LabelEndpointUID])
+	t.mu.Lock()
+	delete(t.keys, uid)
+	t.mu.Unlock()
 }
 
 func (t *table) lookup(id string) *endpoint {
@@ -78,10 +159,15 @@ func (t *table) threadOf(ns, name string) (string, bool) {
 }
 
 func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
-	e := &endpoint{obj: ep}
+	e := &endpoint{obj: ep, sender: newSender(&ep.Spec)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
 			e.digest, e.hasDigest = d, true
+		}
+	}
+	if ep.Status.PreviousSecretHash != "" && ep.Status.PreviousSecretExpiresAt != nil {
+		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.PreviousSecretHash); err == nil {
+			e.previous, e.previousUntil = d, ep.Status.PreviousSecretExpiresAt.Time
 		}
 	}
 	t.mu.Lock()

@@ -17,9 +17,12 @@ limitations under the License.
 package receiver
 
 import (
+	"crypto/sha256"
 	"io"
 	"strings"
 	"time"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // crockford is the ULID alphabet (Crockford's base32, lower-cased for object names).
@@ -37,6 +40,11 @@ func newULID(now time.Time, rnd io.Reader) (string, error) {
 	if _, err := io.ReadFull(rnd, b[6:]); err != nil {
 		return "", err
 	}
+	return base32Of(b), nil
+}
+
+// base32Of writes 128 bits as 26 lower-case Crockford base32 characters.
+func base32Of(b [16]byte) string {
 	// 128 bits → 26 base32 characters; the first holds the top 3 bits.
 	var out [26]byte
 	var acc uint64
@@ -51,7 +59,21 @@ func newULID(now time.Time, rnd io.Reader) (string, error) {
 			j++
 		}
 	}
-	return string(out[:]), nil
+	return string(out[:])
+}
+
+// deliveryRunName is the run of a call with a delivery ID: the endpoint name
+// and 26 characters of SHA-256 over the endpoint's UID and the delivery ID.
+// Every replica derives the same name, so the API server refuses a second
+// run for one delivery; a recreated endpoint (new UID) starts afresh.
+func deliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string) string {
+	h := sha256.New()
+	h.Write([]byte(ep.UID))
+	h.Write([]byte{0})
+	h.Write([]byte(deliveryID))
+	var b [16]byte
+	copy(b[:], h.Sum(nil))
+	return runName(ep.Name, base32Of(b))
 }
 
 // runName is the AgentRun (and runId) for a call to endpoint: the endpoint

@@ -140,6 +140,10 @@ type AgentRunSpec struct {
 	// +optional
 	Payload *PayloadReference `json:"payload,omitempty"`
 
+	// sender is the sender type, event type and delivery ID of the call.
+	// +optional
+	Sender *RunSender `json:"sender,omitempty"`
+
 	// receivedAt is when the receiver accepted the call.
 	// +required
 	ReceivedAt metav1.Time `json:"receivedAt"`

@@ -65,6 +65,12 @@ const (
 	// ReasonAuthenticationDisabled: the endpoint allows unauthenticated calls
 	// and needs no secret.
 	ReasonAuthenticationDisabled = "AuthenticationDisabled"
+	// ReasonSecretNotStandardWebhooks: the sender type is StandardWebhooks
+	// but the secret is not of the form whsec_<base64>.
+	ReasonSecretNotStandardWebhooks = "SecretNotStandardWebhooks"
+	// ReasonSigningKeyLost: a signed sender's key must be copied for the
+	// receiver, but the Secret no longer holds the secret whose hash is in status.
+	ReasonSigningKeyLost = "SigningKeyLost"
 
 	// ReasonAgentFound: the endpoint's Agent exists and is usable.
 	ReasonAgentFound = "AgentFound"

@@ -19,8 +19,10 @@ package v1alpha1_test
 import (
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,13 +31,20 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-const samplesDir = "../../config/samples"
+// samplesDir holds the samples `make dev` applies (`kubectl apply -f` does
+// not descend into subdirectories); senderSamplesDir one endpoint per
+// sender type, applied by hand.
+const (
+	samplesDir       = "../../config/samples"
+	senderSamplesDir = "../../config/samples/senders"
+)
 
 func validAgent(ns string) *agentsv1alpha1.Agent {
 	return &agentsv1alpha1.Agent{
@@ -88,38 +97,67 @@ func expectInvalid(err error, msgs ...string) {
 	}
 }
 
-// readSamples decodes every object in config/samples.
-func readSamples() []*unstructured.Unstructured {
+// readSamples decodes every object in the YAML files directly in dir, not
+// in its subdirectories, as `kubectl apply -f dir` reads them.
+func readSamples(dir string) []*unstructured.Unstructured {
 	GinkgoHelper()
-	files, err := filepath.Glob(filepath.Join(samplesDir, "*.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	Expect(files).NotTo(BeEmpty())
 	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		raw, err := os.Open(f)
-		Expect(err).NotTo(HaveOccurred())
-		dec := yaml.NewYAMLOrJSONDecoder(raw, 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-				break
-			} else {
-				Expect(err).NotTo(HaveOccurred(), f)
-			}
-			if len(u.Object) > 0 {
-				objs = append(objs, u)
-			}
-		}
-		Expect(raw.Close()).To(Succeed())
+	for _, f := range sampleFiles(dir) {
+		objs = append(objs, readSampleFile(f)...)
 	}
 	return objs
+}
+
+// sampleFiles lists the YAML files directly in dir.
+func sampleFiles(dir string) []string {
+	GinkgoHelper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(files).NotTo(BeEmpty())
+	return files
+}
+
+// readSampleFile decodes every object in one YAML file.
+func readSampleFile(f string) []*unstructured.Unstructured {
+	GinkgoHelper()
+	raw, err := os.Open(f)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { Expect(raw.Close()).To(Succeed()) }()
+	dec := yaml.NewYAMLOrJSONDecoder(raw, 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			break
+		} else {
+			Expect(err).NotTo(HaveOccurred(), f)
+		}
+		if len(u.Object) > 0 {
+			objs = append(objs, u)
+		}
+	}
+	return objs
+}
+
+// dryRunApply runs `kubectl apply --dry-run=server -f path` into a new
+// namespace as an admin and returns its output.
+func dryRunApply(ctx SpecContext, path string) string {
+	GinkgoHelper()
+	ns := newNamespace(ctx)
+	kubectl, err := admin.Kubectl()
+	Expect(err).NotTo(HaveOccurred())
+	stdout, stderr, err := kubectl.Run("apply", "--dry-run=server", "-n", ns, "-f", path)
+	out, _ := io.ReadAll(stdout)
+	errOut, _ := io.ReadAll(stderr)
+	Expect(err).NotTo(HaveOccurred(), "kubectl apply: %s", errOut)
+	return string(out)
 }
 
 var _ = Describe("config/samples", func() {
 	It("has an Agent, an AgentThread, an authenticated NewThreadEachRun endpoint and an unauthenticated ContinueExisting endpoint", func() {
 		kinds := map[string]int{}
 		var authNew, unauthContinue bool
-		for _, u := range readSamples() {
+		for _, u := range readSamples(samplesDir) {
 			kinds[u.GetKind()]++
 			if u.GetKind() != "WebhookEndpoint" {
 				continue
@@ -135,21 +173,20 @@ var _ = Describe("config/samples", func() {
 		Expect(unauthContinue).To(BeTrue(), "no unauthenticated ContinueExisting endpoint")
 	})
 
-	It("are accepted by `kubectl apply --dry-run=server`", func(ctx SpecContext) {
-		ns := newNamespace(ctx)
-		kubectl, err := admin.Kubectl()
-		Expect(err).NotTo(HaveOccurred())
-		stdout, stderr, err := kubectl.Run("apply", "--dry-run=server", "-n", ns, "-f", samplesDir)
-		out, _ := io.ReadAll(stdout)
-		errOut, _ := io.ReadAll(stderr)
-		Expect(err).NotTo(HaveOccurred(), "kubectl apply: %s", errOut)
-		Expect(string(out)).To(ContainSubstring("webhookendpoint.agents.hookrun.dev/github-issues created (server dry run)"))
-		Expect(string(out)).To(ContainSubstring("webhookendpoint.agents.hookrun.dev/status-page created (server dry run)"))
+	It("are accepted by `kubectl apply --dry-run=server`, which leaves senders/ out", func(ctx SpecContext) {
+		out := dryRunApply(ctx, samplesDir)
+		Expect(out).To(ContainSubstring("webhookendpoint.agents.hookrun.dev/github-issues created (server dry run)"))
+		Expect(out).To(ContainSubstring("webhookendpoint.agents.hookrun.dev/status-page created (server dry run)"))
+		// `make dev` and the quick start apply the directory: the sender
+		// samples (which need provider secrets) must stay out of it.
+		for _, u := range readSamples(senderSamplesDir) {
+			Expect(out).NotTo(ContainSubstring("/"+u.GetName()+" "), "a sample of senders/ was applied with config/samples")
+		}
 	})
 
 	It("are stored with their defaults applied", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		for _, u := range readSamples() {
+		for _, u := range readSamples(samplesDir) {
 			u.SetNamespace(ns)
 			Expect(k8sClient.Create(ctx, u)).To(Succeed(), "%s %s", u.GetKind(), u.GetName())
 		}
@@ -157,6 +194,108 @@ var _ = Describe("config/samples", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "github-issues"}, ep)).To(Succeed())
 		Expect(ep.Spec.AllowUnauthenticated).To(BeFalse())
 		Expect(ep.Spec.ThreadStrategy).To(Equal(agentsv1alpha1.NewThreadEachRun))
+	})
+})
+
+var _ = Describe("config/samples/senders", func() {
+	// Each file is named after the one sender type its endpoint uses.
+	fileTypes := map[string]agentsv1alpha1.SenderType{
+		"bearer.yaml":           agentsv1alpha1.SenderBearer,
+		"github.yaml":           agentsv1alpha1.SenderGitHub,
+		"gitlab.yaml":           agentsv1alpha1.SenderGitLab,
+		"hmac.yaml":             agentsv1alpha1.SenderHMAC,
+		"slack.yaml":            agentsv1alpha1.SenderSlack,
+		"standardwebhooks.yaml": agentsv1alpha1.SenderStandardWebhooks,
+		"stripe.yaml":           agentsv1alpha1.SenderStripe,
+	}
+
+	It("has one endpoint for Agent triage per sender type, and the Secret each secretRef names", func() {
+		files := sampleFiles(senderSamplesDir)
+		names := make([]string, 0, len(files))
+		for _, f := range files {
+			names = append(names, filepath.Base(f))
+		}
+		Expect(names).To(ConsistOf(slices.Collect(maps.Keys(fileTypes))))
+		for _, f := range files {
+			objs := readSampleFile(f)
+			secrets := map[string]*unstructured.Unstructured{}
+			var endpoints []*agentsv1alpha1.WebhookEndpoint
+			for _, u := range objs {
+				switch u.GetKind() {
+				case "Secret":
+					secrets[u.GetName()] = u
+				case "WebhookEndpoint":
+					ep := &agentsv1alpha1.WebhookEndpoint{}
+					Expect(runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, ep, true)).To(Succeed(), f)
+					endpoints = append(endpoints, ep)
+				default:
+					Fail(f + ": unexpected kind " + u.GetKind())
+				}
+			}
+			Expect(endpoints).To(HaveLen(1), f)
+			ep := endpoints[0]
+			Expect(ep.Spec.AgentRef.Name).To(Equal("triage"), f)
+			Expect(ep.Spec.SenderOf()).To(Equal(fileTypes[filepath.Base(f)]), f)
+			if ep.Spec.SecretRef == nil {
+				Expect(secrets).To(BeEmpty(), f)
+				continue
+			}
+			// A Secret the endpoint may read (DESIGN section 9), with a
+			// value long enough to be accepted once a real one replaces it.
+			sec, ok := secrets[ep.Spec.SecretRef.Name]
+			Expect(ok).To(BeTrue(), "%s: no Secret %q in the file", f, ep.Spec.SecretRef.Name)
+			Expect(sec.GetLabels()).To(HaveKeyWithValue("agents.hookrun.dev/allow-reference", "true"), f)
+			typ, _, _ := unstructured.NestedString(sec.Object, "type")
+			Expect(typ).To(Equal("Opaque"), f)
+			value, _, _ := unstructured.NestedString(sec.Object, "stringData", ep.Spec.SecretRef.Key)
+			Expect(len(value)).To(BeNumerically(">=", agentsv1alpha1.MinSecretBytes), f)
+			Expect(strings.ToUpper(value)).To(ContainSubstring("PLACEHOLDER"), "%s: the sample's secret must be an obvious placeholder", f)
+		}
+	})
+
+	It("are accepted by `kubectl apply --dry-run=server`", func(ctx SpecContext) {
+		out := dryRunApply(ctx, senderSamplesDir)
+		for _, u := range readSamples(senderSamplesDir) {
+			kind := strings.ToLower(u.GetKind())
+			if u.GetAPIVersion() == agentsv1alpha1.GroupVersion.String() {
+				kind += "." + agentsv1alpha1.GroupVersion.Group
+			}
+			Expect(out).To(ContainSubstring(kind + "/" + u.GetName() + " created (server dry run)"))
+		}
+	})
+
+	It("are stored with their defaults applied", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		for _, u := range readSamples(senderSamplesDir) {
+			u.SetNamespace(ns)
+			Expect(k8sClient.Create(ctx, u)).To(Succeed(), "%s %s", u.GetKind(), u.GetName())
+		}
+		list := &agentsv1alpha1.WebhookEndpointList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		types := map[agentsv1alpha1.SenderType]bool{}
+		for _, ep := range list.Items {
+			types[ep.Spec.SenderOf()] = true
+			Expect(ep.Spec.AllowUnauthenticated).To(BeFalse(), ep.Name)
+			if ep.Spec.SenderOf() == agentsv1alpha1.SenderHMAC {
+				Expect(ep.Spec.Sender.HMAC.Algorithm).NotTo(BeEmpty())
+				Expect(ep.Spec.Sender.HMAC.Encoding).NotTo(BeEmpty())
+			}
+		}
+		Expect(types).To(HaveLen(len(fileTypes)))
+	})
+
+	It("need their secretRef for Stripe and Slack", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		for _, f := range []string{"stripe.yaml", "slack.yaml"} {
+			for _, u := range readSampleFile(filepath.Join(senderSamplesDir, f)) {
+				if u.GetKind() != "WebhookEndpoint" {
+					continue
+				}
+				u.SetNamespace(ns)
+				unstructured.RemoveNestedField(u.Object, "spec", "secretRef")
+				expectInvalid(k8sClient.Create(ctx, u), "spec.secretRef is required when sender.type is Stripe or Slack")
+			}
+		}
 	})
 })
 

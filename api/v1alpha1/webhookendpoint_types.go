@@ -60,6 +60,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'ContinueExisting' || !has(self.targetThreadRef)",message="spec.targetThreadRef is only allowed when threadStrategy is ContinueExisting"
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || size(self.threadNamingHint) == 0",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.secretRef)",message="spec.secretRef cannot be set when allowUnauthenticated is true: remove one of them"
+// +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.sender) || self.sender.type == 'Header'",message="spec.sender.type needs a secret: remove allowUnauthenticated (a secret is then generated), or remove spec.sender"
+// +kubebuilder:validation:XValidation:rule="!has(self.sender) || !(self.sender.type in ['Stripe', 'Slack']) || has(self.secretRef)",message="spec.secretRef is required when sender.type is Stripe or Slack: the provider issues the signing secret; store it in a Secret and name it in spec.secretRef"
 type WebhookEndpointSpec struct {
 	// agentRef names the Agent in the same namespace whose runs this endpoint starts.
 	// +required
@@ -116,6 +118,13 @@ type WebhookEndpointSpec struct {
 	// changes.
 	// +optional
 	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
+
+	// sender says how the calling system authenticates (the secret in a
+	// header, a token, or a signature of the body), which of its events
+	// start runs, and how long a previous secret still works after a
+	// rotation. Absent: type Header, the X-Service-Webhook-Secret header.
+	// +optional
+	Sender *Sender `json:"sender,omitempty"`
 }
 
 // RunCounts summarises the AgentRuns of an endpoint that exist.
@@ -176,6 +185,15 @@ type WebhookEndpointStatus struct {
 	// +optional
 	SecretRotatedAt *metav1.Time `json:"secretRotatedAt,omitempty"`
 
+	// previousSecretHash is the hash of the secret in use before the last
+	// change; it still verifies until previousSecretExpiresAt
+	// (spec.sender.rotationOverlap).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^sha256:[0-9a-f]{64}$`
+	PreviousSecretHash string `json:"previousSecretHash,omitempty"`
+	// previousSecretExpiresAt is when the previous secret stops verifying.
+	// +optional
+	PreviousSecretExpiresAt *metav1.Time `json:"previousSecretExpiresAt,omitempty"`
 	// lastHandledRotation is the value of the rotate-secret annotation that
 	// was last acted on.
 	// +optional
@@ -204,6 +222,7 @@ type WebhookEndpointStatus struct {
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Auth",type=string,JSONPath=`.status.authMode`
+// +kubebuilder:printcolumn:name="Sender",type=string,JSONPath=`.spec.sender.type`
 // +kubebuilder:printcolumn:name="Runs",type=integer,JSONPath=`.status.runs.total`
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

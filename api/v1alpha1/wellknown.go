@@ -28,6 +28,39 @@ const (
 	LabelThread = "agents.hookrun.dev/thread"
 )
 
+// The signing-key Secrets: for every endpoint whose sender signs its calls
+// (GitHub, HMAC, StandardWebhooks, Stripe, Slack), the operator keeps one
+// Secret in the receiver's namespace holding the key, named
+// SigningKeySecretName(endpoint UID). The receiver reads only these.
+const (
+	// LabelSigningKey marks a signing-key Secret (value "true").
+	LabelSigningKey = "agents.hookrun.dev/signing-key"
+	// LabelEndpointNamespace is the namespace of the endpoint a signing-key
+	// Secret belongs to (its name is in LabelEndpoint).
+	LabelEndpointNamespace = "agents.hookrun.dev/endpoint-namespace"
+	// LabelEndpointUID is the UID of the endpoint a signing-key Secret belongs to.
+	LabelEndpointUID = "agents.hookrun.dev/endpoint-uid"
+	// AnnotationKeyHash is the secretHash of the secret whose key is in
+	// SigningKeyCurrent: the receiver uses the key only while it equals the
+	// endpoint's status.secretHash.
+	AnnotationKeyHash = "agents.hookrun.dev/secret-hash"
+	// AnnotationPreviousKeyHash is the hash of the secret whose key is in
+	// SigningKeyPrevious (rotation overlap).
+	AnnotationPreviousKeyHash = "agents.hookrun.dev/previous-secret-hash"
+	// SigningKeyCurrent and SigningKeyPrevious are the data keys of the
+	// current and previous HMAC keys.
+	SigningKeyCurrent  = "key"
+	SigningKeyPrevious = "previousKey"
+	// StandardWebhooksSecretPrefix starts a Standard Webhooks secret; the
+	// key is the base64 text after it, decoded.
+	StandardWebhooksSecretPrefix = "whsec_"
+)
+
+// SigningKeySecretName is the signing-key Secret of the endpoint with uid.
+func SigningKeySecretName(uid string) string {
+	return "hookrun-signing-key-" + uid
+}
+
 // Annotation keys.
 const (
 	// AnnotationRotateSecret rotates an endpoint's generated secret whenever

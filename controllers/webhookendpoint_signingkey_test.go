@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+func TestTrackPreviousSecret(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(d)); return &t }
+	for _, tc := range []struct {
+		name             string
+		status           agentsv1alpha1.WebhookEndpointStatus
+		oldHash          string
+		overlap          time.Duration
+		wantPrev         string
+		wantUntil        *metav1.Time
+		wantRequeueAfter time.Duration
+	}{
+		{"no overlap: nothing kept", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret}, "old", 0, "", nil, 0},
+		{"rotation with overlap", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret}, "old", time.Hour, "old", at(time.Hour), time.Hour},
+		{"unchanged secret keeps a pending previous", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret, PreviousSecretHash: "old", PreviousSecretExpiresAt: at(10 * time.Minute)}, "new", time.Hour, "old", at(10 * time.Minute), 10 * time.Minute},
+		{"expired previous is dropped", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret, PreviousSecretHash: "old", PreviousSecretExpiresAt: at(0)}, "new", time.Hour, "", nil, 0},
+		{"overlap set to 0 drops a pending previous", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret, PreviousSecretHash: "old", PreviousSecretExpiresAt: at(time.Minute)}, "new", 0, "", nil, 0},
+		{"first secret: no previous", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "new", AuthMode: agentsv1alpha1.AuthSecret}, "", time.Hour, "", nil, 0},
+		{"secret gone: no previous recorded", agentsv1alpha1.WebhookEndpointStatus{AuthMode: agentsv1alpha1.AuthSecret}, "old", time.Hour, "", nil, 0},
+		{"unauthenticated: nothing kept", agentsv1alpha1.WebhookEndpointStatus{AuthMode: agentsv1alpha1.AuthNone, PreviousSecretHash: "old", PreviousSecretExpiresAt: at(time.Minute)}, "old", time.Hour, "", nil, 0},
+		{"rotated back to the previous value", agentsv1alpha1.WebhookEndpointStatus{SecretHash: "old", AuthMode: agentsv1alpha1.AuthSecret, PreviousSecretHash: "old", PreviousSecretExpiresAt: at(time.Minute)}, "old", time.Hour, "", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := tc.status
+			requeue := trackPreviousSecret(&st, tc.oldHash, tc.overlap, now)
+			if st.PreviousSecretHash != tc.wantPrev || requeue != tc.wantRequeueAfter {
+				t.Errorf("previous %q, requeue %s; want %q, %s", st.PreviousSecretHash, requeue, tc.wantPrev, tc.wantRequeueAfter)
+			}
+			if (st.PreviousSecretExpiresAt == nil) != (tc.wantUntil == nil) ||
+				(tc.wantUntil != nil && !st.PreviousSecretExpiresAt.Equal(tc.wantUntil)) {
+				t.Errorf("expires %v, want %v", st.PreviousSecretExpiresAt, tc.wantUntil)
+			}
+		})
+	}
+}
+
+func TestSigningKeyOf(t *testing.T) {
+	key, err := signingKeyOf(agentsv1alpha1.SenderStandardWebhooks, []byte("whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))))
+	if err != nil || string(key) != "0123456789abcdef" {
+		t.Errorf("whsec_ secret: %q, %v", key, err)
+	}
+	for _, bad := range []string{"0123456789abcdef0123456789abcdef", "whsec_", "whsec_!!!!"} {
+		if _, err := signingKeyOf(agentsv1alpha1.SenderStandardWebhooks, []byte(bad)); err == nil {
+			t.Errorf("%q taken for a Standard Webhooks secret", bad)
+		}
+	}
+	if key, _ := signingKeyOf(agentsv1alpha1.SenderStripe, []byte("whsec_abc")); string(key) != "whsec_abc" {
+		t.Errorf("Stripe signs with the whole secret, got key %q", key)
+	}
+}
+
+var _ = Describe("Signing keys of signed senders", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+	})
+
+	signingKey := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() (*corev1.Secret, error) {
+		return func() (*corev1.Secret, error) {
+			s := &corev1.Secret{}
+			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: testenv.Namespace, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}, s)
+			return s, err
+		}
+	}
+	keyOf := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func(Gomega) []byte {
+		return func(g Gomega) []byte {
+			s, err := signingKey(ctx, ep)()
+			g.Expect(err).NotTo(HaveOccurred())
+			return s.Data[agentsv1alpha1.SigningKeyCurrent]
+		}
+	}
+
+	It("copies a GitHub endpoint's generated secret into the receiver's namespace, and removes it with the endpoint", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "gh", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ready := readyEndpoint(ctx, ep)
+		value := generatedSecret(ctx, ready).Data[agentsv1alpha1.WebhookSecretKey]
+		Eventually(keyOf(ctx, ready)).Should(Equal(value))
+		s, _ := signingKey(ctx, ready)()
+		Expect(s.Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelSigningKey, "true"))
+		Expect(s.Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelEndpointNamespace, ns))
+		Expect(s.Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelEndpointUID, string(ready.UID)))
+		Expect(s.Annotations).To(HaveKeyWithValue(agentsv1alpha1.AnnotationKeyHash, ready.Status.SecretHash))
+
+		By("putting back a deleted signing key")
+		Expect(k8sClient.Delete(ctx, s)).To(Succeed())
+		Eventually(keyOf(ctx, ready)).Should(Equal(value))
+
+		By("removing it when the endpoint goes (no garbage collector in envtest: the operator does it)")
+		Expect(k8sClient.Delete(ctx, ready)).To(Succeed())
+		Eventually(func() bool { _, err := signingKey(ctx, ready)(); return apierrors.IsNotFound(err) }).Should(BeTrue())
+	})
+
+	It("keeps no signing key for hash-only senders, and drops it when an endpoint stops signing", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "hmac", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHMAC, HMAC: &agentsv1alpha1.HMACSettings{Header: "X-Signature"}}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ready := readyEndpoint(ctx, ep)
+		Eventually(keyOf(ctx, ready)).Should(Equal(generatedSecret(ctx, ready).Data[agentsv1alpha1.WebhookSecretKey]))
+
+		patch := client.MergeFrom(ready.DeepCopy())
+		ready.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer}
+		Expect(k8sClient.Patch(ctx, ready, patch)).To(Succeed())
+		Eventually(func() bool { _, err := signingKey(ctx, ready)(); return apierrors.IsNotFound(err) }).Should(BeTrue())
+		Expect(readyEndpoint(ctx, ep).Status.SecretHash).To(Equal(ready.Status.SecretHash), "the secret itself stays")
+	})
+
+	It("generates a whsec_ secret for Standard Webhooks and asks for a rotation when an older secret is not one", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "svix", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderStandardWebhooks}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ready := readyEndpoint(ctx, ep)
+		value := string(generatedSecret(ctx, ready).Data[agentsv1alpha1.WebhookSecretKey])
+		Expect(value).To(HavePrefix("whsec_"))
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(value, "whsec_"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(raw).To(HaveLen(32))
+		Eventually(keyOf(ctx, ready)).Should(Equal(raw), "the receiver gets the decoded key")
+
+		By("switching a Header endpoint to Standard Webhooks")
+		old := newEndpoint(ns, "was-header", "triage")
+		Expect(k8sClient.Create(ctx, old)).To(Succeed())
+		old = readyEndpoint(ctx, old)
+		patch := client.MergeFrom(old.DeepCopy())
+		old.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderStandardWebhooks}
+		Expect(k8sClient.Patch(ctx, old, patch)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, old)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotStandardWebhooks))
+		Expect(conditionOf(endpointState(ctx, old)().Status.Conditions, agentsv1alpha1.ConditionReady).Status).To(Equal(metav1.ConditionFalse))
+
+		cur := endpointState(ctx, old)()
+		patch = client.MergeFrom(cur.DeepCopy())
+		metav1.SetMetaDataAnnotation(&cur.ObjectMeta, agentsv1alpha1.AnnotationRotateSecret, "to-whsec")
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		rotated := readyEndpoint(ctx, old)
+		Expect(string(generatedSecret(ctx, rotated).Data[agentsv1alpha1.WebhookSecretKey])).To(HavePrefix("whsec_"))
+		Eventually(func(g Gomega) string {
+			s, err := signingKey(ctx, rotated)()
+			g.Expect(err).NotTo(HaveOccurred())
+			return s.Annotations[agentsv1alpha1.AnnotationKeyHash]
+		}).Should(Equal(rotated.Status.SecretHash))
+	})
+
+	It("keeps the previous key for rotationOverlap after a rotation, then drops it", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "overlap", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub, RotationOverlap: &metav1.Duration{Duration: time.Hour}}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		first := readyEndpoint(ctx, ep)
+		firstValue := generatedSecret(ctx, first).Data[agentsv1alpha1.WebhookSecretKey]
+		Eventually(keyOf(ctx, first)).Should(Equal(firstValue))
+
+		patch := client.MergeFrom(first.DeepCopy())
+		metav1.SetMetaDataAnnotation(&first.ObjectMeta, agentsv1alpha1.AnnotationRotateSecret, "r1")
+		Expect(k8sClient.Patch(ctx, first, patch)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.LastHandledRotation }).Should(Equal("r1"))
+		second := endpointState(ctx, ep)()
+		Expect(second.Status.PreviousSecretHash).To(Equal(first.Status.SecretHash))
+		Expect(second.Status.PreviousSecretExpiresAt.Time).To(BeTemporally("==", fakeClock.Now().Add(time.Hour)))
+		secondValue := generatedSecret(ctx, second).Data[agentsv1alpha1.WebhookSecretKey]
+		Eventually(func(g Gomega) {
+			s, err := signingKey(ctx, second)()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data[agentsv1alpha1.SigningKeyCurrent]).To(Equal(secondValue))
+			g.Expect(s.Data[agentsv1alpha1.SigningKeyPrevious]).To(Equal(firstValue))
+			g.Expect(s.Annotations).To(HaveKeyWithValue(agentsv1alpha1.AnnotationPreviousKeyHash, first.Status.SecretHash))
+		}).Should(Succeed())
+
+		By("letting the overlap run out")
+		fakeClock.Step(time.Hour)
+		poke(ctx, second)
+		Eventually(func() string { return endpointState(ctx, ep)().Status.PreviousSecretHash }).Should(BeEmpty())
+		Eventually(func(g Gomega) {
+			s, err := signingKey(ctx, second)()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Data).NotTo(HaveKey(agentsv1alpha1.SigningKeyPrevious))
+			g.Expect(s.Data[agentsv1alpha1.SigningKeyCurrent]).To(Equal(secondValue))
+		}).Should(Succeed())
+	})
+
+	It("keeps the previous hash of a hash-only sender when the secretRef Secret changes", func(ctx SpecContext) {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitlab-token"},
+			Data:       map[string][]byte{"token": []byte(strings.Repeat("a", 40))},
+		}
+		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+		ep := newEndpoint(ns, "gl", "triage")
+		ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "gitlab-token", Key: "token"}
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitLab, RotationOverlap: &metav1.Duration{Duration: 10 * time.Minute}}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		first := readyEndpoint(ctx, ep)
+
+		secret.Data["token"] = []byte(strings.Repeat("b", 40))
+		Expect(k8sClient.Update(ctx, secret)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(Equal(sha256Hex(secret.Data["token"])))
+		Expect(endpointState(ctx, ep)().Status.PreviousSecretHash).To(Equal(first.Status.SecretHash))
+		_, err := signingKey(ctx, first)()
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "GitLab's token is compared by hash: no key leaves the namespace")
+	})
+})

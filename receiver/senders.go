@@ -1,0 +1,289 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The request headers of the senders (DESIGN.md section 8), in canonical form.
+var (
+	hdrGitHubSignature = http.CanonicalHeaderKey("X-Hub-Signature-256")
+	hdrGitHubEvent     = http.CanonicalHeaderKey("X-GitHub-Event")
+	hdrGitHubDelivery  = http.CanonicalHeaderKey("X-GitHub-Delivery")
+	hdrGitLabToken     = http.CanonicalHeaderKey("X-Gitlab-Token")
+	hdrGitLabEvent     = http.CanonicalHeaderKey("X-Gitlab-Event")
+	hdrGitLabDelivery  = http.CanonicalHeaderKey("X-Gitlab-Event-UUID")
+	hdrAuthorization   = http.CanonicalHeaderKey("Authorization")
+	hdrIdempotencyKey  = http.CanonicalHeaderKey("Idempotency-Key")
+	hdrStripeSignature = http.CanonicalHeaderKey("Stripe-Signature")
+	hdrSlackSignature  = http.CanonicalHeaderKey("X-Slack-Signature")
+	hdrSlackTimestamp  = http.CanonicalHeaderKey("X-Slack-Request-Timestamp")
+	// Standard Webhooks; Svix sends the same headers with its own prefix.
+	hdrWebhookID        = http.CanonicalHeaderKey("webhook-id")
+	hdrWebhookTimestamp = http.CanonicalHeaderKey("webhook-timestamp")
+	hdrWebhookSignature = http.CanonicalHeaderKey("webhook-signature")
+	hdrSvixID           = http.CanonicalHeaderKey("svix-id")
+	hdrSvixTimestamp    = http.CanonicalHeaderKey("svix-timestamp")
+	hdrSvixSignature    = http.CanonicalHeaderKey("svix-signature")
+)
+
+// credentialHeaders are the headers that carry a credential for some sender
+// type: a call to an unknown endpoint ID with any of them is answered 404,
+// without any of them 401 (the answer of a real endpoint without its credential).
+var credentialHeaders = []string{
+	secretHeaderKey, hdrAuthorization, hdrGitLabToken, hdrGitHubSignature,
+	hdrWebhookSignature, hdrSvixSignature, hdrStripeSignature, hdrSlackSignature,
+}
+
+func hasAnyCredential(h http.Header) bool {
+	for _, k := range credentialHeaders {
+		if len(h[k]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxDeliveryIDBytes and maxEventBytes bound what a run records of a
+// delivery ID and an event type (longer values are cut; the run name is
+// derived from the whole delivery ID).
+const (
+	maxDeliveryIDBytes = 256
+	maxEventBytes      = 256
+)
+
+// sender is what the receiver needs of an endpoint's spec.sender, prepared
+// once when the endpoint changes.
+type sender struct {
+	kind agentsv1alpha1.SenderType
+	// credential is the header that carries the secret or the signature.
+	credential string
+	// events is the allow-list; nil admits every event.
+	events    map[string]struct{}
+	tolerance time.Duration
+	hmac      hmacScheme
+}
+
+func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
+	s := &sender{kind: spec.SenderOf(), tolerance: spec.ToleranceOf()}
+	switch s.kind {
+	case agentsv1alpha1.SenderGitHub:
+		s.credential = hdrGitHubSignature
+	case agentsv1alpha1.SenderGitLab:
+		s.credential = hdrGitLabToken
+	case agentsv1alpha1.SenderBearer:
+		s.credential = hdrAuthorization
+	case agentsv1alpha1.SenderHMAC:
+		if spec.Sender.HMAC != nil {
+			s.credential = http.CanonicalHeaderKey(spec.Sender.HMAC.Header)
+			s.hmac = newHMACScheme(spec.Sender.HMAC)
+		}
+	case agentsv1alpha1.SenderStandardWebhooks:
+		s.credential = hdrWebhookSignature
+	case agentsv1alpha1.SenderStripe:
+		s.credential = hdrStripeSignature
+	case agentsv1alpha1.SenderSlack:
+		s.credential = hdrSlackSignature
+	default:
+		s.credential = secretHeaderKey
+	}
+	if spec.Sender != nil && len(spec.Sender.Events) > 0 {
+		s.events = make(map[string]struct{}, len(spec.Sender.Events))
+		for _, e := range spec.Sender.Events {
+			s.events[e] = struct{}{}
+		}
+	}
+	return s
+}
+
+// credentialValues returns the values of the credential header. Standard
+// Webhooks senders may use Svix's header names instead.
+func (s *sender) credentialValues(h http.Header) []string {
+	v := h[s.credential]
+	if len(v) == 0 && s.kind == agentsv1alpha1.SenderStandardWebhooks {
+		v = h[hdrSvixSignature]
+	}
+	return v
+}
+
+// secretOf returns the secret a hash-only sender sent in its credential
+// value: the value itself, or for Bearer the token after "Bearer ".
+func (s *sender) secretOf(value string) (string, bool) {
+	if s.kind != agentsv1alpha1.SenderBearer {
+		return value, true
+	}
+	scheme, token, ok := strings.Cut(value, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
+}
+
+// matchesDigest compares SHA-256 of secret in constant time with each
+// digest; every digest is compared.
+func matchesDigest(secret string, digests ...*[sha256.Size]byte) bool {
+	sum := sha256.Sum256([]byte(secret))
+	ok := 0
+	for _, d := range digests {
+		if d != nil {
+			ok |= subtle.ConstantTimeCompare(sum[:], d[:])
+		}
+	}
+	return ok == 1
+}
+
+// verify checks the signature of a signed call with keys (the current key,
+// and during a rotation overlap the previous one).
+func (s *sender) verify(h http.Header, signature string, body []byte, keys [][]byte, now time.Time) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	switch s.kind {
+	case agentsv1alpha1.SenderGitHub:
+		return verifyGitHub(signature, body, keys)
+	case agentsv1alpha1.SenderHMAC:
+		return s.hmac.hash != nil && s.hmac.verify(signature, body, keys)
+	case agentsv1alpha1.SenderStandardWebhooks:
+		id, ts := single(h, hdrWebhookID), single(h, hdrWebhookTimestamp)
+		if len(h[hdrWebhookSignature]) == 0 {
+			id, ts = single(h, hdrSvixID), single(h, hdrSvixTimestamp)
+		}
+		return verifyStandardWebhooks(id, ts, signature, body, keys, now, s.tolerance)
+	case agentsv1alpha1.SenderStripe:
+		return verifyStripe(signature, body, keys, now, s.tolerance)
+	case agentsv1alpha1.SenderSlack:
+		return verifySlack(signature, single(h, hdrSlackTimestamp), body, keys, now, s.tolerance)
+	}
+	return false
+}
+
+// single returns the one value of header k; "" when it is absent or repeated.
+func single(h http.Header, k string) string {
+	if v := h[k]; len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}
+
+// delivery is what a verified call says about itself.
+type delivery struct {
+	event      string
+	deliveryID string
+	// handshake, if not nil, is the answer to a sender's handshake: no run.
+	handshake []byte
+}
+
+// bodyFields are the JSON fields some senders put their event type and
+// delivery ID in.
+type bodyFields struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	EventID   string `json:"event_id"`
+	Challenge string `json:"challenge"`
+	Event     struct {
+		Type string `json:"type"`
+	} `json:"event"`
+}
+
+// parseBodyFields reads bodyFields from a JSON object; anything else (not
+// JSON, not an object, a field of another type) yields no fields.
+func parseBodyFields(body []byte) bodyFields {
+	var f bodyFields
+	if len(body) == 0 || body[0] != '{' {
+		return bodyFields{}
+	}
+	if err := json.Unmarshal(body, &f); err != nil {
+		return bodyFields{}
+	}
+	return f
+}
+
+var (
+	answerPong      = []byte(`{"status":"pong"}` + "\n")
+	answerIgnored   = []byte(`{"status":"ignored"}` + "\n")
+	githubPingEvent = "ping"
+	slackChallenge  = "url_verification"
+)
+
+// describe reads the event type, the delivery ID and any handshake of a call.
+func (s *sender) describe(h http.Header, body []byte) delivery {
+	var c delivery
+	switch s.kind {
+	case agentsv1alpha1.SenderGitHub:
+		c.event, c.deliveryID = single(h, hdrGitHubEvent), single(h, hdrGitHubDelivery)
+		if c.event == githubPingEvent {
+			c.handshake = answerPong
+		}
+	case agentsv1alpha1.SenderGitLab:
+		c.event, c.deliveryID = single(h, hdrGitLabEvent), single(h, hdrGitLabDelivery)
+	case agentsv1alpha1.SenderStandardWebhooks:
+		c.event = parseBodyFields(body).Type
+		if c.deliveryID = single(h, hdrWebhookID); c.deliveryID == "" && len(h[hdrWebhookSignature]) == 0 {
+			c.deliveryID = single(h, hdrSvixID)
+		}
+	case agentsv1alpha1.SenderStripe:
+		f := parseBodyFields(body)
+		c.event, c.deliveryID = f.Type, f.ID
+	case agentsv1alpha1.SenderSlack:
+		f := parseBodyFields(body)
+		c.event, c.deliveryID = f.Event.Type, f.EventID
+		if f.Type == slackChallenge {
+			c.event = slackChallenge
+			if b, err := json.Marshal(map[string]string{"challenge": f.Challenge}); err == nil {
+				c.handshake = append(b, '\n')
+			}
+		}
+	default:
+		c.deliveryID = single(h, hdrIdempotencyKey)
+	}
+	c.event = recordable(c.event, maxEventBytes)
+	return c
+}
+
+// admits tells whether the allow-list lets event through.
+func (s *sender) admits(event string) bool {
+	if s.events == nil {
+		return true
+	}
+	_, ok := s.events[event]
+	return ok
+}
+
+// recordable makes a header or body value fit for a run's spec: valid
+// UTF-8, at most n bytes.
+func recordable(v string, n int) string {
+	if !utf8.ValidString(v) {
+		v = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	if len(v) <= n {
+		return v
+	}
+	v = v[:n]
+	for !utf8.ValidString(v) {
+		v = v[:len(v)-1]
+	}
+	return v
+}

@@ -462,4 +462,3 @@ func startSecondReceiver(ctx context.Context) secondReceiver {
 	DeferCleanup(s.Close)
 	return secondReceiver{table: h.table, url: s.URL}
 }
-

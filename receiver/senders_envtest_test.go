@@ -281,6 +281,21 @@ var _ = Describe("Senders", func() {
 		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
 	})
 
+	It("makes no API request for a bad signature, a handshake or an ignored event", func(ctx SpecContext) {
+		_, gh := f.senderEndpoint(ctx, "gh", senderSpec(agentsv1alpha1.SenderGitHub, "issues"), senderSecret)
+		_, slack := f.senderEndpoint(ctx, "slack", senderSpec(agentsv1alpha1.SenderSlack), senderSecret)
+		big := strings.Repeat("x", MaxBodyBytes+1)
+		before := apiRequests.Load()
+		for range 5 {
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", "a-wrong-secret-of-32-bytes-or-more!!", nil).status).To(Equal(http.StatusForbidden))
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Event": "ping"}).status).To(Equal(http.StatusOK))
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Event": "push", "X-GitHub-Delivery": "d"}).status).To(Equal(http.StatusOK))
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, big, senderSecret, nil).status).To(Equal(http.StatusRequestEntityTooLarge))
+			Expect(send(srv.URL, slack, agentsv1alpha1.SenderSlack, `{"type":"url_verification","challenge":"c"}`, senderSecret, nil).status).To(Equal(http.StatusOK))
+		}
+		Expect(apiRequests.Load()).To(Equal(before), "answered from memory")
+	})
+
 	It("ignores events outside the allow-list: 200, no run, nothing recorded", func(ctx SpecContext) {
 		_, gh := f.senderEndpoint(ctx, "gh", senderSpec(agentsv1alpha1.SenderGitHub, "issues"), senderSecret)
 		r := send(srv.URL, gh, agentsv1alpha1.SenderGitHub, `{"ref":"main"}`, senderSecret, map[string]string{"X-GitHub-Event": "push"})

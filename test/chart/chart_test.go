@@ -131,21 +131,26 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	// The roles are bound to the release's service accounts.
 	sa := func(name string) string { return "system:serviceaccount:" + release + ":" + name }
 	for _, c := range []struct {
-		user, verb, group, resource string
-		want                        bool
+		user, verb, group, resource, namespace string
+		want                                   bool
 	}{
-		{sa("hookrun-receiver"), "create", "", "secrets", true},
-		{sa("hookrun-receiver"), "get", "", "secrets", false},
-		{sa("hookrun-receiver"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", true},
-		{sa("hookrun-operator"), "delete", agentsv1alpha1.GroupVersion.Group, "agentruns", true},
-		{sa("hookrun-operator"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", false},
+		{sa("hookrun-receiver"), "create", "", "secrets", teamSpace, true},
+		{sa("hookrun-receiver"), "get", "", "secrets", teamSpace, false},
+		{sa("hookrun-receiver"), "list", "", "secrets", teamSpace, false},
+		// The signing keys of signed senders: only in its own namespace.
+		{sa("hookrun-receiver"), "get", "", "secrets", release, true},
+		{sa("hookrun-receiver"), "watch", "", "secrets", release, true},
+		{sa("hookrun-receiver"), "get", agentsv1alpha1.GroupVersion.Group, "agentruns", teamSpace, true},
+		{sa("hookrun-receiver"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", teamSpace, true},
+		{sa("hookrun-operator"), "delete", agentsv1alpha1.GroupVersion.Group, "agentruns", teamSpace, true},
+		{sa("hookrun-operator"), "create", agentsv1alpha1.GroupVersion.Group, "agentruns", teamSpace, false},
 	} {
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: c.user, Groups: []string{"system:serviceaccounts", "system:authenticated"},
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: teamSpace, Verb: c.verb, Group: c.group, Resource: c.resource},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: c.namespace, Verb: c.verb, Group: c.group, Resource: c.resource},
 		}}
 		g.Expect(admin.Create(ctx, review)).To(Succeed())
-		g.Expect(review.Status.Allowed).To(Equal(c.want), "%s %s %s", c.user, c.verb, c.resource)
+		g.Expect(review.Status.Allowed).To(Equal(c.want), "%s %s %s in %s", c.user, c.verb, c.resource, c.namespace)
 	}
 
 	// Ownership, with the settings the release gave the policy.

@@ -85,15 +85,15 @@ func main() {
 	flag.IntVar(&o.endpoints, "endpoints", 10000, "endpoints for the scale measurement")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
-	only := flag.String("only", "", "comma-separated measurements to run (rejections, accepted, scale, dispatch); empty: all, and docs/benchmarks.md is written")
+	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, dispatch); empty: all, and docs/benchmarks.md is written")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !slices.Contains([]string{"rejections", "accepted", "scale", "dispatch"}, m) {
-				log.Fatalf("--only: unknown measurement %q (rejections, accepted, scale, dispatch)", m)
+			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "dispatch"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, dispatch)", m)
 			}
 			o.only[m] = true
 		}
@@ -121,6 +121,11 @@ func serveBare(addr string) {
 		// Like the receiver, it leaves the body to net/http, which reads
 		// a small one to keep the connection and closes it after a body it
 		// was only announced (Expect: 100-continue, never asked for).
+		// Under /read/ it reads the body first, as the receiver does to
+		// verify a signature.
+		if strings.HasPrefix(r.URL.Path, "/read/") {
+			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, agentsv1alpha1.MaxPayloadBytes+1))
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write(body)
@@ -212,6 +217,13 @@ func run(ctx context.Context, o options) error {
 	var rows []row
 	if o.wants("rejections") {
 		rows = append(rows, measureRejections(ctx, hc, measure, post, "http://"+addrs[2], ep, open, unknownURL)...)
+	}
+	if o.wants("senders") {
+		r, err := measureSenders(ctx, c, measure, "http://"+addrs[2], logf)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 	if o.wants("accepted") {
 		r, err := measureAccepted(ctx, c, o, measure, post, ep, logf)
@@ -670,6 +682,11 @@ How each is measured:
   come next on it, so each call opens a new connection, and the 413 is compared with the bare server
   given the same request (it closes the connection too). The table also gives the ratio to the
   keep-alive baseline: the difference is the cost of a TCP connection per call, not of the receiver.
+- Senders: a GitHub endpoint (created by the bench). A wrong ` + "`X-Hub-Signature-256`" + ` on a 1 KiB body
+  is compared with the bare server reading the same body before it answers (the receiver must read
+  a body to verify its signature). With the operator stopped, correctly signed calls with a new
+  ` + "`X-GitHub-Delivery`" + ` each (the receiver reads the run name first, then stores the run and its
+  payload) are compared with calls that all repeat one delivery ID (one read, nothing stored).
 - Accepted calls: valid calls to an authenticated endpoint (rate limit lifted), with the operator
   stopped so that dispatch does not compete; the receiver stores an AgentRun and a payload Secret for
   each. The baseline creates the same two objects with controller-runtime's client, as the receiver's

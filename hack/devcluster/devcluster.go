@@ -343,6 +343,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		"--public-base-url=" + c.ReceiverURL,
 		"--health-probe-bind-address=" + operatorHealth,
 		"--metrics-bind-address=" + operatorMetrics,
+		"--namespace=" + testenv.Namespace,
 	}, c.opts.OperatorArgs...), httpReady("http://"+operatorHealth+"/readyz"))
 	c.define(Receiver, c.opts.Hookrun, append([]string{"receiver",
 		"--kubeconfig=" + c.Kubeconfig(Receiver),

@@ -20,11 +20,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +37,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -96,7 +101,16 @@ const (
 	memOpenID   = "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
 	memSecret   = "the-endpoint-secret-of-32-bytes-or-more"
 	memRateCall = 1000
+	memGitHubID = "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+	memSlackID  = "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD"
 )
+
+// githubSignature is X-Hub-Signature-256 for body with memSecret.
+func githubSignature(body []byte) string {
+	m := hmac.New(sha256.New, []byte(memSecret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
 
 // newMemoryHandler serves one authenticated and one unauthenticated endpoint from memory.
 func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
@@ -119,12 +133,31 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: memID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
 		},
 		{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "github", UID: "u3"},
+			Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub}},
+			Status: agentsv1alpha1.WebhookEndpointStatus{EndpointID: memGitHubID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "slack", UID: "u4"},
+			Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderSlack}},
+			Status: agentsv1alpha1.WebhookEndpointStatus{EndpointID: memSlackID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
+		},
+		{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "open", UID: "u2"},
 			Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun, AllowUnauthenticated: true},
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: memOpenID},
 		},
 	} {
 		h.table.upsertEndpoint(ep)
+		if ep.Spec.SenderOf().Signed() {
+			h.table.upsertKey(&corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{agentsv1alpha1.LabelEndpointUID: string(ep.UID)},
+					Annotations: map[string]string{agentsv1alpha1.AnnotationKeyHash: ep.Status.SecretHash}},
+				Data: map[string][]byte{agentsv1alpha1.SigningKeyCurrent: []byte(memSecret)},
+			})
+		}
 	}
 	h.table.upsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
 	return h, st
@@ -141,13 +174,19 @@ func FuzzReceive(f *testing.F) {
 	f.Add("GET", "/api/webhooks/"+memID+"/receive", "x", []byte(nil))
 	f.Add("POST", "/api/webhooks//receive", memSecret, []byte{})
 	f.Add("POST", "/api/webhooks/"+memID+"/receive/", memSecret, []byte{0})
+	f.Add("POST", "/api/webhooks/"+memGitHubID+"/receive", githubSignature([]byte(`{"a":1}`)), []byte(`{"a":1}`))
+	f.Add("POST", "/api/webhooks/"+memSlackID+"/receive", "v0=00", []byte(`{"type":"url_verification","challenge":"c"}`))
 	h, st := newMemoryHandler(f)
 	f.Fuzz(func(t *testing.T, method, path, secret string, body []byte) {
 		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		req.Method = method
 		req.URL.Path = path
 		if secret != "" {
+			// The fuzzed credential goes in every sender's header.
 			req.Header.Set(agentsv1alpha1.SecretHeader, secret)
+			req.Header.Set("X-Hub-Signature-256", secret)
+			req.Header.Set("X-Slack-Signature", secret)
+			req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(time.Now().Unix(), 10))
 		}
 		rec := httptest.NewRecorder()
 		before := len(st.runs)
@@ -218,6 +257,8 @@ func TestBadInput(t *testing.T) {
 		return resp.StatusCode
 	}
 	secret := map[string][]string{"X-Service-Webhook-Secret": {memSecret}}
+	ghRoute, slackRoute := "/api/webhooks/"+memGitHubID+"/receive", "/api/webhooks/"+memSlackID+"/receive"
+	ghBody := []byte(`{"action":"opened"}`)
 	cases := []struct {
 		name string
 		got  func() int
@@ -254,6 +295,36 @@ func TestBadInput(t *testing.T) {
 		{"malformed chunked body", func() int {
 			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Service-Webhook-Secret: " + memSecret + "\r\n\r\nzz\r\nabc\r\n")
 		}, 400},
+		{"GitHub: the right signature", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {githubSignature(ghBody)}}, ghBody)
+		}, 202},
+		{"GitHub: two signature headers, both right", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {githubSignature(ghBody), githubSignature(ghBody)}}, ghBody)
+		}, 403},
+		{"GitHub: a signature header of 30 KiB", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {githubSignature(ghBody) + strings.Repeat("0", 30<<10)}}, ghBody)
+		}, 403},
+		{"GitHub: upper-case hex is still the signature", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {"sha256=" + strings.ToUpper(strings.TrimPrefix(githubSignature(ghBody), "sha256="))}}, ghBody)
+		}, 202},
+		{"GitHub: not hex", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {"sha256=" + strings.Repeat("zz", 32)}}, ghBody)
+		}, 403},
+		{"GitHub: the SHA-1 header only (X-Hub-Signature)", func() int {
+			return post(ghRoute, map[string][]string{"X-Hub-Signature": {"sha1=" + strings.Repeat("0", 40)}}, ghBody)
+		}, 401},
+		{"GitHub: body over 1 MiB, signed", func() int {
+			big := bytes.Repeat([]byte("a"), MaxBodyBytes+1)
+			return post(ghRoute, map[string][]string{"X-Hub-Signature-256": {githubSignature(big)}}, big)
+		}, 413},
+		{"Slack: challenge with a bad signature", func() int {
+			return post(slackRoute, map[string][]string{"X-Slack-Signature": {"v0=" + strings.Repeat("0", 64)},
+				"X-Slack-Request-Timestamp": {strconv.FormatInt(time.Now().Unix(), 10)}}, []byte(`{"type":"url_verification","challenge":"c"}`))
+		}, 403},
+		{"Slack: a timestamp that overflows int64", func() int {
+			return post(slackRoute, map[string][]string{"X-Slack-Signature": {"v0=" + strings.Repeat("0", 64)},
+				"X-Slack-Request-Timestamp": {"99999999999999999999999"}}, []byte(`{}`))
+		}, 403},
 		{"invalid Content-Length", func() int {
 			return raw("POST " + route + " HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n")
 		}, 400},
@@ -265,17 +336,17 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	if len(st.runs) != 5 {
-		t.Errorf("%d runs stored, want 5 (one per 202)", len(st.runs))
+	if len(st.runs) != 7 {
+		t.Errorf("%d runs stored, want 7 (one per 202)", len(st.runs))
 	}
 	// Metrics count what was answered (the 400 and 431 never reach the handler).
-	for code, want := range map[string]float64{"202": 5, "403": 2, "404": 4, "405": 3, "413": 1} {
+	for code, want := range map[string]float64{"202": 7, "403": 7, "404": 4, "405": 3, "413": 2, "401": 1} {
 		if got := testutil.ToFloat64(h.metrics.requests.WithLabelValues(code)); got != want {
 			t.Errorf("hookrun_receiver_requests_total{code=%q} = %v, want %v", code, got, want)
 		}
 	}
-	if got := testutil.ToFloat64(h.metrics.runsCreated); got != 5 {
-		t.Errorf("hookrun_receiver_runs_created_total = %v, want 5", got)
+	if got := testutil.ToFloat64(h.metrics.runsCreated); got != 7 {
+		t.Errorf("hookrun_receiver_runs_created_total = %v, want 7", got)
 	}
 }
 

@@ -191,14 +191,6 @@ func send(base, id string, t agentsv1alpha1.SenderType, body, secret string, ext
 	return do(req)
 }
 
-// credentialHeader is the header whose absence is a 401 for type t.
-var credentialHeader = map[agentsv1alpha1.SenderType]string{
-	agentsv1alpha1.SenderHeader: agentsv1alpha1.SecretHeader, agentsv1alpha1.SenderBearer: "Authorization",
-	agentsv1alpha1.SenderGitLab: "X-Gitlab-Token", agentsv1alpha1.SenderGitHub: "X-Hub-Signature-256",
-	agentsv1alpha1.SenderHMAC: "X-Signature", agentsv1alpha1.SenderStandardWebhooks: "webhook-signature",
-	agentsv1alpha1.SenderStripe: "Stripe-Signature", agentsv1alpha1.SenderSlack: "X-Slack-Signature",
-}
-
 var _ = Describe("Senders", func() {
 	var f *fixture
 	BeforeEach(func(ctx SpecContext) { f = newFixture(ctx) })

@@ -79,6 +79,12 @@ test: control-plane $(HELM) $(KUSTOMIZE) ## Run all tests: unit tests and envtes
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzGitHubSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzHMACSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzStandardWebhooksSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzStripeSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzSlackSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZ_TIME) ./receiver/
 
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).

@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -212,7 +213,7 @@ type bodyFields struct {
 // JSON, not an object, a field of another type) yields no fields.
 func parseBodyFields(body []byte) bodyFields {
 	var f bodyFields
-	if len(body) == 0 || body[0] != '{' {
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
 		return bodyFields{}
 	}
 	if err := json.Unmarshal(body, &f); err != nil {
@@ -241,7 +242,11 @@ func (s *sender) describe(h http.Header, body []byte) delivery {
 		c.event, c.deliveryID = single(h, hdrGitLabEvent), single(h, hdrGitLabDelivery)
 	case agentsv1alpha1.SenderStandardWebhooks:
 		c.event = parseBodyFields(body).Type
-		if c.deliveryID = single(h, hdrWebhookID); c.deliveryID == "" && len(h[hdrWebhookSignature]) == 0 {
+		// The ID that was signed: from the same header family as the
+		// signature verify used, never an unsigned header beside it.
+		if len(h[hdrWebhookSignature]) > 0 {
+			c.deliveryID = single(h, hdrWebhookID)
+		} else {
 			c.deliveryID = single(h, hdrSvixID)
 		}
 	case agentsv1alpha1.SenderStripe:

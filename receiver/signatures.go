@@ -135,7 +135,7 @@ var dot = []byte{'.'}
 // verifyStripe checks Stripe-Signature: "t=<unix>,v1=<hex>[,v1=<hex>...]"
 // (other schemes, such as v0, are skipped), signing "t.body". Exactly one t.
 func verifyStripe(header string, body []byte, keys [][]byte, now time.Time, tolerance time.Duration) bool {
-	timestamp := ""
+	timestamp, seen := "", false
 	var sigs [][]byte
 	for i, pair := range strings.Split(header, ",") {
 		if i == 1+maxSignatures {
@@ -147,10 +147,10 @@ func verifyStripe(header string, body []byte, keys [][]byte, now time.Time, tole
 		}
 		switch k {
 		case "t":
-			if timestamp != "" {
+			if seen {
 				return false
 			}
-			timestamp = v
+			timestamp, seen = v, true
 		case "v1":
 			if sig, ok := decodeHexSignature(v, "", sha256.Size); ok {
 				sigs = append(sigs, sig)

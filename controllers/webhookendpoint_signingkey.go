@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,25 +61,6 @@ func newSecretValue(src io.Reader, t agentsv1alpha1.SenderType) (string, error) 
 	return agentsv1alpha1.StandardWebhooksSecretPrefix + base64.StdEncoding.EncodeToString(b), nil
 }
 
-var errNotStandardWebhooksSecret = errors.New("not a Standard Webhooks secret")
-
-// signingKeyOf is the HMAC key a sender of type t signs with, given the
-// secret: the secret's bytes, or for StandardWebhooks the base64 after "whsec_".
-func signingKeyOf(t agentsv1alpha1.SenderType, secret []byte) ([]byte, error) {
-	if t != agentsv1alpha1.SenderStandardWebhooks {
-		return secret, nil
-	}
-	rest, ok := strings.CutPrefix(string(secret), agentsv1alpha1.StandardWebhooksSecretPrefix)
-	if !ok {
-		return nil, errNotStandardWebhooksSecret
-	}
-	key, err := base64.StdEncoding.DecodeString(rest)
-	if err != nil || len(key) == 0 {
-		return nil, errNotStandardWebhooksSecret
-	}
-	return key, nil
-}
-
 // trackPreviousSecret keeps status.previousSecretHash: when the secret
 // changed from oldHash, oldHash verifies for overlap more; a previous secret
 // whose time is up is forgotten. It returns how long until it expires (0:
@@ -103,29 +83,26 @@ func trackPreviousSecret(st *agentsv1alpha1.WebhookEndpointStatus, oldHash strin
 
 // reconcileSigningKey keeps the endpoint's signing-key Secret in the
 // receiver's namespace: present with the current (and during an overlap the
-// previous) key for signed senders, absent otherwise. It writes only when
-// the cached Secret's hashes differ from what status names.
+// previous) secret for signed senders, absent otherwise. It writes only when
+// the cached Secret's annotations differ from what status and spec name.
 func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	kind := ep.Spec.SenderOf()
+	if r.Namespace == "" {
+		return nil // no receiver namespace: nothing to hand over
+	}
+	if !kind.Signed() || ep.Spec.AllowUnauthenticated || ep.Status.SecretHash == "" {
+		return r.deleteSigningKeys(ctx, ep.Namespace, ep.Name, "")
+	}
 	name := agentsv1alpha1.SigningKeySecretName(string(ep.UID))
 	cached := secretMetadata(r.Namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(cached), cached)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
 	}
-	exists := err == nil
-	if !kind.Signed() || ep.Spec.AllowUnauthenticated || ep.Status.SecretHash == "" {
-		if exists {
-			if err := r.Delete(ctx, cached); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("deleting signing-key Secret %s/%s: %w", r.Namespace, name, err)
-			}
-		}
-		return nil
-	}
-	previousHash := ep.Status.PreviousSecretHash
-	if exists && cached.Annotations[agentsv1alpha1.AnnotationKeyHash] == ep.Status.SecretHash &&
-		cached.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash] == previousHash {
+	if err == nil && cached.Annotations[agentsv1alpha1.AnnotationKeyHash] == ep.Status.SecretHash &&
+		cached.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash] == ep.Status.PreviousSecretHash &&
+		cached.Annotations[agentsv1alpha1.AnnotationSenderType] == string(kind) {
 		return nil
 	}
 	// About to write: first drop keys left by an earlier endpoint of this name.
@@ -136,22 +113,17 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 	if err != nil || secret == nil {
 		return err
 	}
-	key, err := signingKeyOf(kind, secret)
-	if err != nil {
+	if _, err := agentsv1alpha1.SigningKey(kind, secret); err != nil {
 		s.setCondition(secretReadyCondition(secretNotStandardWebhooks, ep.Status.SecretName, "", 0))
 		return nil
 	}
-	data := map[string][]byte{agentsv1alpha1.SigningKeyCurrent: key}
-	if previousHash != "" {
-		previous, err := r.previousKey(ctx, name, previousHash)
-		if err != nil {
-			return err
-		}
-		if previous == nil {
-			previousHash = "" // not kept anywhere: the overlap cannot be honoured
-		} else {
-			data[agentsv1alpha1.SigningKeyPrevious] = previous
-		}
+	previousHash, previous, err := r.previousSecret(ctx, s, name)
+	if err != nil {
+		return err
+	}
+	data := map[string][]byte{agentsv1alpha1.SigningKeySecret: secret}
+	if previous != nil {
+		data[agentsv1alpha1.SigningKeyPreviousSecret] = previous
 	}
 	ac := corev1ac.Secret(name, r.Namespace).
 		WithLabels(map[string]string{
@@ -163,6 +135,7 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 		WithAnnotations(map[string]string{
 			agentsv1alpha1.AnnotationKeyHash:         ep.Status.SecretHash,
 			agentsv1alpha1.AnnotationPreviousKeyHash: previousHash,
+			agentsv1alpha1.AnnotationSenderType:      string(kind),
 		}).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(data)
@@ -170,6 +143,43 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 		return fmt.Errorf("writing signing-key Secret %s/%s: %w", r.Namespace, name, err)
 	}
 	return nil
+}
+
+// previousSecret returns the secret to keep beside the current one, from
+// the live signing-key Secret: the one status.previousSecretHash names
+// (rotation overlap), or else, while the secret is changing, the one the
+// Secret held until now. Until the status write lands the receiver still
+// verifies with the old hash, and must find its secret. A previous secret
+// that status names but nothing holds any more is dropped from status: the
+// overlap cannot be honoured.
+func (r *WebhookEndpointReconciler) previousSecret(ctx context.Context, s *endpointScope, name string) (string, []byte, error) {
+	st := &s.ep.Status
+	live := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: name}, live)
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return "", nil, fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
+	}
+	hash := st.PreviousSecretHash
+	if hash == "" && live != nil && live.Annotations[agentsv1alpha1.AnnotationKeyHash] != st.SecretHash {
+		hash = live.Annotations[agentsv1alpha1.AnnotationKeyHash]
+	}
+	var value []byte
+	if live != nil && hash != "" {
+		switch hash {
+		case live.Annotations[agentsv1alpha1.AnnotationKeyHash]:
+			value = live.Data[agentsv1alpha1.SigningKeySecret]
+		case live.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash]:
+			value = live.Data[agentsv1alpha1.SigningKeyPreviousSecret]
+		}
+	}
+	if value == nil || agentsv1alpha1.SecretHash(value) != hash {
+		st.PreviousSecretHash, st.PreviousSecretExpiresAt = "", nil
+		return "", nil, nil
+	}
+	return hash, value, nil
 }
 
 // secretValue returns the endpoint's secret: the value this reconcile
@@ -196,27 +206,6 @@ func (r *WebhookEndpointReconciler) secretValue(ctx context.Context, s *endpoint
 		return nil, nil
 	}
 	return value, nil
-}
-
-// previousKey returns the key whose secret hashes to hash from the live
-// signing-key Secret (its current key just before a rotation, or the
-// previous one it kept), or nil.
-func (r *WebhookEndpointReconciler) previousKey(ctx context.Context, name, hash string) ([]byte, error) {
-	live := &corev1.Secret{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: name}, live)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
-	}
-	switch hash {
-	case live.Annotations[agentsv1alpha1.AnnotationKeyHash]:
-		return live.Data[agentsv1alpha1.SigningKeyCurrent], nil
-	case live.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash]:
-		return live.Data[agentsv1alpha1.SigningKeyPrevious], nil
-	}
-	return nil, nil
 }
 
 // deleteSigningKeys deletes the signing-key Secrets of the endpoint

@@ -69,17 +69,17 @@ func TestTrackPreviousSecret(t *testing.T) {
 	}
 }
 
-func TestSigningKeyOf(t *testing.T) {
-	key, err := signingKeyOf(agentsv1alpha1.SenderStandardWebhooks, []byte("whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))))
+func TestSigningKey(t *testing.T) {
+	key, err := agentsv1alpha1.SigningKey(agentsv1alpha1.SenderStandardWebhooks, []byte("whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))))
 	if err != nil || string(key) != "0123456789abcdef" {
 		t.Errorf("whsec_ secret: %q, %v", key, err)
 	}
 	for _, bad := range []string{"0123456789abcdef0123456789abcdef", "whsec_", "whsec_!!!!"} {
-		if _, err := signingKeyOf(agentsv1alpha1.SenderStandardWebhooks, []byte(bad)); err == nil {
+		if _, err := agentsv1alpha1.SigningKey(agentsv1alpha1.SenderStandardWebhooks, []byte(bad)); err == nil {
 			t.Errorf("%q taken for a Standard Webhooks secret", bad)
 		}
 	}
-	if key, _ := signingKeyOf(agentsv1alpha1.SenderStripe, []byte("whsec_abc")); string(key) != "whsec_abc" {
+	if key, _ := agentsv1alpha1.SigningKey(agentsv1alpha1.SenderStripe, []byte("whsec_abc")); string(key) != "whsec_abc" {
 		t.Errorf("Stripe signs with the whole secret, got key %q", key)
 	}
 }
@@ -98,11 +98,12 @@ var _ = Describe("Signing keys of signed senders", func() {
 			return s, err
 		}
 	}
+	// keyOf reads the secret the signing-key Secret hands the receiver.
 	keyOf := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func(Gomega) []byte {
 		return func(g Gomega) []byte {
 			s, err := signingKey(ctx, ep)()
 			g.Expect(err).NotTo(HaveOccurred())
-			return s.Data[agentsv1alpha1.SigningKeyCurrent]
+			return s.Data[agentsv1alpha1.SigningKeySecret]
 		}
 	}
 
@@ -126,6 +127,42 @@ var _ = Describe("Signing keys of signed senders", func() {
 		By("removing it when the endpoint goes (no garbage collector in envtest: the operator does it)")
 		Expect(k8sClient.Delete(ctx, ready)).To(Succeed())
 		Eventually(func() bool { _, err := signingKey(ctx, ready)(); return apierrors.IsNotFound(err) }).Should(BeTrue())
+	})
+
+	It("removes the signing key of an endpoint deleted and recreated under its name while the operator was down", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "again", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		old := readyEndpoint(ctx, ep)
+		Eventually(keyOf(ctx, old)).ShouldNot(BeEmpty())
+
+		stopManager()
+		Expect(k8sClient.Delete(ctx, old)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &agentsv1alpha1.WebhookEndpoint{}))
+		}).Should(BeTrue())
+		// What the garbage collector does, which envtest lacks.
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName("again")}})).To(Succeed())
+		again := newEndpoint(ns, "again", "triage") // a Header endpoint now
+		Expect(k8sClient.Create(ctx, again)).To(Succeed())
+		stopManager = startManager()
+
+		readyEndpoint(ctx, again)
+		Eventually(func() bool { _, err := signingKey(ctx, old)(); return apierrors.IsNotFound(err) }).Should(BeTrue())
+	})
+
+	It("re-checks the secret's form when a signed endpoint changes type", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "was-github", "triage")
+		ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ready := readyEndpoint(ctx, ep)
+		Eventually(keyOf(ctx, ready)).ShouldNot(BeEmpty())
+		patch := client.MergeFrom(ready.DeepCopy())
+		ready.Spec.Sender.Type = agentsv1alpha1.SenderStandardWebhooks
+		Expect(k8sClient.Patch(ctx, ready, patch)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotStandardWebhooks))
 	})
 
 	It("keeps no signing key for hash-only senders, and drops it when an endpoint stops signing", func(ctx SpecContext) {
@@ -152,7 +189,7 @@ var _ = Describe("Signing keys of signed senders", func() {
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(value, "whsec_"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(raw).To(HaveLen(32))
-		Eventually(keyOf(ctx, ready)).Should(Equal(raw), "the receiver gets the decoded key")
+		Eventually(keyOf(ctx, ready)).Should(Equal([]byte(value)), "the receiver derives the key for the endpoint's type")
 
 		By("switching a Header endpoint to Standard Webhooks")
 		old := newEndpoint(ns, "was-header", "triage")
@@ -198,8 +235,8 @@ var _ = Describe("Signing keys of signed senders", func() {
 		Eventually(func(g Gomega) {
 			s, err := signingKey(ctx, second)()
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(s.Data[agentsv1alpha1.SigningKeyCurrent]).To(Equal(secondValue))
-			g.Expect(s.Data[agentsv1alpha1.SigningKeyPrevious]).To(Equal(firstValue))
+			g.Expect(s.Data[agentsv1alpha1.SigningKeySecret]).To(Equal(secondValue))
+			g.Expect(s.Data[agentsv1alpha1.SigningKeyPreviousSecret]).To(Equal(firstValue))
 			g.Expect(s.Annotations).To(HaveKeyWithValue(agentsv1alpha1.AnnotationPreviousKeyHash, first.Status.SecretHash))
 		}).Should(Succeed())
 
@@ -210,8 +247,8 @@ var _ = Describe("Signing keys of signed senders", func() {
 		Eventually(func(g Gomega) {
 			s, err := signingKey(ctx, second)()
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(s.Data).NotTo(HaveKey(agentsv1alpha1.SigningKeyPrevious))
-			g.Expect(s.Data[agentsv1alpha1.SigningKeyCurrent]).To(Equal(secondValue))
+			g.Expect(s.Data).NotTo(HaveKey(agentsv1alpha1.SigningKeyPreviousSecret))
+			g.Expect(s.Data[agentsv1alpha1.SigningKeySecret]).To(Equal(secondValue))
 		}).Should(Succeed())
 	})
 

@@ -145,6 +145,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 	ep, snd := e.obj, e.sender
 	now := h.clock.Now()
 	var body []byte
+	bodyRead := false
 	if ep.Spec.AllowUnauthenticated {
 		// 3. pre-parse rate limit, before the body is read
 		if v := h.preParse.take(id, now); !v.allowed {
@@ -170,13 +171,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 			if body, code = h.readBody(w, r); code != 0 {
 				return code
 			}
+			bodyRead = true
 			if !snd.verify(r.Header, values[0], body, h.table.keysFor(e, now), h.clock.Now()) {
 				return reject(w, answerBadSignature)
 			}
 		}
 	}
 	var c delivery
-	if snd.kind.Signed() {
+	if bodyRead {
 		// handshakes of verified senders: answered, no run
 		if c = snd.describe(r.Header, body); c.handshake != nil {
 			return status(w, http.StatusOK, c.handshake)
@@ -187,20 +189,27 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return reject(w, a)
 	}
 	// 6. size: Content-Length at once, chunked bodies while reading
-	if !snd.kind.Signed() {
+	if !bodyRead {
 		var code int
 		if body, code = h.readBody(w, r); code != 0 {
 			return code
 		}
 		c = snd.describe(r.Header, body)
+		if ep.Spec.AllowUnauthenticated {
+			// Anyone may call: an ID anyone can choose must not claim the
+			// real sender's delivery.
+			c.deliveryID = ""
+		}
 	}
 	now = h.clock.Now() // reading the body may have taken a while
 	// event filter
 	if !snd.admits(c.event) {
 		return status(w, http.StatusOK, answerIgnored)
 	}
-	// a delivery already accepted: the API server knows its run
-	if c.deliveryID != "" {
+	// a delivery already accepted: the API server knows its run. Not while
+	// the rate limit would refuse the call anyway: a 429 costs no API
+	// request (a sender retrying after Retry-After still gets its runId).
+	if c.deliveryID != "" && !h.invocation.full(id, now) {
 		runID := deliveryRunName(ep, c.deliveryID)
 		if dup, err := h.store.duplicate(r.Context(), ep.Namespace, runID, body); err != nil {
 			h.log.Error(err, "looking up an earlier delivery", "endpoint", ep.Namespace+"/"+ep.Name)

@@ -153,9 +153,10 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		h.table.upsertEndpoint(ep)
 		if ep.Spec.SenderOf().Signed() {
 			h.table.upsertKey(&corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{agentsv1alpha1.LabelEndpointUID: string(ep.UID)},
+				ObjectMeta: metav1.ObjectMeta{Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID)),
+					Labels:      map[string]string{agentsv1alpha1.LabelEndpointUID: string(ep.UID)},
 					Annotations: map[string]string{agentsv1alpha1.AnnotationKeyHash: ep.Status.SecretHash}},
-				Data: map[string][]byte{agentsv1alpha1.SigningKeyCurrent: []byte(memSecret)},
+				Data: map[string][]byte{agentsv1alpha1.SigningKeySecret: []byte(memSecret)},
 			})
 		}
 	}

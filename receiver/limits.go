@@ -48,6 +48,9 @@ const (
 	// OwnerNotMember further calls are answered without writing again (the
 	// informer shows the pause well before).
 	pauseRecordInterval = 10 * time.Second
+	// storeTimeout bounds storing a run and its payload; the writes do not
+	// stop when the caller hangs up.
+	storeTimeout = 20 * time.Second
 	// cleanupTimeout bounds writes that must not depend on the caller.
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.

@@ -21,13 +21,14 @@ package receiver
 // receiver reads Secrets only in its own namespace (a Role): the signing
 // keys the operator copies there for signed senders. Elsewhere it only
 // creates payload Secrets. It reads an AgentRun by name to recognise a
-// duplicate delivery. A run whose
+// duplicate delivery, and patches one (an annotation) when it stored that
+// run's payload for a duplicate. A run whose
 // payload could not be stored is deleted (its Secret, if any, goes with it).
 // /readyz confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;delete
+// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=hookrun-system

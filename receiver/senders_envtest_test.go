@@ -111,15 +111,6 @@ func secretFor(t agentsv1alpha1.SenderType) string {
 	return senderSecret
 }
 
-// keyFor is the HMAC key the operator copies for secret.
-func keyFor(t agentsv1alpha1.SenderType, secret string) []byte {
-	if t == agentsv1alpha1.SenderStandardWebhooks {
-		k, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-		return k
-	}
-	return []byte(secret)
-}
-
 func senderSpec(t agentsv1alpha1.SenderType, events ...string) *agentsv1alpha1.Sender {
 	s := &agentsv1alpha1.Sender{Type: t, Events: events}
 	if t == agentsv1alpha1.SenderHMAC {
@@ -140,14 +131,15 @@ func (f *fixture) senderEndpoint(ctx context.Context, name string, s *agentsv1al
 		}
 	}})
 	if s.Type.Signed() {
-		putSigningKey(ctx, ep, keyFor(s.Type, secret), agentsv1alpha1.SecretHash([]byte(secret)), nil, "")
+		putSigningKey(ctx, ep, []byte(secret), agentsv1alpha1.SecretHash([]byte(secret)), nil, "")
 	}
 	return ep, id
 }
 
 // putSigningKey writes ep's signing-key Secret as the operator does and
-// waits until the receiver has it.
-func putSigningKey(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, key []byte, hash string, previous []byte, previousHash string) {
+// waits until the receiver has it (secrets whose hash is not the one
+// annotated beside them are not taken: hash "" then).
+func putSigningKey(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret []byte, hash string, previous []byte, previousHash string) {
 	GinkgoHelper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: receiverNamespace, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}}
 	_, err := ctrl.CreateOrUpdate(ctx, k8sClient, s, func() error {
@@ -156,9 +148,9 @@ func putSigningKey(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, key 
 			agentsv1alpha1.LabelEndpoint: ep.Name, agentsv1alpha1.LabelEndpointUID: string(ep.UID),
 		}
 		s.Annotations = map[string]string{agentsv1alpha1.AnnotationKeyHash: hash, agentsv1alpha1.AnnotationPreviousKeyHash: previousHash}
-		s.Data = map[string][]byte{agentsv1alpha1.SigningKeyCurrent: key}
+		s.Data = map[string][]byte{agentsv1alpha1.SigningKeySecret: secret}
 		if previous != nil {
-			s.Data[agentsv1alpha1.SigningKeyPrevious] = previous
+			s.Data[agentsv1alpha1.SigningKeyPreviousSecret] = previous
 		}
 		return nil
 	})
@@ -170,7 +162,15 @@ func putSigningKey(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, key 
 			return k.hash + "/" + k.previousHash
 		}
 		return ""
-	}).Should(Equal(hash + "/" + previousHash))
+	}).Should(Equal(takenHash(secret, hash) + "/" + takenHash(previous, previousHash)))
+}
+
+// takenHash is the hash the receiver keeps for secret annotated with hash.
+func takenHash(secret []byte, hash string) string {
+	if agentsv1alpha1.SecretHash(secret) != hash {
+		return ""
+	}
+	return hash
 }
 
 // send POSTs body to id's URL on base with the headers of t signed with secret.
@@ -395,6 +395,9 @@ var _ = Describe("Senders", func() {
 		By("a signing key that holds another secret than status names")
 		putSigningKey(ctx, ep, []byte("another-secret-that-status-does-not-name"), agentsv1alpha1.SecretHash([]byte("another-secret-that-status-does-not-name")), nil, "")
 		Expect(send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", "another-secret-that-status-does-not-name", nil).status).To(Equal(http.StatusForbidden))
+		By("a signing key annotated with the endpoint's (public) hash but holding another secret")
+		putSigningKey(ctx, ep, []byte("a-forged-key-under-the-real-hash!!!!"), ep.Status.SecretHash, nil, "")
+		Expect(send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", "a-forged-key-under-the-real-hash!!!!", nil).status).To(Equal(http.StatusForbidden))
 
 		putSigningKey(ctx, ep, []byte(senderSecret), agentsv1alpha1.SecretHash([]byte(senderSecret)), nil, "")
 		Expect(send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", senderSecret, nil).status).To(Equal(http.StatusAccepted))
@@ -406,10 +409,10 @@ var _ = Describe("Senders", func() {
 		Eventually(func() int { return send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", senderSecret, nil).status }).Should(Equal(http.StatusForbidden))
 		// A tenant writes a labelled "signing key" into their own namespace.
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "fake-key", Labels: map[string]string{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID)), Labels: map[string]string{
 				agentsv1alpha1.LabelSigningKey: "true", agentsv1alpha1.LabelEndpointUID: string(ep.UID),
 			}, Annotations: map[string]string{agentsv1alpha1.AnnotationKeyHash: ep.Status.SecretHash}},
-			Data: map[string][]byte{agentsv1alpha1.SigningKeyCurrent: []byte("tenant-chosen-key")},
+			Data: map[string][]byte{agentsv1alpha1.SigningKeySecret: []byte("tenant-chosen-key")},
 		})).To(Succeed())
 		Consistently(func() int {
 			return send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", "tenant-chosen-key", nil).status
@@ -418,7 +421,7 @@ var _ = Describe("Senders", func() {
 		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount)
 		c, err := client.New(asReceiver, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
-		err = c.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "fake-key"}, &corev1.Secret{})
+		err = c.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}, &corev1.Secret{})
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
 	})
 })

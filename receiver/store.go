@@ -42,22 +42,39 @@ type kubeStore struct {
 }
 
 func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
+	// The writes outlive a caller that hangs up: a write cut off half-way
+	// would leave a run to undo, and a sender that gave up retries anyway.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
 	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
 		if apierrors.IsAlreadyExists(err) && run.Spec.Sender != nil && run.Spec.Sender.DeliveryID != "" {
-			return s.duplicate(ctx, run.Namespace, run.Name, body)
+			// The same delivery, through another replica at this moment.
+			dup, err := s.duplicate(ctx, run.Namespace, run.Name, body)
+			if err == nil && !dup {
+				err = fmt.Errorf("AgentRun %s/%s was there and is gone: its first writer gave up", run.Namespace, run.Name)
+			}
+			return dup, err
 		}
 		return false, fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
 	err := s.createPayload(ctx, run, body)
 	if err != nil && !apierrors.IsAlreadyExists(err) {
-		// Once more: a duplicate delivery through another replica may
-		// have stored it meanwhile (AlreadyExists), or the error passed.
+		// Once more: the first answer may have been lost, or a duplicate
+		// delivery through another replica may have stored it meanwhile.
 		err = s.createPayload(ctx, run, body)
 	}
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return false, errors.Join(err, s.deleteRun(run))
+	if err == nil || apierrors.IsAlreadyExists(err) {
+		return false, nil
 	}
-	return false, nil
+	// Undo the run, unless someone made it whole meanwhile: a replica that
+	// answered a duplicate of this delivery stores the payload and then
+	// touches the run, so this delete, locked to the version created,
+	// fails instead of taking that run away.
+	undone := s.deleteRun(run, run.ResourceVersion)
+	if apierrors.IsConflict(undone) {
+		return false, nil
+	}
+	return false, errors.Join(err, undone)
 }
 
 func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error) {
@@ -72,11 +89,23 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	if run.Status.State != "" || run.Spec.Payload == nil {
 		return true, nil // dispatched or finished: its payload was there
 	}
-	// Queued: its first writer may still be storing the payload, and
-	// would remove the run if that failed. Storing it here too (the same
-	// delivery, the same body) makes the run whole whoever comes first.
-	if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
+	// Queued: its first writer may still be storing the payload, and would
+	// remove the run if that failed. Store it here too (the same delivery,
+	// the same body), then touch the run so that removal fails.
+	if run.Spec.Payload.Bytes != int64(len(body)) {
+		return false, fmt.Errorf("AgentRun %s/%s is queued without its payload yet, and this call's body differs from the first", namespace, name)
+	}
+	err = s.createPayload(ctx, run, body)
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		return true, nil
+	case err != nil:
 		return false, err
+	}
+	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	metav1.SetMetaDataAnnotation(&run.ObjectMeta, agentsv1alpha1.AnnotationPayloadStoredBy, "duplicate-delivery")
+	if err := s.client.Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
+		return false, fmt.Errorf("confirming AgentRun %s/%s: %w", namespace, name, err)
 	}
 	return true, nil
 }
@@ -104,12 +133,19 @@ func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.Agent
 	return nil
 }
 
-// deleteRun removes a run whose payload could not be stored. It uses its own
-// context: the caller's may be the reason the write failed.
-func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun) error {
+// deleteRun removes a run whose payload could not be stored, if it is
+// still at resourceVersion (when not empty). It uses its own context: the
+// caller's may be the reason the write failed.
+func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun, resourceVersion string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	if err := s.client.Delete(ctx, run, client.Preconditions{UID: &run.UID}); client.IgnoreNotFound(err) != nil {
+	pre := client.Preconditions{UID: &run.UID}
+	if resourceVersion != "" {
+		pre.ResourceVersion = &resourceVersion
+	}
+	if err := s.client.Delete(ctx, run, pre); apierrors.IsConflict(err) {
+		return err
+	} else if client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("removing AgentRun %s/%s after its payload failed: %w", run.Namespace, run.Name, err)
 	}
 	return nil
@@ -125,7 +161,7 @@ func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.Agent
 	run.Status.CompletedAt = &run.Spec.ReceivedAt
 	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
 		// A run without its skipped state would look queued: remove it.
-		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run))
+		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run, ""))
 	}
 	return nil
 }

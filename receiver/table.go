@@ -53,11 +53,25 @@ func (e *endpoint) digests(now time.Time) []*[sha256.Size]byte {
 	return out
 }
 
-// signingKey is the content of an endpoint's signing-key Secret: the key of
-// the secret whose hash is hash, and during a rotation overlap the previous one.
+// signingKey is what an endpoint's signing-key Secret holds: the secret
+// whose hash is hash and, during a rotation overlap, the previous one. Each
+// is kept only if it hashes to the hash annotated beside it.
 type signingKey struct {
 	hash, previousHash string
-	key, previous      []byte
+	secret, previous   []byte
+}
+
+// secretFor returns the secret whose hash is hash, if the Secret holds it.
+func (k *signingKey) secretFor(hash string) []byte {
+	switch {
+	case hash == "":
+		return nil
+	case k.hash == hash:
+		return k.secret
+	case k.previousHash == hash:
+		return k.previous
+	}
+	return nil
 }
 
 // table is the in-memory view the hot path reads: endpoints by endpoint ID,
@@ -84,10 +98,10 @@ func newTable() *table {
 }
 
 // keysFor returns the HMAC keys a signed call to e may verify with now: the
-// key of status.secretHash and, during a rotation overlap, the key of
-// status.previousSecretHash. A signing-key Secret that is behind the
-// endpoint's status (or ahead of it) contributes only the keys whose hashes
-// the status names.
+// key of the secret status.secretHash names and, during a rotation overlap,
+// of the one status.previousSecretHash names, derived for e's sender type.
+// A signing-key Secret that is behind the endpoint's status (or ahead of it)
+// contributes only the secrets whose hashes the status names.
 func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
 	t.mu.RLock()
 	k := t.keys[e.obj.UID]
@@ -97,12 +111,10 @@ func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
 	}
 	var keys [][]byte
 	add := func(hash string) {
-		switch {
-		case hash == "":
-		case k.hash == hash && k.key != nil:
-			keys = append(keys, k.key)
-		case k.previousHash == hash && k.previous != nil:
-			keys = append(keys, k.previous)
+		if secret := k.secretFor(hash); secret != nil {
+			if key, err := agentsv1alpha1.SigningKey(e.sender.kind, secret); err == nil {
+				keys = append(keys, key)
+			}
 		}
 	}
 	add(e.obj.Status.SecretHash)
@@ -112,24 +124,37 @@ func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
 	return keys
 }
 
+// upsertKey takes a signing-key Secret: only under the name the operator
+// gives it, and only the secrets that hash to their annotations.
 func (t *table) upsertKey(s *corev1.Secret) {
-	uid := types.UID(s.Labels[agentsv1alpha1.LabelEndpointUID])
-	if uid == "" {
+	uid, ok := signingKeyUID(s)
+	if !ok {
 		return
 	}
-	k := &signingKey{
-		hash:         s.Annotations[agentsv1alpha1.AnnotationKeyHash],
-		previousHash: s.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash],
-		key:          s.Data[agentsv1alpha1.SigningKeyCurrent],
-		previous:     s.Data[agentsv1alpha1.SigningKeyPrevious],
+	k := &signingKey{}
+	if h := s.Annotations[agentsv1alpha1.AnnotationKeyHash]; agentsv1alpha1.SecretHash(s.Data[agentsv1alpha1.SigningKeySecret]) == h {
+		k.hash, k.secret = h, s.Data[agentsv1alpha1.SigningKeySecret]
+	}
+	if h := s.Annotations[agentsv1alpha1.AnnotationPreviousKeyHash]; agentsv1alpha1.SecretHash(s.Data[agentsv1alpha1.SigningKeyPreviousSecret]) == h {
+		k.previousHash, k.previous = h, s.Data[agentsv1alpha1.SigningKeyPreviousSecret]
 	}
 	t.mu.Lock()
 	t.keys[uid] = k
 	t.mu.Unlock()
 }
 
+// signingKeyUID is the endpoint UID of a signing-key Secret named as the
+// operator names it.
+func signingKeyUID(s *corev1.Secret) (types.UID, bool) {
+	uid := s.Labels[agentsv1alpha1.LabelEndpointUID]
+	return types.UID(uid), uid != "" && s.Name == agentsv1alpha1.SigningKeySecretName(uid)
+}
+
 func (t *table) deleteKey(s *corev1.Secret) {
-	uid := types.UID(s.Labels[agentsv1alpha1.LabelEndpointUID])
+	uid, ok := signingKeyUID(s)
+	if !ok {
+		return
+	}
 	t.mu.Lock()
 	delete(t.keys, uid)
 	t.mu.Unlock()

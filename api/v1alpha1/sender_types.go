@@ -17,6 +17,9 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"encoding/base64"
+	"errors"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -196,4 +199,26 @@ type RunSender struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	DeliveryID string `json:"deliveryId,omitempty"`
+}
+
+// ErrNotStandardWebhooksSecret: a StandardWebhooks sender's secret must be
+// "whsec_" followed by standard base64.
+var ErrNotStandardWebhooksSecret = errors.New("not a Standard Webhooks secret (whsec_ and base64)")
+
+// SigningKey is the HMAC key a sender of type t signs with, given its
+// secret: the secret's bytes, or for StandardWebhooks the base64 after
+// "whsec_", decoded.
+func SigningKey(t SenderType, secret []byte) ([]byte, error) {
+	if t != SenderStandardWebhooks {
+		return secret, nil
+	}
+	rest, ok := strings.CutPrefix(string(secret), StandardWebhooksSecretPrefix)
+	if !ok {
+		return nil, ErrNotStandardWebhooksSecret
+	}
+	key, err := base64.StdEncoding.DecodeString(rest)
+	if err != nil || len(key) == 0 {
+		return nil, ErrNotStandardWebhooksSecret
+	}
+	return key, nil
 }

@@ -30,8 +30,9 @@ const (
 
 // The signing-key Secrets: for every endpoint whose sender signs its calls
 // (GitHub, HMAC, StandardWebhooks, Stripe, Slack), the operator keeps one
-// Secret in the receiver's namespace holding the key, named
-// SigningKeySecretName(endpoint UID). The receiver reads only these.
+// Secret in the receiver's namespace holding the endpoint's secret, named
+// SigningKeySecretName(endpoint UID). The receiver reads only these, and
+// derives the HMAC key from the secret for the endpoint's sender type.
 const (
 	// LabelSigningKey marks a signing-key Secret (value "true").
 	LabelSigningKey = "agents.hookrun.dev/signing-key"
@@ -40,17 +41,21 @@ const (
 	LabelEndpointNamespace = "agents.hookrun.dev/endpoint-namespace"
 	// LabelEndpointUID is the UID of the endpoint a signing-key Secret belongs to.
 	LabelEndpointUID = "agents.hookrun.dev/endpoint-uid"
-	// AnnotationKeyHash is the secretHash of the secret whose key is in
-	// SigningKeyCurrent: the receiver uses the key only while it equals the
-	// endpoint's status.secretHash.
+	// AnnotationKeyHash is the secretHash of the secret in SigningKeySecret:
+	// the receiver uses it only while it equals the endpoint's
+	// status.secretHash (or previousSecretHash), and only if the secret
+	// hashes to it.
 	AnnotationKeyHash = "agents.hookrun.dev/secret-hash"
-	// AnnotationPreviousKeyHash is the hash of the secret whose key is in
-	// SigningKeyPrevious (rotation overlap).
+	// AnnotationPreviousKeyHash is the hash of the secret in
+	// SigningKeyPreviousSecret (rotation overlap).
 	AnnotationPreviousKeyHash = "agents.hookrun.dev/previous-secret-hash"
-	// SigningKeyCurrent and SigningKeyPrevious are the data keys of the
-	// current and previous HMAC keys.
-	SigningKeyCurrent  = "key"
-	SigningKeyPrevious = "previousKey"
+	// AnnotationSenderType is the sender type the operator checked the
+	// secret's form for.
+	AnnotationSenderType = "agents.hookrun.dev/sender-type"
+	// SigningKeySecret and SigningKeyPreviousSecret are the data keys of
+	// the current and the previous secret.
+	SigningKeySecret         = "secret"
+	SigningKeyPreviousSecret = "previousSecret"
 	// StandardWebhooksSecretPrefix starts a Standard Webhooks secret; the
 	// key is the base64 text after it, decoded.
 	StandardWebhooksSecretPrefix = "whsec_"
@@ -67,6 +72,10 @@ const (
 	// its value changes (any value different from status.lastHandledRotation,
 	// for example a timestamp).
 	AnnotationRotateSecret = "agents.hookrun.dev/rotate-secret"
+	// AnnotationPayloadStoredBy is set on a queued AgentRun by a receiver
+	// replica that stored its payload for a duplicate delivery: the change
+	// of resourceVersion stops the first writer from removing the run.
+	AnnotationPayloadStoredBy = "agents.hookrun.dev/payload-stored-by"
 )
 
 // Secrets written by hookrun.

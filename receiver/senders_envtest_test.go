@@ -195,20 +195,23 @@ var _ = Describe("Senders", func() {
 	var f *fixture
 	BeforeEach(func(ctx SpecContext) { f = newFixture(ctx) })
 
-	DescribeTable("each type: 202 with its credential, 401 without, 403 with a wrong one, 404 for an unknown ID",
-		func(ctx SpecContext, t agentsv1alpha1.SenderType, wantEvent string) {
+	DescribeTable("each type: 202 with its credential, the same runId for its delivery ID again, 401 without, 403 with a wrong one, 404 for an unknown ID",
+		func(ctx SpecContext, t agentsv1alpha1.SenderType, wantEvent, wantDelivery string) {
 			secret := secretFor(t)
 			name := strings.ToLower(string(t))
 			_, id := f.senderEndpoint(ctx, name, senderSpec(t), secret)
 			body := `{"id":"evt_1","type":"invoice.paid","event_id":"Ev1","event":{"type":"app_mention"}}`
+			// Every type's delivery header: each takes its own.
+			ids := map[string]string{"Idempotency-Key": "idem-1", "X-GitHub-Delivery": "gh-1", "X-Gitlab-Event-UUID": "gl-1", "webhook-id": "msg_1"}
 
-			r := send(srv.URL, id, t, body, secret, nil)
+			r := send(srv.URL, id, t, body, secret, ids)
 			Expect(r.status).To(Equal(http.StatusAccepted), string(r.body))
 			run := &agentsv1alpha1.AgentRun{}
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: r.runID}, run)).To(Succeed())
-			Expect(run.Spec.Sender).NotTo(BeNil())
-			Expect(run.Spec.Sender.Type).To(Equal(t))
-			Expect(run.Spec.Sender.Event).To(Equal(wantEvent))
+			Expect(run.Spec.Sender).To(Equal(&agentsv1alpha1.RunSender{Type: t, Event: wantEvent, DeliveryID: wantDelivery}))
+			again := send(srv.URL, id, t, body, secret, ids)
+			Expect(again.status).To(Equal(http.StatusAccepted))
+			Expect(again.runID).To(Equal(r.runID), "a delivery sent again")
 
 			r = send(srv.URL, id, t, body, "", nil)
 			Expect(r.status).To(Equal(http.StatusUnauthorized))
@@ -239,14 +242,14 @@ var _ = Describe("Senders", func() {
 			}
 			Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
 		},
-		Entry("Header", agentsv1alpha1.SenderHeader, ""),
-		Entry("Bearer", agentsv1alpha1.SenderBearer, ""),
-		Entry("GitLab", agentsv1alpha1.SenderGitLab, "Issue Hook"),
-		Entry("GitHub", agentsv1alpha1.SenderGitHub, "issues"),
-		Entry("HMAC", agentsv1alpha1.SenderHMAC, ""),
-		Entry("StandardWebhooks", agentsv1alpha1.SenderStandardWebhooks, "invoice.paid"),
-		Entry("Stripe", agentsv1alpha1.SenderStripe, "invoice.paid"),
-		Entry("Slack", agentsv1alpha1.SenderSlack, "app_mention"),
+		Entry("Header", agentsv1alpha1.SenderHeader, "", "idem-1"),
+		Entry("Bearer", agentsv1alpha1.SenderBearer, "", "idem-1"),
+		Entry("GitLab", agentsv1alpha1.SenderGitLab, "Issue Hook", "gl-1"),
+		Entry("GitHub", agentsv1alpha1.SenderGitHub, "issues", "gh-1"),
+		Entry("HMAC", agentsv1alpha1.SenderHMAC, "", "idem-1"),
+		Entry("StandardWebhooks", agentsv1alpha1.SenderStandardWebhooks, "invoice.paid", "msg_1"),
+		Entry("Stripe", agentsv1alpha1.SenderStripe, "invoice.paid", "evt_1"),
+		Entry("Slack", agentsv1alpha1.SenderSlack, "app_mention", "Ev1"),
 	)
 
 	It("answers GitHub's ping and Slack's url_verification without a run, and only after the signature", func(ctx SpecContext) {

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -362,6 +363,53 @@ var _ = Describe("Senders", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: r.runID}, run)).To(Succeed())
 		Expect(run.UID).NotTo(BeEmpty())
 	})
+
+	DescribeTable("keeps a run that a duplicate on another replica answered 202, when its first writer fails to store the payload",
+		func(ctx SpecContext, firstWriteLands bool) {
+			ep, _ := f.senderEndpoint(ctx, "gh", senderSpec(agentsv1alpha1.SenderGitHub), senderSecret)
+			asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount)
+			direct, err := client.NewWithWatch(asReceiver, client.Options{Scheme: scheme})
+			Expect(err).NotTo(HaveOccurred())
+			second := &kubeStore{client: direct, reader: direct}
+			body := []byte(`{"action":"opened"}`)
+			name := deliveryRunName(ep, "d-race")
+			var dupAnswered bool
+			payloadWrites := 0
+			// The first writer's payload writes fail; between them the
+			// same delivery reaches another replica.
+			first := &kubeStore{reader: direct, client: interceptor.NewClient(direct, interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if _, ok := obj.(*corev1.Secret); !ok {
+						return c.Create(ctx, obj, opts...)
+					}
+					payloadWrites++
+					if payloadWrites == 1 {
+						if firstWriteLands {
+							Expect(c.Create(ctx, obj, opts...)).To(Succeed()) // and its answer is lost
+						}
+						dup, err := second.duplicate(ctx, ep.Namespace, name, body)
+						Expect(err).NotTo(HaveOccurred())
+						dupAnswered = dup
+					}
+					return apierrors.NewServiceUnavailable("injected")
+				},
+			})}
+			run, err := handler.newRun(handler.table.lookup(ep.Status.EndpointID), &delivery{deliveryID: "d-race"}, fakeClock.Now())
+			Expect(err).NotTo(HaveOccurred())
+			run.Name = name
+			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"}
+			dup, err := first.createRun(ctx, run, body)
+			Expect(dupAnswered).To(BeTrue(), "the other replica answered 202 with this runId")
+			Expect(err).NotTo(HaveOccurred(), "so the first writer answers 202 too")
+			Expect(dup).To(BeFalse())
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: name}, &agentsv1alpha1.AgentRun{})).To(Succeed())
+			payload := &corev1.Secret{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: name}, payload)).To(Succeed())
+			Expect(payload.Data[agentsv1alpha1.PayloadBodyKey]).To(Equal(body))
+		},
+		Entry("the other replica stores the payload", false),
+		Entry("the first write landed, its answer lost", true),
+	)
 
 	It("lets the previous secret verify during rotationOverlap only", func(ctx SpecContext) {
 		const newSecret = "the-new-sender-secret-of-32-bytes-or-more"

@@ -86,25 +86,30 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	case err != nil:
 		return false, fmt.Errorf("reading AgentRun %s/%s: %w", namespace, name, err)
 	}
-	if run.Status.State != "" || run.Spec.Payload == nil {
-		return true, nil // dispatched or finished: its payload was there
+	if run.Status.State != "" || run.Spec.Payload == nil || run.Annotations[agentsv1alpha1.AnnotationPayloadStoredBy] != "" {
+		return true, nil // dispatched, finished, or made whole by an earlier duplicate
 	}
-	// Queued: its first writer may still be storing the payload, and would
-	// remove the run if that failed. Store it here too (the same delivery,
-	// the same body), then touch the run so that removal fails.
+	// Queued and not yet confirmed: its first writer may still be storing
+	// the payload, and would remove the run if that failed. Store it here
+	// too (the same delivery, the same body), or find it stored, then
+	// touch the run: the first writer's undo is a delete locked to the
+	// version it created, so once the touch lands the run stays.
 	if run.Spec.Payload.Bytes != int64(len(body)) {
-		return false, fmt.Errorf("AgentRun %s/%s is queued without its payload yet, and this call's body differs from the first", namespace, name)
+		return false, fmt.Errorf("AgentRun %s/%s is queued without a confirmed payload, and this call's body differs from the first", namespace, name)
 	}
-	err = s.createPayload(ctx, run, body)
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		return true, nil
-	case err != nil:
+	if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	metav1.SetMetaDataAnnotation(&run.ObjectMeta, agentsv1alpha1.AnnotationPayloadStoredBy, "duplicate-delivery")
-	if err := s.client.Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
+	err = s.client.Patch(ctx, run, patch, client.FieldOwner(fieldOwner))
+	if apierrors.IsConflict(err) {
+		// Changed since it was read (the operator started it, or another
+		// replica touched it): its version moved past the created one, so
+		// the first writer cannot remove it any more, if it is still there.
+		err = s.reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &agentsv1alpha1.AgentRun{})
+	}
+	if err != nil {
 		return false, fmt.Errorf("confirming AgentRun %s/%s: %w", namespace, name, err)
 	}
 	return true, nil

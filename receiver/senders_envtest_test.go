@@ -200,7 +200,7 @@ var _ = Describe("Senders", func() {
 		func(ctx SpecContext, t agentsv1alpha1.SenderType, wantEvent, wantDelivery string) {
 			secret := secretFor(t)
 			name := strings.ToLower(string(t))
-			_, id := f.senderEndpoint(ctx, name, senderSpec(t), secret)
+			ep, id := f.senderEndpoint(ctx, name, senderSpec(t), secret)
 			body := `{"id":"evt_1","type":"invoice.paid","event_id":"Ev1","event":{"type":"app_mention"}}`
 			// Every type's delivery header: each takes its own.
 			ids := map[string]string{"Idempotency-Key": "idem-1", "X-GitHub-Delivery": "gh-1", "X-Gitlab-Event-UUID": "gl-1", "webhook-id": "msg_1"}
@@ -242,6 +242,13 @@ var _ = Describe("Senders", func() {
 				Expect(r.status).To(Equal(http.StatusNotFound))
 			}
 			Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
+
+			By("paused: 422 once the credential is right, 403 before")
+			patch := client.MergeFrom(ep.DeepCopy())
+			ep.Spec.Paused = true
+			Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
+			Eventually(func() string { return send(srv.URL, id, t, body, secret, nil).code }).Should(Equal(CodeEndpointPaused))
+			Expect(send(srv.URL, id, t, body, wrong, nil).status).To(Equal(http.StatusForbidden))
 		},
 		Entry("Header", agentsv1alpha1.SenderHeader, "", "idem-1"),
 		Entry("Bearer", agentsv1alpha1.SenderBearer, "", "idem-1"),

@@ -85,6 +85,7 @@ test: control-plane $(HELM) $(KUSTOMIZE) ## Run all tests: unit tests and envtes
 	go test -run '^$$' -fuzz '^FuzzStripeSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzSlackSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZ_TIME) ./receiver/
+	go test -run '^$$' -fuzz '^FuzzComposeMessage$$' -fuzztime $(FUZZ_TIME) ./controllers/
 
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -35,26 +36,36 @@ const (
 	MetadataKey = "https://hookrun.dev/a2a/webhook-run/v1"
 	// payloadFileName names the file part of a body that is not UTF-8.
 	payloadFileName = "webhook-payload"
+	// binaryMediaType is the media type of that file part, whatever the
+	// caller's Content-Type said.
+	binaryMediaType = "application/octet-stream"
 )
 
-// neutralizeClosingTags replaces the "<" of every occurrence of the closing
-// tag, in any (ASCII) letter case, with "&lt;", so the body cannot end the
-// wrapper early. Nothing else changes.
+// neutralizeClosingTags replaces the "<" of every closing tag of the
+// wrapper in the body with "&lt;", so the body cannot end the wrapper early:
+// "<", "/", optional white space, "webhook-payload" in any case (Unicode
+// case folding, so the Kelvin sign counts as a k), optional white space,
+// ">" (DESIGN section 9: every form an XML or HTML parser could take for
+// that end tag, and a few more). Nothing else changes.
 func neutralizeClosingTags(body string) string {
 	var b strings.Builder
 	found, last := false, 0
-	for i := 0; i+len(payloadClose) <= len(body); i++ {
-		if body[i] != '<' || !asciiEqualFold(body[i:i+len(payloadClose)], payloadClose) {
-			continue
+	for i := strings.IndexByte(body, '<'); i >= 0; {
+		if n := closingTagAt(body, i); n > 0 {
+			if !found {
+				b.Grow(len(body) + 8)
+				found = true
+			}
+			b.WriteString(body[last:i])
+			b.WriteString("&lt;")
+			last = i + 1
+			i += n - 1
 		}
-		if !found {
-			b.Grow(len(body) + 8)
-			found = true
+		next := strings.IndexByte(body[i+1:], '<')
+		if next < 0 {
+			break
 		}
-		b.WriteString(body[last:i])
-		b.WriteString("&lt;")
-		last = i + 1
-		i += len(payloadClose) - 1
+		i += 1 + next
 	}
 	if !found {
 		return body
@@ -63,19 +74,54 @@ func neutralizeClosingTags(body string) string {
 	return b.String()
 }
 
-// asciiEqualFold compares s with the lower-case ASCII pattern, ignoring the
-// case of ASCII letters only (a Unicode fold could match runes of other widths).
-func asciiEqualFold(s, pattern string) bool {
-	for i := 0; i < len(pattern); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+// payloadTagName is the wrapper's tag name, lower case.
+const payloadTagName = "webhook-payload"
+
+// closingTagAt returns the length of the wrapper's closing tag (in any of
+// the forms neutralizeClosingTags names) that starts at body[i], or 0.
+func closingTagAt(body string, i int) int {
+	j := i + 1
+	if j >= len(body) || body[j] != '/' {
+		return 0
+	}
+	j = skipTagSpace(body, j+1)
+	for k := 0; k < len(payloadTagName); k++ {
+		if j >= len(body) {
+			return 0
 		}
-		if c != pattern[i] {
-			return false
+		r, size := utf8.DecodeRuneInString(body[j:])
+		if !foldsTo(r, payloadTagName[k]) {
+			return 0
+		}
+		j += size
+	}
+	j = skipTagSpace(body, j)
+	if j >= len(body) || body[j] != '>' {
+		return 0
+	}
+	return j + 1 - i
+}
+
+// skipTagSpace skips space, tab, CR and LF from body[j].
+func skipTagSpace(body string, j int) int {
+	for j < len(body) && (body[j] == ' ' || body[j] == '\t' || body[j] == '\r' || body[j] == '\n') {
+		j++
+	}
+	return j
+}
+
+// foldsTo tells whether r is c under Unicode simple case folding (c is a
+// lower-case ASCII letter or '-').
+func foldsTo(r rune, c byte) bool {
+	if r == rune(c) {
+		return true
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f == rune(c) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // composeMessage builds the text (and, for a body that is not valid UTF-8,
@@ -86,16 +132,18 @@ func composeMessage(prompt string, body []byte, contentType string) (string, *a2
 		return prompt + "\n\n" + payloadOpen + "\n" + neutralizeClosingTags(string(body)) + "\n" + payloadClose, nil
 	}
 	// The caller chose the Content-Type: only a well-formed media type
-	// goes into the wrapper (and the file part), never raw text.
+	// goes into the wrapper, never raw text, and the file part is always
+	// application/octet-stream (a "text/plain" part of bytes that are not
+	// text would reach the agent as text, outside the wrapper).
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		contentType = mt
 	} else {
-		contentType = "application/octet-stream"
+		contentType = binaryMediaType
 	}
-	note := fmt.Sprintf("[The payload is %d bytes that are not UTF-8 text (Content-Type %s); it is attached as the file %q.]",
-		len(body), contentType, payloadFileName)
+	note := fmt.Sprintf("[The payload is %d bytes that are not UTF-8 text (sent as Content-Type %s); it is attached as the file %q (%s).]",
+		len(body), contentType, payloadFileName, binaryMediaType)
 	return prompt + "\n\n" + payloadOpen + "\n" + note + "\n" + payloadClose,
-		&a2a.File{Name: payloadFileName, MediaType: contentType, Bytes: body}
+		&a2a.File{Name: payloadFileName, MediaType: binaryMediaType, Bytes: body}
 }
 
 // runMetadata is the object sent under MetadataKey.

@@ -298,6 +298,11 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 	if model == "" {
 		model = agent.Spec.Model
 	}
+	if run.Status.Thread == nil {
+		// A running run without its thread (a status written by hand, or
+		// by an older version): send in a new context rather than panic.
+		run.Status.Thread = &agentsv1alpha1.RunThread{}
+	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
 	task, err := c.SendMessage(callCtx, a2a.Message{
 		MessageID: string(run.UID),

@@ -120,13 +120,19 @@ var _ = Describe("Run counts and retention", func() {
 		}()
 		const burst = 40
 		now := fakeClock.Now()
+		start := time.Now()
 		for i := range burst {
 			createRun(ctx, fmt.Sprintf("burst-%02d", i), agentsv1alpha1.RunQueued, now)
 		}
+		arriving := time.Since(start)
 		Eventually(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }).Should(Equal(int64(burst)))
 		Consistently(func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }, 500*time.Millisecond).Should(Equal(int64(burst)))
-		GinkgoWriter.Printf("%d runs caused %d endpoint writes\n", burst, writes.Load())
-		Expect(writes.Load()).To(BeNumerically("<=", burst/4), "status.runs must be batched, not written per run")
+		// At most one write per batching window while the runs arrive, and
+		// the last: on a loaded machine the 40 creates may take several
+		// windows (make test runs the suites side by side on two cores).
+		limit := min(max(burst/4, int64(arriving/testOptions.RunCountDelay)+3), burst/2)
+		GinkgoWriter.Printf("%d runs arriving over %s caused %d endpoint writes (limit %d)\n", burst, arriving, writes.Load(), limit)
+		Expect(writes.Load()).To(BeNumerically("<=", limit), "status.runs must be batched, not written per run")
 	})
 
 	It("keeps the newest finished runs up to the history limit and never prunes unfinished ones", func(ctx SpecContext) {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -113,6 +114,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	code := h.serve(w, r)
 	h.metrics.observe(code, time.Since(start))
+}
+
+// forget drops what the handler keeps of a deleted endpoint: its rate-limit
+// windows and when it last paused it.
+func (h *Handler) forget(endpointID string, uid types.UID) {
+	h.invocation.forget(endpointID)
+	h.preParse.forget(endpointID)
+	h.pausing.Delete(uid)
 }
 
 func (h *Handler) triggeringDisabled() bool {

@@ -116,10 +116,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
 		flagDisabled:         opts.DisableTriggering,
 	}
-	h.table.onDelete = func(id string) {
-		h.invocation.forget(id)
-		h.preParse.forget(id)
-	}
+	h.table.onDelete = h.forget
 
 	var synced []toolscache.InformerSynced
 	watch := func(obj client.Object, upsert, remove func(client.Object)) error {

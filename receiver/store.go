@@ -172,10 +172,14 @@ func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.Agent
 }
 
 func (s *kubeStore) pauseOwnerNotMember(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
-	patch := []byte(`{"status":{"phase":"` + string(agentsv1alpha1.EndpointPaused) +
-		`","pauseReason":"` + string(agentsv1alpha1.PauseReasonOwnerNotMember) + `"}}`)
+	// The test of the UID makes the patch fail on another endpoint of the
+	// same name (the one called may have been deleted and created again
+	// meanwhile): a merge patch's metadata.uid is ignored on /status.
+	patch := []byte(`[{"op":"test","path":"/metadata/uid","value":"` + string(ep.UID) + `"},` +
+		`{"op":"add","path":"/status/phase","value":"` + string(agentsv1alpha1.EndpointPaused) + `"},` +
+		`{"op":"add","path":"/status/pauseReason","value":"` + string(agentsv1alpha1.PauseReasonOwnerNotMember) + `"}]`)
 	target := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: ep.Name}}
-	if err := s.client.Status().Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(fieldOwner)); err != nil {
+	if err := s.client.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(fieldOwner)); err != nil {
 		return fmt.Errorf("pausing WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, err)
 	}
 	return nil

@@ -84,7 +84,7 @@ type table struct {
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
 	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
-	onDelete  func(endpointID string)
+	onDelete  func(endpointID string, uid types.UID)
 }
 
 func newTable() *table {
@@ -219,7 +219,7 @@ func (t *table) deleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	}
 	t.mu.Unlock()
 	if ok && t.onDelete != nil {
-		t.onDelete(id)
+		t.onDelete(id, ep.UID)
 	}
 }
 

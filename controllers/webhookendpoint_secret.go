@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -248,6 +249,10 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 		s.setCondition(secretReadyCondition(secretRefKeyMissing, ref.Name, ref.Key, 0))
 	case len(value) < agentsv1alpha1.MinSecretBytes:
 		s.setCondition(secretReadyCondition(secretRefTooShort, ref.Name, ref.Key, len(value)))
+	case len(bytes.TrimSpace(value)) != len(value):
+		// HTTP trims header values: a secret that starts or ends with
+		// white space could never match what a sender sends.
+		s.setCondition(secretReadyCondition(secretRefWhiteSpace, ref.Name, ref.Key, 0))
 	default:
 		s.secretValue = value
 		ep.Status.SecretHash = agentsv1alpha1.SecretHash(value)

@@ -252,6 +252,25 @@ var _ = Describe("Signing keys of signed senders", func() {
 		}).Should(Succeed())
 	})
 
+	It("refuses a secretRef value with white space around it, which no header could carry", func(ctx SpecContext) {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "echoed"},
+			Data:       map[string][]byte{"token": []byte(strings.Repeat("a", 40) + "\n")},
+		}
+		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+		ep := newEndpoint(ns, "echoed", "triage")
+		ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "echoed", Key: "token"}
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretHasWhiteSpace))
+		Expect(endpointState(ctx, ep)().Status.SecretHash).To(BeEmpty())
+
+		secret.Data["token"] = []byte(strings.Repeat("a", 40))
+		Expect(k8sClient.Update(ctx, secret)).To(Succeed())
+		Expect(readyEndpoint(ctx, ep).Status.SecretHash).To(Equal(sha256Hex(secret.Data["token"])))
+	})
+
 	It("keeps the previous hash of a hash-only sender when the secretRef Secret changes", func(ctx SpecContext) {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitlab-token"},

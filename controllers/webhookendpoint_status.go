@@ -89,6 +89,7 @@ const (
 	secretRefTooShort
 	secretNotStandardWebhooks
 	secretKeyLost
+	secretRefWhiteSpace
 	secretNameTaken
 )
 
@@ -132,6 +133,11 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 		return condition(t, false, agentsv1alpha1.ReasonSigningKeyLost,
 			fmt.Sprintf("The signing key is gone: key %q of Secret %q no longer holds the secret whose hash is in status, so signed calls answer 403. "+
 				"Rotate: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite", key, name, agentsv1alpha1.AnnotationRotateSecret))
+	case secretRefWhiteSpace:
+		return condition(t, false, agentsv1alpha1.ReasonSecretHasWhiteSpace,
+			fmt.Sprintf("Key %q of Secret %q starts or ends with white space or a newline (echo without -n, a file with a final newline); "+
+				"HTTP trims header values, so no call could match. Store it without, for example kubectl create secret generic %s --from-literal=%s=VALUE. Calls answer 403 until then",
+				key, name, name, key))
 	default: // secretRefTooShort
 		return condition(t, false, agentsv1alpha1.ReasonSecretTooShort,
 			fmt.Sprintf("Key %q of Secret %q holds %d bytes; a secret needs at least %d. Calls answer 403 until it is longer",

@@ -104,6 +104,7 @@ func TestSecretReadyCondition(t *testing.T) {
 		{secretRefNotFound, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotFound, `Secret "s" named in spec.secretRef does not exist`},
 		{secretRefKeyMissing, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretKeyMissing, `has no key "k"`},
 		{secretRefTooShort, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort, "holds 7 bytes; a secret needs at least 32"},
+		{secretRefWhiteSpace, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretHasWhiteSpace, "starts or ends with white space or a newline"},
 	}
 	for _, tc := range cases {
 		checkCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)

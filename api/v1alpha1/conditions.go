@@ -71,6 +71,9 @@ const (
 	// ReasonSigningKeyLost: a signed sender's key must be copied for the
 	// receiver, but the Secret no longer holds the secret whose hash is in status.
 	ReasonSigningKeyLost = "SigningKeyLost"
+	// ReasonSecretHasWhiteSpace: the secretRef value starts or ends with
+	// white space or a newline, which no HTTP header value can carry.
+	ReasonSecretHasWhiteSpace = "SecretHasWhiteSpace"
 
 	// ReasonAgentFound: the endpoint's Agent exists and is usable.
 	ReasonAgentFound = "AgentFound"

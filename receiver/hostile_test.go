@@ -20,7 +20,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -107,9 +106,7 @@ const (
 
 // githubSignature is X-Hub-Signature-256 for body with memSecret.
 func githubSignature(body []byte) string {
-	m := hmac.New(sha256.New, []byte(memSecret))
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+	return "sha256=" + hex.EncodeToString(hmacOf(sha256.New, []byte(memSecret), body))
 }
 
 // newMemoryHandler serves one authenticated and one unauthenticated endpoint from memory.

@@ -18,11 +18,11 @@ package receiver
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // a sender type signs with it
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -51,11 +51,11 @@ import (
 const senderSecret = "a-sender-secret-of-at-least-32-bytes!"
 
 func hexMAC(key []byte, parts ...string) string {
-	m := hmac.New(sha256.New, key)
-	for _, p := range parts {
-		m.Write([]byte(p))
+	content := make([][]byte, len(parts))
+	for i, p := range parts {
+		content[i] = []byte(p)
 	}
-	return hex.EncodeToString(m.Sum(nil))
+	return hex.EncodeToString(hmacOf(sha256.New, key, content...))
 }
 
 // signer sets the headers a sender of one type sends, for body, with secret.
@@ -76,9 +76,7 @@ var signers = map[agentsv1alpha1.SenderType]signer{
 		h.Set("X-GitHub-Event", "issues")
 	},
 	agentsv1alpha1.SenderHMAC: func(h http.Header, body, secret string, _ time.Time) {
-		m := hmac.New(sha1.New, []byte(secret))
-		m.Write([]byte(body))
-		h.Set("X-Signature", "sha1="+base64.StdEncoding.EncodeToString(m.Sum(nil)))
+		h.Set("X-Signature", "sha1="+base64.StdEncoding.EncodeToString(hmacOf(sha1.New, []byte(secret), []byte(body))))
 	},
 	agentsv1alpha1.SenderStandardWebhooks: func(h http.Header, body, secret string, now time.Time) {
 		ts := strconv.FormatInt(now.Unix(), 10)
@@ -88,10 +86,8 @@ var signers = map[agentsv1alpha1.SenderType]signer{
 			h.Set("webhook-id", id)
 		}
 		key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-		mac := hmac.New(sha256.New, key)
-		mac.Write([]byte(id + "." + ts + "." + body))
 		h.Set("webhook-timestamp", ts)
-		h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+		h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(hmacOf(sha256.New, key, []byte(id+"."+ts+"."+body))))
 	},
 	agentsv1alpha1.SenderStripe: func(h http.Header, body, secret string, now time.Time) {
 		ts := strconv.FormatInt(now.Unix(), 10)
@@ -297,6 +293,19 @@ var _ = Describe("Senders", func() {
 			Expect(send(srv.URL, slack, agentsv1alpha1.SenderSlack, `{"type":"url_verification","challenge":"c"}`, senderSecret, nil).status).To(Equal(http.StatusOK))
 		}
 		Expect(apiRequests.Load()).To(Equal(before), "answered from memory")
+
+		By("a 429 for a call with a delivery ID: no duplicate lookup while the window is full")
+		for i := range testRateLimit {
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Delivery": fmt.Sprintf("fill-%d", i)}).status).To(Equal(http.StatusAccepted))
+		}
+		// The first refusal of a window is recorded (a write); the rest are not.
+		Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Delivery": "over-0"}).status).To(Equal(http.StatusTooManyRequests))
+		before = apiRequests.Load()
+		for i := range 5 {
+			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Delivery": fmt.Sprintf("over-%d", i+1)}).status).To(Equal(http.StatusTooManyRequests))
+		}
+		Expect(apiRequests.Load()).To(Equal(before), "a 429 costs no API request")
+		fakeClock.Step(2 * RateWindow)
 	})
 
 	It("ignores events outside the allow-list: 200, no run, nothing recorded", func(ctx SpecContext) {

@@ -140,7 +140,11 @@ func planRetention(runs []agentsv1alpha1.AgentRun, now time.Time, p retentionPol
 
 	for _, run := range kept {
 		plan.counts.Total++
-		if !run.EffectiveState().IsFinished() {
+		switch state := run.EffectiveState(); {
+		case state == agentsv1alpha1.RunQueued:
+			plan.counts.Queued++
+			plan.counts.Running++
+		case !state.IsFinished():
 			plan.counts.Running++
 		}
 		if t := run.Spec.ReceivedAt; plan.counts.LastRunTime == nil || t.After(plan.counts.LastRunTime.Time) {

@@ -35,6 +35,7 @@ const (
 	CodeThreadUnavailable  = "thread_unavailable"
 	CodePayloadTooLarge    = "payload_too_large"
 	CodeRateLimited        = "rate_limited"
+	CodeBacklogFull        = "backlog_full"
 	CodeOwnerNotMember     = "owner_not_member"
 	CodeUnavailable        = "unavailable"
 	CodeBadRequest         = "bad_request"
@@ -70,8 +71,10 @@ var (
 	answerNoThread     = newAnswer(http.StatusUnprocessableEntity, CodeThreadUnavailable, "The endpoint's target thread is unavailable")
 	answerTooLarge     = newAnswer(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The payload is larger than 1 MiB (1048576 bytes)")
 	answerRateLimited  = newAnswer(http.StatusTooManyRequests, CodeRateLimited, "Rate limit exceeded; retry after the number of seconds in Retry-After")
+	answerBacklogFull  = newAnswer(http.StatusTooManyRequests, CodeBacklogFull, "Too many runs of this endpoint or its agent are waiting to start; retry after the number of seconds in Retry-After")
 	answerNotMember    = newAnswer(http.StatusUnprocessableEntity, CodeOwnerNotMember, "The endpoint's owner may no longer trigger its agent; the endpoint is paused")
 	answerBadBody      = newAnswer(http.StatusBadRequest, CodeBadRequest, "The request body could not be read")
+	answerBusy         = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The receiver is reading as many request bodies as it may hold; retry after the number of seconds in Retry-After")
 	answerUnavailable  = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The run could not be stored; retry after the number of seconds in Retry-After")
 )
 
@@ -87,6 +90,12 @@ func (a answer) write(w http.ResponseWriter) {
 }
 
 var noStore = []string{"no-store"}
+
+// busyRetryAfter is the Retry-After header of a 503 for a spent body budget.
+var busyRetryAfter = []string{"1"}
+
+// backlogRetryAfter is the Retry-After header of a 429 backlog_full.
+var backlogRetryAfter = []string{strconv.Itoa(BacklogRetryAfter)}
 
 // accepted is the body of a 202.
 type accepted struct {

@@ -53,6 +53,8 @@ var secretHeaderKey = http.CanonicalHeaderKey(agentsv1alpha1.SecretHeader)
 const (
 	limitInvocation      = "invocation"
 	limitUnauthenticated = "unauthenticated"
+	// limitBacklog labels 429 backlog_full in the rate-limit metric.
+	limitBacklog = "backlog"
 )
 
 // endpointIDFromPath returns {endpointId} of /api/webhooks/{endpointId}/receive.
@@ -101,6 +103,8 @@ type Handler struct {
 	unauthenticatedLimit int
 	invocation           *limiters
 	preParse             *limiters
+	backlog              *backlog
+	bodies               *bodyBudget
 
 	flagDisabled    bool
 	runtimeDisabled atomic.Bool
@@ -112,15 +116,18 @@ type Handler struct {
 // ServeHTTP answers one call and records its code and latency.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	code := h.serve(w, r)
+	var held int64 // body bytes reserved, given back once answered
+	code := h.serve(w, r, &held)
+	h.bodies.give(held)
 	h.metrics.observe(code, time.Since(start))
 }
 
 // forget drops what the handler keeps of a deleted endpoint: its rate-limit
-// windows and when it last paused it.
+// windows, its share of the backlog and when it last paused it.
 func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.invocation.forget(endpointID)
 	h.preParse.forget(endpointID)
+	h.backlog.forget(uid)
 	h.pausing.Delete(uid)
 }
 
@@ -128,7 +135,7 @@ func (h *Handler) triggeringDisabled() bool {
 	return h.flagDisabled || h.runtimeDisabled.Load()
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, held *int64) int {
 	// Endpoint IDs are base64url and never need escaping: a path sent with
 	// escapes (%2F and the like) is not the route.
 	id, ok := endpointIDFromPath(r.URL.Path)
@@ -177,7 +184,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 			}
 		} else {
 			var code int
-			if body, code = h.readBody(w, r); code != 0 {
+			if body, code = h.readBody(w, r, held); code != 0 {
 				return code
 			}
 			bodyRead = true
@@ -200,7 +207,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 	// 6. size: Content-Length at once, chunked bodies while reading
 	if !bodyRead {
 		var code int
-		if body, code = h.readBody(w, r); code != 0 {
+		if body, code = h.readBody(w, r, held); code != 0 {
 			return code
 		}
 		c = snd.describe(r.Header, body)
@@ -216,9 +223,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 		return status(w, http.StatusOK, answerIgnored)
 	}
 	// a delivery already accepted: the API server knows its run. Not while
-	// the rate limit would refuse the call anyway: a 429 costs no API
-	// request (a sender retrying after Retry-After still gets its runId).
-	if c.deliveryID != "" && !h.invocation.full(id, now) {
+	// the backlog cap or the rate limit would refuse the call anyway: a 429
+	// costs no API request (a sender retrying after Retry-After still gets
+	// its runId).
+	if c.deliveryID != "" && !h.backlog.full(ep.UID) && !h.invocation.full(id, now) {
 		runID := deliveryRunName(ep, c.deliveryID)
 		if dup, err := h.store.duplicate(r.Context(), ep.Namespace, runID, body); err != nil {
 			h.log.Error(err, "looking up an earlier delivery", "endpoint", ep.Namespace+"/"+ep.Name)
@@ -228,7 +236,18 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 			return acceptedAnswer(w, runID)
 		}
 	}
-	// 7. invocation rate limit
+	// 7. the backlog cap, then the invocation rate limit. The call holds
+	// its place in the backlog until its run is stored.
+	bv := h.backlog.reserve(ep.UID, now)
+	if !bv.allowed {
+		return h.backlogFull(r.Context(), w, e, &c, bv, now)
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			h.backlog.release(ep.UID, bv)
+		}
+	}()
 	if v := h.invocation.take(id, now); !v.allowed {
 		return h.rateLimited(r.Context(), w, e, &c, v, now, limitInvocation, h.invocationLimit)
 	}
@@ -262,6 +281,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) int {
 	if dup {
 		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment
 	} else {
+		stored = true
 		h.metrics.runsCreated.Inc()
 	}
 	return acceptedAnswer(w, run.Name)
@@ -288,13 +308,22 @@ func (h *Handler) unavailable422(e *endpoint) (answer, bool) {
 	return answer{}, true
 }
 
-// readBody reads the body within MaxBodyBytes; a non-zero code means the
-// call was answered (413, or 400 for a body that could not be read).
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
+// readBody reads the body within MaxBodyBytes and the replica's body
+// budget, adding what it reserved to held; a non-zero code means the call was
+// answered (413; 503 while the budget is spent; 400 for a body that could
+// not be read).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, held *int64) ([]byte, int) {
 	if r.ContentLength > MaxBodyBytes {
 		return nil, reject(w, answerTooLarge)
 	}
-	body, err := readBody(r.Body)
+	n := reservation(r.ContentLength)
+	if !h.bodies.take(n) {
+		h.metrics.bodyBudgetFull.Inc()
+		w.Header()["Retry-After"] = busyRetryAfter
+		return nil, reject(w, answerBusy)
+	}
+	*held += n
+	body, err := readBody(r.Body, r.ContentLength)
 	if errors.Is(err, errTooLarge) {
 		return nil, reject(w, answerTooLarge)
 	}
@@ -346,6 +375,26 @@ func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *end
 	}
 	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
 	return reject(w, answerRateLimited)
+}
+
+// backlogFull answers 429 backlog_full and records the first refusal since
+// the endpoint last admitted a call as a skipped run.
+func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v backlogVerdict, now time.Time) int {
+	h.metrics.rateLimited.WithLabelValues(limitBacklog).Inc()
+	if v.first {
+		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.perEndpoint)
+		if v.scope == backlogScopeAgent {
+			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, e.obj.Spec.AgentRef.Name)
+		}
+		message += ", the most the receiver queues; further calls are rejected with 429 backlog_full and not recorded until one is let through again"
+		if run, err := h.newRun(e, c, now); err == nil {
+			if err := h.store.recordSkipped(ctx, run, message); err != nil {
+				h.log.Error(err, "recording a call refused for a full backlog", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
+			}
+		}
+	}
+	w.Header()["Retry-After"] = backlogRetryAfter
+	return reject(w, answerBacklogFull)
 }
 
 // ownerNotMember records the call as skipped and pauses the endpoint. The
@@ -430,8 +479,16 @@ func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alph
 
 var errTooLarge = errors.New("body larger than the limit")
 
-// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond.
-func readBody(body io.Reader) ([]byte, error) {
+// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond. A
+// body of known length is read into a buffer of that length.
+func readBody(body io.Reader, contentLength int64) ([]byte, error) {
+	if contentLength >= 0 && contentLength <= MaxBodyBytes {
+		b := make([]byte, contentLength)
+		if _, err := io.ReadFull(body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
 	if err != nil {
 		return nil, err

@@ -42,6 +42,9 @@ const (
 	RateWindow = time.Minute
 	// StoreRetryAfter is the Retry-After of a 503 when a run could not be stored.
 	StoreRetryAfter = 5
+	// BacklogRetryAfter is the Retry-After of a 429 backlog_full: about how
+	// long a backlog takes to be counted again after runs start.
+	BacklogRetryAfter = 30
 	// MaxContentTypeLength is how much of Content-Type a run records.
 	MaxContentTypeLength = 256
 	// pauseRecordInterval is how long after pausing an endpoint for

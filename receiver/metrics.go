@@ -32,6 +32,8 @@ type metrics struct {
 	runsCreated prometheus.Counter
 	duplicates  prometheus.Counter
 	rateLimited *prometheus.CounterVec
+	// bodyBudgetFull counts 503s for a spent body budget.
+	bodyBudgetFull prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -57,6 +59,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_rate_limited_total",
 			Help: "Calls rejected with 429, by limit (invocation or unauthenticated).",
 		}, []string{"limit"}),
+		bodyBudgetFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_body_budget_exhausted_total",
+			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies.",
+		}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -72,6 +78,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.rateLimited, err = register(reg, m.rateLimited); err != nil {
+		return nil, err
+	}
+	if m.bodyBudgetFull, err = register(reg, m.bodyBudgetFull); err != nil {
 		return nil, err
 	}
 	return m, nil

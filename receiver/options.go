@@ -34,6 +34,12 @@ const (
 	DefaultRateLimit                = 60
 	DefaultUnauthenticatedRateLimit = 60
 	DefaultNamespace                = "hookrun-system"
+	DefaultMaxQueuedRunsPerEndpoint = 100
+	DefaultMaxQueuedRunsPerAgent    = 1000
+	// DefaultMaxInflightBodyBytes lets 32 calls of 1 MiB be read at once;
+	// each takes about three times its body while it is stored (the body,
+	// its base64 in the request to the API server, buffers).
+	DefaultMaxInflightBodyBytes = 32 << 20
 	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the receiver's writes
 	// (two per accepted call). client-go's own default (5 per second) would
 	// cap it at a few calls per second; API Priority and Fairness protects
@@ -60,6 +66,13 @@ type Options struct {
 	// UnauthenticatedRateLimit is the pre-parse limit of unauthenticated
 	// endpoints: calls per minute per endpoint, checked before the body is read.
 	UnauthenticatedRateLimit int
+	// MaxQueuedRunsPerEndpoint and MaxQueuedRunsPerAgent cap the runs
+	// waiting to start; beyond either a call is answered 429 backlog_full.
+	MaxQueuedRunsPerEndpoint int
+	MaxQueuedRunsPerAgent    int
+	// MaxInflightBodyBytes bounds the request bodies held at once; beyond
+	// it a call is answered 503 with Retry-After.
+	MaxInflightBodyBytes int64
 	// DisableTriggering answers every call with 503 triggering_disabled.
 	DisableTriggering bool
 	// Namespace is the receiver's own namespace, where ConfigMap
@@ -86,6 +99,9 @@ func NewOptions() *Options {
 		PprofBindAddress:         "0",
 		RateLimit:                DefaultRateLimit,
 		UnauthenticatedRateLimit: DefaultUnauthenticatedRateLimit,
+		MaxQueuedRunsPerEndpoint: DefaultMaxQueuedRunsPerEndpoint,
+		MaxQueuedRunsPerAgent:    DefaultMaxQueuedRunsPerAgent,
+		MaxInflightBodyBytes:     DefaultMaxInflightBodyBytes,
 		Namespace:                ns,
 		KubeAPIQPS:               DefaultKubeAPIQPS,
 		KubeAPIBurst:             DefaultKubeAPIBurst,
@@ -101,6 +117,9 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
+	fs.IntVar(&o.MaxQueuedRunsPerEndpoint, "max-queued-runs-per-endpoint", o.MaxQueuedRunsPerEndpoint, "Runs of one endpoint that may wait to start; further calls are answered 429 backlog_full. Counted across replicas from endpoint status, so it may lag by seconds.")
+	fs.IntVar(&o.MaxQueuedRunsPerAgent, "max-queued-runs-per-agent", o.MaxQueuedRunsPerAgent, "Runs of one Agent's endpoints that may wait to start; further calls are answered 429 backlog_full.")
+	fs.Int64Var(&o.MaxInflightBodyBytes, "max-inflight-body-bytes", o.MaxInflightBodyBytes, "Bytes of request bodies this replica holds at once (a call reserves its Content-Length, 1 MiB if unknown); beyond it calls are answered 503 with Retry-After. At least 1 MiB.")
 	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the receiver may make to the API server (two per accepted call).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the receiver may make to the API server.")
@@ -122,6 +141,12 @@ func (o *Options) Validate() error {
 	}
 	if o.UnauthenticatedRateLimit < 1 {
 		errs = append(errs, fmt.Errorf("--unauthenticated-rate-limit must be at least 1, got %d", o.UnauthenticatedRateLimit))
+	}
+	if o.MaxQueuedRunsPerEndpoint < 1 || o.MaxQueuedRunsPerAgent < 1 {
+		errs = append(errs, fmt.Errorf("--max-queued-runs-per-endpoint and --max-queued-runs-per-agent must be at least 1, got %d and %d", o.MaxQueuedRunsPerEndpoint, o.MaxQueuedRunsPerAgent))
+	}
+	if o.MaxInflightBodyBytes < MaxBodyBytes {
+		errs = append(errs, fmt.Errorf("--max-inflight-body-bytes must be at least %d (one largest body), got %d", MaxBodyBytes, o.MaxInflightBodyBytes))
 	}
 	if o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace must not be empty"))

@@ -511,13 +511,18 @@ type secondReceiver struct {
 	url string
 }
 
-func startSecondReceiver(ctx context.Context) secondReceiver {
+// startSecondReceiver starts a replica with the suite's options, changed by
+// each of with.
+func startSecondReceiver(ctx context.Context, with ...func(*Options)) secondReceiver {
 	GinkgoHelper()
 	opts := NewOptions()
 	opts.ListenAddress = "127.0.0.1:0"
 	opts.Namespace = receiverNamespace
 	opts.RateLimit = testRateLimit
 	opts.UnauthenticatedRateLimit = testUnauthLimit
+	for _, w := range with {
+		w(opts)
+	}
 	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: CacheOptions(opts),
 	})

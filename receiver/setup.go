@@ -55,9 +55,9 @@ type Dependencies struct {
 // and its ConfigMap cache to the one ConfigMap it reads.
 func CacheOptions(opts *Options) cache.Options {
 	o := cache.Options{
-		// The receiver keeps every endpoint in memory: managedFields would
-		// be most of each object.
-		DefaultTransform: cache.TransformStripManagedFields(),
+		// The receiver keeps every endpoint, Agent and AgentThread in
+		// memory: only the fields it reads.
+		DefaultTransform: stripToUse,
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {
 				Namespaces: map[string]cache.Config{opts.Namespace: {}},
@@ -114,8 +114,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		unauthenticatedLimit: opts.UnauthenticatedRateLimit,
 		invocation:           newLimiters(opts.RateLimit),
 		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
+		backlog:              newBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
+		bodies:               &bodyBudget{limit: opts.MaxInflightBodyBytes},
 		flagDisabled:         opts.DisableTriggering,
 	}
+	h.table.onUpsert = h.backlog.observe
 	h.table.onDelete = h.forget
 
 	var synced []toolscache.InformerSynced

@@ -37,6 +37,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -63,6 +64,8 @@ var (
 	scheme    = runtime.NewScheme()
 	fakeClock = clocktesting.NewFakeClock(time.Now())
 	handler   *Handler
+	// receiverCache is the receiver's informer cache.
+	receiverCache cache.Cache
 	srv       *httptest.Server
 	// apiRequests counts the receiver's requests to the API server, but watches.
 	apiRequests atomic.Int64
@@ -129,6 +132,7 @@ var _ = BeforeSuite(func() {
 	}()
 	DeferCleanup(func() { cancel(); <-done })
 	Eventually(mgr.GetCache().WaitForCacheSync).WithArguments(ctx).Should(BeTrue())
+	receiverCache = mgr.GetCache()
 
 	srv = httptest.NewUnstartedServer(handler)
 	srv.Config = newHTTPServer(handler)

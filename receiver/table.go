@@ -84,7 +84,10 @@ type table struct {
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
 	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
-	onDelete  func(endpointID string, uid types.UID)
+	// onUpsert and onDelete tell the handler of every endpoint the
+	// informer delivers and removes.
+	onUpsert func(*agentsv1alpha1.WebhookEndpoint)
+	onDelete func(endpointID string, uid types.UID)
 }
 
 func newTable() *table {
@@ -184,6 +187,9 @@ func (t *table) threadOf(ns, name string) (string, bool) {
 }
 
 func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
+	if t.onUpsert != nil {
+		t.onUpsert(ep)
+	}
 	e := &endpoint{obj: ep, sender: newSender(&ep.Spec)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
@@ -218,8 +224,8 @@ func (t *table) deleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 		}
 	}
 	t.mu.Unlock()
-	if ok && t.onDelete != nil {
-		t.onDelete(id, ep.UID)
+	if t.onDelete != nil {
+		t.onDelete(id, ep.UID) // id is empty for an endpoint that never had one
 	}
 }
 

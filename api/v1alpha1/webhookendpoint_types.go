@@ -135,6 +135,10 @@ type RunCounts struct {
 	// running is the number of AgentRuns queued or running.
 	// +optional
 	Running int64 `json:"running"`
+	// queued is the number of AgentRuns waiting to start. The receiver
+	// refuses calls with 429 backlog_full while it is at the backlog cap.
+	// +optional
+	Queued int64 `json:"queued"`
 	// lastRunTime is when the newest AgentRun was received.
 	// +optional
 	LastRunTime *metav1.Time `json:"lastRunTime,omitempty"`

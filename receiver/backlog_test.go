@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// backlogEndpoint is an endpoint of Agent agent whose status counts queued
+// runs received up to countsTo.
+func backlogEndpoint(uid, agent string, queued int64, countsTo time.Time) *agentsv1alpha1.WebhookEndpoint {
+	ep := &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: uid, UID: types.UID(uid)},
+		Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: agent}},
+	}
+	ep.Status.Runs.Queued = queued
+	if !countsTo.IsZero() {
+		ep.Status.Runs.LastRunTime = &metav1.Time{Time: countsTo}
+	}
+	return ep
+}
+
+func TestBacklogCapsEndpointAndAgent(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	b := newBacklog(3, 5)
+	b.observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Minute)))
+	b.observe(backlogEndpoint("b", "agent", 0, time.Time{}))
+
+	// a: 1 counted + 2 stored here = 3, its cap.
+	for i := range 2 {
+		if v := b.reserve("a", now.Add(time.Duration(i)*time.Millisecond)); !v.allowed {
+			t.Fatalf("call %d of a refused with %d queued, want admitted", i, i+1)
+		}
+	}
+	v := b.reserve("a", now)
+	if v.allowed || !v.first || v.scope != backlogScopeEndpoint {
+		t.Fatalf("a at its cap: %+v, want the first refusal of the endpoint cap", v)
+	}
+	if v := b.reserve("a", now); v.allowed || v.first {
+		t.Fatalf("a again: %+v, want a refusal that is not the first", v)
+	}
+	if !b.full("a") {
+		t.Error("full(a) = false at the cap")
+	}
+
+	// b: the Agent has 3 of 5, so b may add two.
+	for range 2 {
+		if v := b.reserve("b", now); !v.allowed {
+			t.Fatal("b refused below the Agent's cap")
+		}
+	}
+	if v := b.reserve("b", now); v.allowed || v.scope != backlogScopeAgent {
+		t.Fatalf("b at the Agent's cap: %+v, want the Agent cap", v)
+	}
+
+	// A call that stored nothing gives its place back.
+	held := b.reserve("c-unknown", now)
+	if !held.allowed {
+		t.Fatal("an endpoint not observed yet is refused")
+	}
+	b.release("b", backlogVerdict{allowed: true, reservation: now})
+	if v := b.reserve("b", now); !v.allowed {
+		t.Fatal("b refused after a release")
+	}
+
+	// The operator counts a's runs: the ones received up to the counted
+	// second are now in status (1 still queued, the others started).
+	b.observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Second)))
+	if got := b.endpoints["a"].queued(); got != 3 {
+		t.Errorf("a queues %d after a count of older runs, want 1 + its 2 stored since", got)
+	}
+	b.observe(backlogEndpoint("a", "agent", 0, now))
+	if got := b.endpoints["a"].queued(); got != 0 {
+		t.Errorf("a queues %d after status counted past its runs, want 0", got)
+	}
+	if got := b.agents[types.NamespacedName{Namespace: "ns", Name: "agent"}]; got != 2 {
+		t.Errorf("Agent queues %d, want b's 2", got)
+	}
+
+	// A deleted endpoint takes its share with it.
+	b.forget("b")
+	if len(b.agents) != 0 || len(b.endpoints) != 1 {
+		t.Errorf("after forget: agents %v, %d endpoints; want none and 1", b.agents, len(b.endpoints))
+	}
+}
+
+// An endpoint moved to another Agent moves its share.
+func TestBacklogFollowsTheAgentRef(t *testing.T) {
+	now := time.Now()
+	b := newBacklog(10, 2)
+	b.observe(backlogEndpoint("a", "first", 2, now))
+	b.observe(backlogEndpoint("a", "second", 2, now))
+	if _, ok := b.agents[types.NamespacedName{Namespace: "ns", Name: "first"}]; ok {
+		t.Errorf("the first Agent still counts a's runs: %v", b.agents)
+	}
+	b.observe(backlogEndpoint("x", "second", 0, now))
+	if v := b.reserve("x", now); v.allowed {
+		t.Error("x admitted although its Agent has 2 of 2 queued")
+	}
+}
+
+// Run with -race: many calls at once never get past the cap.
+func TestBacklogConcurrent(t *testing.T) {
+	b := newBacklog(40, 1000)
+	b.observe(backlogEndpoint("a", "agent", 0, time.Time{}))
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 20 {
+				if b.reserve("a", time.Now()).allowed {
+					admitted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if admitted.Load() != 40 {
+		t.Errorf("%d admitted, want the cap of 40", admitted.Load())
+	}
+}

@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// A tenant may write up to 256 KiB of annotations, and long titles, URLs
+// and conditions, into every object the receiver holds; each replica holds
+// every endpoint, Agent and AgentThread of the cluster.
+var _ = Describe("The receiver's cache", func() {
+	It("keeps only the fields the receiver reads", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		big := map[string]string{"tenant.example.com/ballast": strings.Repeat("x", 200<<10)}
+		thread := &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "ballast", Annotations: big, Labels: map[string]string{"team": "a"}},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: strings.Repeat("t", 200)},
+		}
+		Expect(k8sClient.Create(ctx, thread)).To(Succeed())
+		agent := &agentsv1alpha1.Agent{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "triage"}, agent)).To(Succeed())
+		agent.Annotations = big
+		Expect(k8sClient.Update(ctx, agent)).To(Succeed())
+		ep, id := f.endpoint(ctx, endpointSpec{name: "ballast", secret: "s", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Annotations = big
+			ep.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ballast"}
+			ep.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+		}})
+
+		cachedThread := &agentsv1alpha1.AgentThread{}
+		Eventually(func() error { return receiverCache.Get(ctx, client.ObjectKeyFromObject(thread), cachedThread) }).Should(Succeed())
+		Expect(cachedThread.Annotations).To(BeEmpty())
+		Expect(cachedThread.Labels).To(BeEmpty())
+		Expect(cachedThread.ManagedFields).To(BeEmpty())
+		Expect(cachedThread.Spec).To(Equal(agentsv1alpha1.AgentThreadSpec{AgentRef: thread.Spec.AgentRef}))
+
+		cachedAgent := &agentsv1alpha1.Agent{}
+		Eventually(func() map[string]string {
+			Expect(receiverCache.Get(ctx, client.ObjectKeyFromObject(agent), cachedAgent)).To(Succeed())
+			return cachedAgent.Annotations
+		}).Should(BeEmpty())
+		Expect(cachedAgent.ResourceVersion).NotTo(BeEmpty())
+		Expect(cachedAgent.Spec.A2A.URL).To(BeEmpty())
+
+		e := handler.table.lookup(id)
+		Expect(e.obj.Annotations).To(BeEmpty())
+		Expect(e.obj.ManagedFields).To(BeEmpty())
+		Expect(e.obj.UID).To(Equal(ep.UID))
+		Expect(e.obj.Spec.TargetThreadRef).NotTo(BeNil(), "what the receiver reads stays")
+
+		// And it still serves from what it kept.
+		Expect(post(id, ptr("s"), `{}`).status).To(Equal(202))
+	})
+})

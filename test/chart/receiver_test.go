@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chart
+
+import (
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/hookrun/hookrun/receiver"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+// The receiver's bounds reach it as flags it accepts, and the Go runtime
+// knows the container's memory limit.
+func TestChartReceiverBounds(t *testing.T) {
+	g := NewWithT(t)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	objs := objects(t, helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com",
+		"--set", "receiver.maxQueuedRunsPerEndpoint=7", "--set", "receiver.maxInflightBodyBytes=67108864"))
+	d := objs["apps/v1/Deployment/"+release+"/hookrun-receiver"]
+	g.Expect(d).NotTo(BeNil())
+	containers, _, err := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(containers).To(HaveLen(1))
+	container := containers[0].(map[string]any)
+
+	env, _, err := unstructured.NestedSlice(container, "env")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(env).To(ContainElement(Equal(map[string]any{
+		"name": "GOMEMLIMIT", "valueFrom": map[string]any{"resourceFieldRef": map[string]any{"resource": "limits.memory"}},
+	})))
+
+	args, _, err := unstructured.NestedStringSlice(container, "args")
+	g.Expect(err).NotTo(HaveOccurred())
+	opts := receiver.NewOptions()
+	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
+	opts.BindFlags(fs)
+	fs.ParseErrorsAllowlist.UnknownFlags = true // --zap-log-level is bound by main
+	g.Expect(fs.Parse(args[1:])).To(Succeed())
+	g.Expect(opts.Validate()).To(Succeed())
+	g.Expect(opts.MaxQueuedRunsPerEndpoint).To(Equal(7))
+	g.Expect(opts.MaxQueuedRunsPerAgent).To(Equal(receiver.DefaultMaxQueuedRunsPerAgent))
+	g.Expect(opts.MaxInflightBodyBytes).To(Equal(int64(64 << 20)))
+}

@@ -17,11 +17,13 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,12 +60,36 @@ var _ = Describe("access control", func() {
 		Expect(k8sClient.Create(ctx, rb)).To(Succeed())
 		return rb
 	}
-	// forbidden matches an admission refusal carrying msg.
-	forbidden := func(msg string) OmegaMatcher {
+	// refusedBy matches a refusal by admission policy carrying msg.
+	refusedBy := func(policy, msg string) OmegaMatcher {
 		return And(
 			WithTransform(apierrors.IsForbidden, BeTrue()),
-			WithTransform(func(err error) string { return err.Error() }, And(ContainSubstring("hookrun-endpoint-ownership"), ContainSubstring(msg))),
+			WithTransform(func(err error) string { return err.Error() }, And(ContainSubstring(policy), ContainSubstring(msg))),
 		)
+	}
+	// forbidden matches a refusal by the ownership policy carrying msg.
+	forbidden := func(msg string) OmegaMatcher { return refusedBy("hookrun-endpoint-ownership", msg) }
+	// mayGetSecret lets user get Secret name of the spec's namespace, and nothing else.
+	mayGetSecret := func(ctx SpecContext, user, name string) {
+		GinkgoHelper()
+		role := &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "get-" + name + "-"},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{name}, Verbs: []string{"get"}}},
+		}
+		Expect(k8sClient.Create(ctx, role)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: role.Name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+		})).To(Succeed())
+	}
+	// labelledSecret is a Secret marked for hookrun, created by the admin.
+	labelledSecret := func(ctx SpecContext, name string) {
+		GinkgoHelper()
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: referableLabels()},
+			Data:       map[string][]byte{"token": []byte(strings.Repeat("t", 40))},
+		})).To(Succeed())
 	}
 	endpoint := func(name string, owner *agentsv1alpha1.Owner) *agentsv1alpha1.WebhookEndpoint {
 		ep := newEndpoint(ns, name, "triage")
@@ -216,6 +242,65 @@ var _ = Describe("access control", func() {
 		gc := as("system:serviceaccount:kube-system:generic-garbage-collector", "system:serviceaccounts", "system:serviceaccounts:kube-system")
 		Expect(gc.Delete(ctx, ep)).To(Succeed())
 		Expect(as(dave, "hookrun-admins").Delete(ctx, &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "for-alice"}})).To(Succeed())
+	})
+
+	It("lets only someone who may read an Agent's token Secret name it or change the URL it is sent to", func(ctx SpecContext) {
+		const erin = "erin@example.com" // edits Agents, and may read the token
+		bind(ctx, "hookrun-edit", erin)
+		labelledSecret(ctx, "triage-token")
+		mayGetSecret(ctx, erin, "triage-token")
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
+			cur := get(ctx, newAgent(ns, "triage"))
+			patch := client.MergeFrom(cur.DeepCopy())
+			mutate(cur)
+			return c.Patch(ctx, cur, patch)
+		}
+		useToken := func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
+		}
+		moveTo := func(url string) func(*agentsv1alpha1.Agent) {
+			return func(a *agentsv1alpha1.Agent) { a.Spec.A2A.URL = url }
+		}
+		const policy = "hookrun-secret-references"
+
+		Eventually(func() error { return changeAgent(as(carol), useToken) }).
+			Should(refusedBy(policy, "you may not read Secret triage-token in namespace "+ns+", so you may not name it in spec.a2a.authSecretRef"))
+		withToken := newAgent(ns, "other")
+		useToken(withToken)
+		Expect(as(carol).Create(ctx, withToken)).To(refusedBy(policy, "you may not read Secret triage-token"))
+		Expect(changeAgent(as(erin), useToken)).To(Succeed(), "erin may read the token")
+
+		Expect(changeAgent(as(carol), moveTo("https://attacker.example.com/"))).
+			To(refusedBy(policy, "so you may not change spec.a2a.url, where its token is sent"))
+		Expect(changeAgent(as(carol), func(a *agentsv1alpha1.Agent) { a.Spec.DisplayName = "Triage" })).
+			To(Succeed(), "other fields are anyone's with edit rights")
+		Expect(changeAgent(as(erin), moveTo("https://triage.example.com/"))).To(Succeed())
+		Expect(changeAgent(as(dave, "hookrun-admins"), moveTo("https://triage2.example.com/"))).To(Succeed(), "admins are exempt")
+		Expect(changeAgent(as(carol), func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.AuthSecretRef = nil
+			a.Spec.A2A.URL = "https://elsewhere.example.com/"
+		})).To(Succeed(), "without a token the URL is no secret's")
+	})
+
+	It("lets only someone who may read a Secret name it in an endpoint's secretRef", func(ctx SpecContext) {
+		labelledSecret(ctx, "gitops-secret")
+		mayGetSecret(ctx, bob, "gitops-secret")
+		withRef := func(name string) *agentsv1alpha1.WebhookEndpoint {
+			ep := endpoint(name, nil)
+			ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "gitops-secret", Key: "token"}
+			return ep
+		}
+		const policy = "hookrun-secret-references"
+		Eventually(func() error { return as(alice, "team-a").Create(ctx, withRef("alices"), client.DryRunAll) }).
+			Should(refusedBy(policy, "you may not read Secret gitops-secret in namespace "+ns+", so you may not name it in spec.secretRef"))
+		Expect(as(bob).Create(ctx, withRef("bobs"))).To(Succeed(), "bob may read the Secret")
+
+		ep := aliceEndpoint(ctx, "mine")
+		Expect(change(ctx, as(alice, "team-a"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "gitops-secret", Key: "token"}
+		})).To(refusedBy(policy, "so you may not name it in spec.secretRef"), "the owner too must be able to read it")
+		Expect(change(ctx, as(bob), &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bobs"}},
+			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.SecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
 	})
 
 	It("lets members see every endpoint and run, and nobody else", func(ctx SpecContext) {

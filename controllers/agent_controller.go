@@ -36,7 +36,8 @@ import (
 // AgentReconciler reports whether an Agent can take runs.
 type AgentReconciler struct {
 	client.Client
-	// APIReader reads the bearer token Secret around the cache.
+	// APIReader reads the bearer token Secret around the cache (its
+	// metadata, and its data only when it is labelled for hookrun).
 	APIReader client.Reader
 }
 
@@ -48,6 +49,7 @@ const (
 	authSecretFound
 	authSecretMissing
 	authSecretKeyMissing
+	authSecretNotReferable
 )
 
 // agentCondition is the Agent's Ready condition.
@@ -60,6 +62,9 @@ func agentCondition(agent *agentsv1alpha1.Agent, auth authSecretState) metav1.Co
 	case auth == authSecretKeyMissing:
 		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
+	case auth == authSecretNotReferable:
+		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonSecretNotReferable,
+			notReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case agent.Spec.Archived:
 		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentArchived,
 			"Archived: its endpoints answer 422 agent_unavailable until spec.archived is false")
@@ -93,11 +98,12 @@ func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1al
 	if ref == nil {
 		return authSecretNotNeeded, nil
 	}
-	secret := &corev1.Secret{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: ref.Name}, secret)
+	secret, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return authSecretMissing, nil
+	case errors.Is(err, errSecretNotReferable):
+		return authSecretNotReferable, nil
 	case err != nil:
 		return authSecretNotNeeded, fmt.Errorf("reading Secret %s: %w", ref.Name, err)
 	case len(secret.Data[ref.Key]) == 0:

@@ -503,10 +503,13 @@ func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha
 func (r *AgentRunReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
-		s := &corev1.Secret{}
-		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: ref.Name}, s); err != nil {
+		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+		if err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil, finalError{fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
+			}
+			if errors.Is(err, errSecretNotReferable) {
+				return nil, finalError{notReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
 			}
 			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
 		}

@@ -302,7 +302,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 
 	It("ends a run past its timeout even when the agent's token Secret is gone", func(ctx SpecContext) {
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tok", Labels: referableLabels()},
 			Data:       map[string][]byte{"token": []byte("t0ken")},
 		})).To(Succeed())
 		a := get(ctx, newAgent(ns, "triage"))
@@ -566,6 +566,26 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The agent's token Secret no-such-token does not exist; create it and send the call again"))
 		Expect(agent.received()).To(BeEmpty())
+	})
+
+	It("fails a run whose agent's token Secret is not labelled for hookrun, and sends nothing", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-elses"},
+			Data:       map[string][]byte{"token": []byte("not-for-hookrun")},
+		})).To(Succeed())
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "someone-elses", Key: "token"}
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(get(ctx, newAgent(ns, "triage")).Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
+		run := queueRun(ctx, "run-unlabelled", "{}", nil)
+		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring(
+			`Secret "someone-elses" named in the Agent's spec.a2a.authSecretRef is not labelled for hookrun`))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("kubectl label secret someone-elses agents.hookrun.dev/allow-reference=true"))
+		Expect(agent.received()).To(BeEmpty(), "the token must not reach the agent")
 	})
 
 	It("fails a queued run whose agent does not exist", func(ctx SpecContext) {

@@ -192,7 +192,7 @@ var _ = Describe("Agent and AgentThread reconcilers", func() {
 			HaveField("Message", ContainSubstring(`Secret "triage-token"`))))
 
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-token"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-token", Labels: referableLabels()},
 			Data:       map[string][]byte{"token": []byte("bearer")},
 		})).To(Succeed())
 		Eventually(agentReady(ctx, "triage")).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))

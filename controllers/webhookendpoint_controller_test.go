@@ -246,7 +246,7 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 
 	It("hashes a secret brought with secretRef, follows its changes and refuses short ones", func(ctx SpecContext) {
 		own := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitops-secret"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitops-secret", Labels: referableLabels()},
 			Data:       map[string][]byte{"token": []byte(strings.Repeat("k", 40))},
 		}
 		Expect(k8sClient.Create(ctx, own)).To(Succeed())

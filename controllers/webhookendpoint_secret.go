@@ -19,6 +19,7 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -225,7 +226,8 @@ func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep
 	return nil
 }
 
-// reconcileSecretRef hashes the user's own Secret (read uncached).
+// reconcileSecretRef hashes the user's own Secret (read uncached), if it is
+// labelled for hookrun.
 func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	ref := ep.Spec.SecretRef
@@ -233,11 +235,13 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 	ep.Status.SecretName = ref.Name
 	ep.Status.SecretHash = ""
 
-	secret := &corev1.Secret{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ref.Name}, secret)
+	secret, err := getReferableSecret(ctx, r.APIReader, ep.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		s.setCondition(secretReadyCondition(secretRefNotFound, ref.Name, ref.Key, 0))
+		return nil
+	case errors.Is(err, errSecretNotReferable):
+		s.setCondition(secretReadyCondition(secretRefNotReferable, ref.Name, ref.Key, 0))
 		return nil
 	case err != nil:
 		ep.Status.SecretHash = oldHash

@@ -254,7 +254,7 @@ var _ = Describe("Signing keys of signed senders", func() {
 
 	It("refuses a secretRef value with white space around it, which no header could carry", func(ctx SpecContext) {
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "echoed"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "echoed", Labels: referableLabels()},
 			Data:       map[string][]byte{"token": []byte(strings.Repeat("a", 40) + "\n")},
 		}
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
@@ -273,7 +273,7 @@ var _ = Describe("Signing keys of signed senders", func() {
 
 	It("keeps the previous hash of a hash-only sender when the secretRef Secret changes", func(ctx SpecContext) {
 		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitlab-token"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitlab-token", Labels: referableLabels()},
 			Data:       map[string][]byte{"token": []byte(strings.Repeat("a", 40))},
 		}
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())

@@ -91,6 +91,7 @@ const (
 	secretKeyLost
 	secretRefWhiteSpace
 	secretNameTaken
+	secretRefNotReferable
 )
 
 // secretReadyCondition describes the secret phase's outcome. name is the
@@ -121,6 +122,9 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 	case secretRefKeyMissing:
 		return condition(t, false, agentsv1alpha1.ReasonSecretKeyMissing,
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
+	case secretRefNotReferable:
+		return condition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
+			notReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
 	case secretNameTaken:
 		return condition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+

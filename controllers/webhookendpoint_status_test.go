@@ -105,6 +105,7 @@ func TestSecretReadyCondition(t *testing.T) {
 		{secretRefKeyMissing, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretKeyMissing, `has no key "k"`},
 		{secretRefTooShort, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort, "holds 7 bytes; a secret needs at least 32"},
 		{secretRefWhiteSpace, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretHasWhiteSpace, "starts or ends with white space or a newline"},
+		{secretRefNotReferable, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable, "kubectl label secret s agents.hookrun.dev/allow-reference=true"},
 	}
 	for _, tc := range cases {
 		checkCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
@@ -198,6 +199,8 @@ func TestAgentAndThreadConditions(t *testing.T) {
 	checkCondition(t, agentCondition(agent, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0")
 	checkCondition(t, agentCondition(agent, authSecretMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`)
 	checkCondition(t, agentCondition(agent, authSecretKeyMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`)
+	checkCondition(t, agentCondition(agent, authSecretNotReferable), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable,
+		"kubectl label secret tok agents.hookrun.dev/allow-reference=true")
 	checkCondition(t, agentCondition(archived, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "answer 422")
 
 	th := &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}}}

@@ -29,8 +29,10 @@ templatize() {
 for f in operator_role receiver_role service_accounts bindings user_roles; do
   { echo "$header"; templatize < "$root/config/rbac/$f.yaml"; } > "$chart/templates/generated-rbac-${f//_/-}.yaml"
 done
-for f in owner-default ownership; do
-  { echo "$header"; templatize < "$root/config/policies/$f.yaml"; } > "$chart/templates/generated-policy-$f.yaml"
+for p in "$root"/config/policies/*.yaml; do
+  f=$(basename "$p" .yaml)
+  [ "$f" = kustomization ] && continue
+  { echo "$header"; templatize < "$p"; } > "$chart/templates/generated-policy-$f.yaml"
 done
 
 {

@@ -93,6 +93,11 @@ const (
 
 	// ReasonAuthSecretNotFound: an Agent's a2a.authSecretRef names a missing Secret or key.
 	ReasonAuthSecretNotFound = "AuthSecretNotFound"
+
+	// ReasonSecretNotReferable: the Secret named in an Agent's
+	// a2a.authSecretRef or an endpoint's secretRef does not carry the label
+	// LabelAllowReference "true", so the operator does not read it.
+	ReasonSecretNotReferable = "SecretNotReferable"
 )
 
 // Event reasons recorded by the operator and the receiver.

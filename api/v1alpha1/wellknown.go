@@ -28,6 +28,17 @@ const (
 	LabelThread = "agents.hookrun.dev/thread"
 )
 
+// LabelAllowReference marks a Secret that hookrun may use when an Agent's
+// spec.a2a.authSecretRef or a WebhookEndpoint's spec.secretRef names it
+// (value AllowReferenceTrue). The operator reads no other Secret's data for
+// a reference, so a reference cannot turn the operator's rights on a Secret
+// nobody meant for hookrun: `kubectl label secret NAME
+// agents.hookrun.dev/allow-reference=true`.
+const (
+	LabelAllowReference = "agents.hookrun.dev/allow-reference"
+	AllowReferenceTrue  = "true"
+)
+
 // The signing-key Secrets: for every endpoint whose sender signs its calls
 // (GitHub, HMAC, StandardWebhooks, Stripe, Slack), the operator keeps one
 // Secret in the receiver's namespace holding the endpoint's secret, named

@@ -318,7 +318,7 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
 	case err != nil:
-		return ctrl.Result{}, finalError{fmt.Sprintf("The agent refused the message: %v", err)}
+		return ctrl.Result{}, finalError{sendFailure(err)}
 	}
 	if task.State.Terminal() {
 		// Answered at once (a message, or a finished task): the outcome is
@@ -337,6 +337,16 @@ func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.Agent
 		return ctrl.Result{}, err
 	}
 	return r.observe(ctx, run, agent, task, now)
+}
+
+// sendFailure is the message of a run whose send failed for good. The
+// A2A client's errors carry what the agent said only as one short line.
+func sendFailure(err error) string {
+	var refused *a2a.NotAllowedError
+	if errors.As(err, &refused) {
+		return fmt.Sprintf("The run was not sent: %v", err)
+	}
+	return fmt.Sprintf("The agent refused the message: %v", err)
 }
 
 // recordTask stores the task's id (and the context the agent used, and the
@@ -369,19 +379,11 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 	})
 	switch {
 	case final(err):
-		return finalError{fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v", cut(task.ID, 300), cut(task.ContextID, 300), err)}
+		return finalError{fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v", a2a.Sanitize(task.ID), a2a.Sanitize(task.ContextID), err)}
 	case err != nil:
 		return fmt.Errorf("recording task %s of the run: %w", task.ID, err)
 	}
 	return nil
-}
-
-// cut bounds s for a message.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:utf8Boundary(s, n)] + "…"
 }
 
 // follow looks at a running run's task.

@@ -196,11 +196,12 @@ func slotTakers(queued []*agentsv1alpha1.AgentRun, busyThreads map[string]bool, 
 	return takers
 }
 
-// outcome maps a terminal task to the run's final state and message.
+// outcome maps a terminal task to the run's final state and message. The
+// agent's status text goes into the message only as one short line.
 func outcome(task *a2a.Task) (agentsv1alpha1.RunState, string) {
 	why := func(what string) string {
-		if task.StatusText != "" {
-			return fmt.Sprintf("The agent %s the task: %s", what, task.StatusText)
+		if text := a2a.Sanitize(task.StatusText); text != "" {
+			return fmt.Sprintf("The agent %s the task: %s", what, text)
 		}
 		return fmt.Sprintf("The agent %s the task", what)
 	}

@@ -149,6 +149,11 @@ func TestOutcome(t *testing.T) {
 		{a2a.Task{State: a2a.StateInputRequired, StatusText: "which repo?"}, agentsv1alpha1.RunError, "The agent asked for input on the task: which repo? (webhook runs cannot answer)"},
 		{a2a.Task{State: a2a.StateAuthRequired}, agentsv1alpha1.RunError, "The agent asked for authentication on the task (webhook runs cannot answer)"},
 		{a2a.Task{State: "mystery"}, agentsv1alpha1.RunError, `The agent left the task in state "mystery"`},
+		// The agent's text is one short line, whatever it sent.
+		{a2a.Task{State: a2a.StateFailed, StatusText: "line one\n\x1b[2Jline two\r\n"}, agentsv1alpha1.RunError, "The agent failed the task: line one [2Jline two"},
+		{a2a.Task{State: a2a.StateRejected, StatusText: " \n\t"}, agentsv1alpha1.RunError, "The agent rejected the task"},
+		{a2a.Task{State: a2a.StateFailed, StatusText: strings.Repeat("x", 100<<10)}, agentsv1alpha1.RunError,
+			"The agent failed the task: " + strings.Repeat("x", a2a.MaxTextBytes-len(a2a.TruncatedMark)) + a2a.TruncatedMark},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.task.State), func(t *testing.T) {

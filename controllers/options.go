@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
 // Defaults of the operator's flags.
@@ -86,6 +88,13 @@ type OperatorOptions struct {
 	// Namespace is the receiver's namespace, where the operator keeps the
 	// signing keys of signed senders (the only Secrets the receiver reads).
 	Namespace string
+	// AgentAllowedHosts and AgentAllowedCIDRs limit where runs are sent:
+	// when either is set, the operator connects only to an agent whose URL
+	// host is listed by name (exact, or "*.example.com" for every
+	// subdomain) or, checked on the address it dials, whose address is in
+	// one of the CIDRs. Both empty: every agent (see a2a.AllowList).
+	AgentAllowedHosts []string
+	AgentAllowedCIDRs []string
 }
 
 // NewOperatorOptions returns the options with their defaults; the namespace
@@ -128,6 +137,8 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the operator may make to the API server.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the operator may make to the API server.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace: the operator keeps the signing keys of signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) there, as Secrets only the receiver reads.")
+	fs.StringSliceVar(&o.AgentAllowedHosts, "agent-allowed-hosts", o.AgentAllowedHosts, "Agent host names runs may be sent to, comma-separated: exact names, or *.example.com for every subdomain of example.com. A listed name is connected to at any address it resolves to. With this or --agent-allowed-cidrs set, any other agent is refused. Empty (with --agent-allowed-cidrs empty): every agent.")
+	fs.StringSliceVar(&o.AgentAllowedCIDRs, "agent-allowed-cidrs", o.AgentAllowedCIDRs, "Addresses runs may be sent to, as comma-separated CIDRs (a bare IP address stands for itself), checked on the address the operator connects to. With this or --agent-allowed-hosts set, any other agent is refused and no HTTP proxy is used. Empty (with --agent-allowed-hosts empty): every agent.")
 	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many AgentRuns are sent to agents or polled in parallel; one slow agent holds at most one worker per call.")
 }
 
@@ -161,7 +172,20 @@ func (o *OperatorOptions) Validate() error {
 	if o.DispatchWorkers < 1 {
 		errs = append(errs, fmt.Errorf("--dispatch-workers must be at least 1, got %d", o.DispatchWorkers))
 	}
+	if _, err := o.AgentAllowList(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// AgentAllowList is the allow list of agents the flags give; nil allows
+// every agent.
+func (o *OperatorOptions) AgentAllowList() (*a2a.AllowList, error) {
+	allow, err := a2a.NewAllowList(o.AgentAllowedHosts, o.AgentAllowedCIDRs)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-allowed-hosts, --agent-allowed-cidrs: %w", err)
+	}
+	return allow, nil
 }
 
 func validateBaseURL(raw string) error {

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
 		"--pprof-bind-address=127.0.0.1:9002", "--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
 		"--namespace=hookrun-receivers",
+		"--agent-allowed-hosts=agent.example.com,*.agents.example.com", "--agent-allowed-cidrs=10.20.0.0/16",
+		"--agent-allowed-cidrs=192.0.2.7",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -43,9 +46,11 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		PprofBindAddress: "127.0.0.1:9002", LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
 		DispatchWorkers: DefaultDispatchWorkers, KubeAPIQPS: DefaultKubeAPIQPS, KubeAPIBurst: DefaultKubeAPIBurst,
-		Namespace: "hookrun-receivers",
+		Namespace:         "hookrun-receivers",
+		AgentAllowedHosts: []string{"agent.example.com", "*.agents.example.com"},
+		AgentAllowedCIDRs: []string{"10.20.0.0/16", "192.0.2.7"},
 	}
-	if *o != want {
+	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("parsed %+v, want %+v", *o, want)
 	}
 }
@@ -74,6 +79,13 @@ func TestOperatorOptionsValidate(t *testing.T) {
 		{"zero owner recheck", func(o *OperatorOptions) { o.OwnerRecheckInterval = 0 }, "--owner-recheck-interval must be positive"},
 		{"no dispatch workers", func(o *OperatorOptions) { o.DispatchWorkers = 0 }, "--dispatch-workers must be at least 1"},
 		{"no API budget", func(o *OperatorOptions) { o.KubeAPIQPS = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
+		{"agent allow list", func(o *OperatorOptions) {
+			o.AgentAllowedHosts, o.AgentAllowedCIDRs = []string{"*.agents.example.com"}, []string{"10.0.0.0/8", "fd00::/8"}
+		}, ""},
+		{"IP address among the allowed hosts", func(o *OperatorOptions) { o.AgentAllowedHosts = []string{"10.0.0.1"} },
+			`--agent-allowed-hosts, --agent-allowed-cidrs: host "10.0.0.1" is an IP address: list addresses as CIDRs`},
+		{"allowed CIDR that is not one", func(o *OperatorOptions) { o.AgentAllowedCIDRs = []string{"10.0.0.0/40"} },
+			`--agent-allowed-hosts, --agent-allowed-cidrs: "10.0.0.0/40" is not a CIDR`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

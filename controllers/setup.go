@@ -21,7 +21,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -101,7 +100,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		deps.Rand = rand.Reader
 	}
 	if deps.A2A == nil {
-		deps.A2A = NewHTTPA2AClient(&http.Client{Timeout: a2a.DefaultTimeout})
+		allow, err := opts.AgentAllowList()
+		if err != nil {
+			return err
+		}
+		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, a2a.DefaultTimeout))
 	}
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)

@@ -30,7 +30,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -99,7 +99,9 @@ type Task struct {
 	Output string
 }
 
-// Client calls one agent.
+// Client calls one agent. It never follows a redirect, whatever HTTP's
+// CheckRedirect says: an answer 3xx is a final error (the agent's URL is
+// not where it lives; the error names where it pointed).
 type Client struct {
 	// URL is the agent's JSON-RPC endpoint.
 	URL string
@@ -107,7 +109,8 @@ type Client struct {
 	Version Version
 	// Token, if set, is sent as "Authorization: Bearer <Token>".
 	Token string
-	// HTTP is the client used; it should have a timeout.
+	// HTTP is the client used; it should have a timeout. Nil: a client of
+	// NewHTTPClient without an allow list, with DefaultTimeout.
 	HTTP *http.Client
 	// Headers are added to every request (for example X-User-Id).
 	Headers map[string]string
@@ -118,17 +121,25 @@ type Client struct {
 // DefaultTimeout bounds one JSON-RPC call when HTTP is nil.
 const DefaultTimeout = 30 * time.Second
 
+var defaultHTTP = NewHTTPClient(nil, DefaultTimeout)
+
 // maxResponseBytes bounds what is read of an agent's answer.
 const maxResponseBytes = 8 << 20
 
 // Error is a failed call. Retryable errors (transport, HTTP 5xx and 429)
-// may succeed later; others will not.
+// may succeed later; others (HTTP 3xx and 4xx, JSON-RPC errors, answers
+// that cannot be read, a connection the allow list refused) will not.
+//
+// Its text may end up in a run's status.message, so whatever the agent
+// chose in it (an HTTP body, a JSON-RPC error message, a certificate's
+// names in a TLS error) is cut by Sanitize to one short line.
 type Error struct {
 	Op         string
 	StatusCode int // HTTP status, 0 for transport and JSON-RPC errors
 	RPCCode    int // JSON-RPC error code, 0 otherwise
 	Retryable  bool
-	Err        error
+	// Err is the cause; Error shows its text only through Sanitize.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -143,7 +154,7 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(Sanitize(e.Err.Error()))
 	}
 	return b.String()
 }
@@ -401,12 +412,21 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	for k, v := range c.Headers {
 		req.Header.Set(k, v)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: DefaultTimeout}
+	hc := *defaultHTTP
+	if c.HTTP != nil {
+		hc = *c.HTTP
 	}
+	hc.CheckRedirect = refuseRedirect
 	resp, err := hc.Do(req)
 	if err != nil {
+		var refused *NotAllowedError
+		if errors.As(err, &refused) {
+			return &Error{Op: method, Err: refused}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is the Agent's; the cause is what matters
+		}
 		return &Error{Op: method, Retryable: ctx.Err() == nil, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -414,7 +434,10 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	if err != nil {
 		return &Error{Op: method, Retryable: true, Err: fmt.Errorf("reading the answer: %w", err)}
 	}
-	if resp.StatusCode != http.StatusOK {
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return &Error{Op: method, StatusCode: resp.StatusCode, Err: redirectError(resp.Header.Get("Location"))}
+	case resp.StatusCode != http.StatusOK:
 		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
 		return &Error{Op: method, StatusCode: resp.StatusCode, Retryable: retry, Err: errors.New(snippet(data))}
 	}
@@ -423,7 +446,11 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		return &Error{Op: method, Err: fmt.Errorf("the answer is not JSON-RPC: %w", err)}
 	}
 	if r.Error != nil {
-		return &Error{Op: method, RPCCode: r.Error.Code, Err: errors.New(r.Error.Message)}
+		msg := Sanitize(r.Error.Message)
+		if msg == "" {
+			msg = "no message"
+		}
+		return &Error{Op: method, RPCCode: r.Error.Code, Err: errors.New(msg)}
 	}
 	if len(r.Result) == 0 || string(r.Result) == "null" {
 		return &Error{Op: method, Err: errors.New("the answer has no result")}
@@ -434,13 +461,19 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 	return nil
 }
 
+// snippet is the start of an answer's body, as one short line.
 func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	if s := Sanitize(string(b)); s != "" {
+		return "the answer was: " + s
 	}
-	if s == "" {
-		return "empty answer"
+	return "empty answer"
+}
+
+// redirectError says that a redirect was not followed, and where it pointed.
+func redirectError(location string) error {
+	const msg = "the agent answered with a redirect, which is not followed (set spec.a2a.url to the agent's own endpoint)"
+	if location = Sanitize(location); location != "" {
+		return fmt.Errorf("%s; it pointed to %s", msg, location)
 	}
-	return strconv.Quote(s)
+	return errors.New(msg)
 }

@@ -33,11 +33,13 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -112,7 +114,8 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	// server's validation (kubectl apply --dry-run=server).
 	full := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
-		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true")
+		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true",
+		"-f", egressValues(t))
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(devcluster.WriteKubeconfig(cfg, "admin", kubeconfig)).To(Succeed())
 	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,
@@ -122,7 +125,8 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl apply --dry-run=server:\n%s", out)
 	for _, kind := range []string{"deployment.apps/hookrun-operator", "deployment.apps/hookrun-receiver", "service/hookrun-receiver",
 		"ingress.networking.k8s.io/hookrun-receiver", "horizontalpodautoscaler.autoscaling/hookrun-receiver",
-		"poddisruptionbudget.policy/hookrun-receiver", "networkpolicy.networking.k8s.io/hookrun-receiver"} {
+		"poddisruptionbudget.policy/hookrun-receiver", "networkpolicy.networking.k8s.io/hookrun-receiver",
+		"networkpolicy.networking.k8s.io/hookrun-operator"} {
 		g.Expect(string(out)).To(ContainSubstring(kind + " created (server dry run)"))
 	}
 
@@ -204,6 +208,128 @@ func TestChartInstallsAccessControl(t *testing.T) {
 		To(Succeed(), "the operator of the release namespace is exempt")
 
 	smokeTest(t, g, cfg, admin, as(alice))
+}
+
+// egressValues writes a values file that limits the operator's egress:
+// an allow list of agents and the NetworkPolicy with cluster CIDRs
+// excepted, agents in one namespace and on two ports.
+func egressValues(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "egress.yaml")
+	err := os.WriteFile(file, []byte(`
+operator:
+  agentAllowedHosts: ["*.agents.example.com", "triage.team-a.svc.cluster.local"]
+  agentAllowedCIDRs: ["203.0.113.0/24", "2001:db8::/32"]
+  networkPolicy:
+    enabled: true
+    apiServer:
+      ipBlocks: [{cidr: 172.18.0.2/32}]
+      ports: [6443]
+    agentIPBlocks:
+      - cidr: 0.0.0.0/0
+        except: [10.0.0.0/8, 169.254.0.0/16]
+    agentPeers:
+      - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: team-a}}
+    agentPorts: [443, 8080]
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// The allow list of agents reaches the operator as flags it accepts, and
+// the operator's NetworkPolicy allows DNS, the API server and the agents
+// the values name, and nothing else.
+func TestChartOperatorAgentEgress(t *testing.T) {
+	g := NewWithT(t)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	render := func(args ...string) map[string]*unstructured.Unstructured {
+		return objects(t, helm(t, append([]string{"template", "hookrun", chart, "--namespace", release,
+			"--set", "publicBaseURL=https://hooks.example.com"}, args...)...))
+	}
+	const (
+		deployment = "apps/v1/Deployment/" + release + "/hookrun-operator"
+		policy     = "networking.k8s.io/v1/NetworkPolicy/" + release + "/hookrun-operator"
+	)
+	operatorArgs := func(objs map[string]*unstructured.Unstructured) []string {
+		containers, _, err := unstructured.NestedSlice(objs[deployment].Object, "spec", "template", "spec", "containers")
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(containers).To(HaveLen(1))
+		container, ok := containers[0].(map[string]any)
+		g.Expect(ok).To(BeTrue())
+		args, _, err := unstructured.NestedStringSlice(container, "args")
+		g.Expect(err).NotTo(HaveOccurred())
+		return args
+	}
+	egress := func(objs map[string]*unstructured.Unstructured) []any {
+		g.Expect(objs).To(HaveKey(policy))
+		rules, _, _ := unstructured.NestedSlice(objs[policy].Object, "spec", "egress")
+		return rules
+	}
+
+	// Defaults: no allow list, no policy.
+	defaults := render()
+	g.Expect(defaults).NotTo(HaveKey(policy))
+	g.Expect(operatorArgs(defaults)).NotTo(ContainElement(HavePrefix("--agent-allowed-")))
+
+	objs := render("-f", egressValues(t))
+	args := operatorArgs(objs)
+	g.Expect(args).To(ContainElements(
+		"--agent-allowed-hosts=*.agents.example.com,triage.team-a.svc.cluster.local",
+		"--agent-allowed-cidrs=203.0.113.0/24,2001:db8::/32"))
+	opts := controllers.NewOperatorOptions()
+	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
+	opts.BindFlags(fs)
+	fs.ParseErrorsAllowlist.UnknownFlags = true // --zap-log-level is bound by main
+	g.Expect(fs.Parse(args[1:])).To(Succeed())
+	g.Expect(opts.Validate()).To(Succeed())
+	allow, err := opts.AgentAllowList()
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(allow.AllowsHost("triage.team-a.svc.cluster.local")).To(BeTrue())
+	g.Expect(allow.AllowsHost("kubernetes.default.svc")).To(BeFalse())
+
+	field := func(o *unstructured.Unstructured, path ...string) any {
+		v, _, err := unstructured.NestedFieldNoCopy(o.Object, path...)
+		g.Expect(err).NotTo(HaveOccurred())
+		return v
+	}
+	np := objs[policy]
+	g.Expect(field(np, "spec", "policyTypes")).To(Equal([]any{"Egress"}))
+	g.Expect(field(np, "spec", "podSelector", "matchLabels")).To(Equal(field(objs[deployment], "spec", "template", "metadata", "labels")),
+		"the policy selects the operator's pods")
+	g.Expect(egress(objs)).To(Equal([]any{
+		map[string]any{"ports": []any{
+			map[string]any{"port": int64(53), "protocol": "UDP"}, map[string]any{"port": int64(53), "protocol": "TCP"}}},
+		map[string]any{
+			"to":    []any{map[string]any{"ipBlock": map[string]any{"cidr": "172.18.0.2/32"}}},
+			"ports": []any{map[string]any{"port": int64(6443), "protocol": "TCP"}}},
+		map[string]any{
+			"to": []any{
+				map[string]any{"ipBlock": map[string]any{"cidr": "0.0.0.0/0", "except": []any{"10.0.0.0/8", "169.254.0.0/16"}}},
+				map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "team-a"}}}},
+			"ports": []any{map[string]any{"port": int64(443), "protocol": "TCP"}, map[string]any{"port": int64(8080), "protocol": "TCP"}}},
+	}))
+
+	// Enabled with the defaults: agents anywhere, on any port.
+	rules := egress(render("--set", "operator.networkPolicy.enabled=true"))
+	g.Expect(rules).To(HaveLen(3))
+	g.Expect(rules[2]).To(Equal(map[string]any{"to": []any{
+		map[string]any{"ipBlock": map[string]any{"cidr": "0.0.0.0/0"}}, map[string]any{"ipBlock": map[string]any{"cidr": "::/0"}}}}))
+	// No agent destinations: no agent rule at all (a rule without peers would allow everything).
+	rules = egress(render("--set", "operator.networkPolicy.enabled=true", "--set-json", "operator.networkPolicy.agentIPBlocks=[]"))
+	g.Expect(rules).To(HaveLen(2))
+	for _, r := range rules {
+		g.Expect(r).To(HaveKey("ports"), "every rule names its ports")
+	}
+
+	// The schema refuses what the operator would.
+	for _, bad := range []string{"operator.agentAllowedHosts={agent.example.com:443}", "operator.agentAllowedCIDRs={example.com}"} {
+		out, err := exec.Command(os.Getenv("HELM"), "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
+			"--set", bad).CombinedOutput()
+		g.Expect(err).To(HaveOccurred(), "helm template --set %s:\n%s", bad, out)
+		g.Expect(string(out)).To(ContainSubstring("does not match pattern"))
+	}
 }
 
 // smokeTest runs the operator and the receiver as the release's service

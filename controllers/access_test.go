@@ -303,6 +303,76 @@ var _ = Describe("access control", func() {
 			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.SecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
 	})
 
+	It("lets only the operator, the receiver and admins write the status of the four kinds", func(ctx SpecContext) {
+		// frank owns the namespace: every verb on every hookrun resource,
+		// status included, as a wildcard role gives. So does dave, an admin.
+		const frank = "frank@example.com"
+		everything := &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hookrun-everything"},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{agentsv1alpha1.GroupVersion.Group}, Resources: []string{"*"}, Verbs: []string{"*"}}},
+		}
+		Expect(k8sClient.Create(ctx, everything)).To(Succeed())
+		for _, user := range []string{frank, dave} {
+			Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "everything-"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: everything.Name},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+			})).To(Succeed())
+		}
+		victim := aliceEndpoint(ctx, "victim")
+		readyEndpoint(ctx, victim)
+		thread := &agentsv1alpha1.AgentThread{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
+		}
+		Expect(k8sClient.Create(ctx, thread)).To(Succeed())
+		run := &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "victim-run"},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "gone"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "gone"},
+				Prompt: "Triage this.", ThreadStrategy: agentsv1alpha1.NewThreadEachRun, ReceivedAt: metav1.Now(),
+			},
+		}
+		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+
+		// writeStatus patches obj's status as c; mutate makes the change.
+		writeStatus := func(c client.Client, obj client.Object, mutate func(client.Object), opts ...client.SubResourcePatchOption) error {
+			cur, ok := get(ctx, obj.DeepCopyObject().(client.Object)).DeepCopyObject().(client.Object)
+			Expect(ok).To(BeTrue())
+			patch := client.MergeFrom(cur.DeepCopyObject().(client.Object))
+			mutate(cur)
+			return c.Status().Patch(ctx, cur, patch, opts...)
+		}
+		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
+			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		receiver := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.ReceiverServiceAccount,
+			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		for _, c := range []struct {
+			resource string
+			obj      client.Object
+			hijack   func(client.Object)
+			receiver bool // the receiver's role lets it write this status
+		}{
+			{"webhookendpoints", victim, func(o client.Object) {
+				ep := o.(*agentsv1alpha1.WebhookEndpoint)
+				ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+			}, true},
+			{"agents", newAgent(ns, "triage"), func(o client.Object) { o.(*agentsv1alpha1.Agent).Status.ObservedGeneration = 99 }, false},
+			{"agentthreads", thread, func(o client.Object) { o.(*agentsv1alpha1.AgentThread).Status.ContextID = "stolen" }, false},
+			{"agentruns", run, func(o client.Object) { o.(*agentsv1alpha1.AgentRun).Status.State = agentsv1alpha1.RunSuccess }, true},
+		} {
+			Eventually(func() error { return writeStatus(as(frank), c.obj, c.hijack) }).Should(refusedBy("hookrun-status-writers",
+				"only hookrun's operator and receiver (and hookrun admins) write the status of "+c.resource+"; "+frank+" may not"), c.resource)
+			// The allowed writers' changes are dry runs: the operator is at work on these objects.
+			Expect(writeStatus(operator, c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
+			Expect(writeStatus(as(dave, "hookrun-admins"), c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
+			if c.receiver {
+				Expect(writeStatus(receiver, c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
+			}
+		}
+		Expect(get(ctx, victim.DeepCopy()).Status.PauseReason).To(BeEmpty(), "no takeover was opened")
+	})
+
 	It("lets members see every endpoint and run, and nobody else", func(ctx SpecContext) {
 		aliceEndpoint(ctx, "mine")
 		Expect(as(bob).List(ctx, &agentsv1alpha1.WebhookEndpointList{}, client.InNamespace(ns))).To(Succeed())

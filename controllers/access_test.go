@@ -162,6 +162,22 @@ var _ = Describe("access control", func() {
 			To(Succeed(), "labels are not the owner's alone")
 	})
 
+	It("lets only the owner change kubectl's last-applied-configuration, which the owner's next apply is merged against", func(ctx SpecContext) {
+		ep := aliceEndpoint(ctx, "mine")
+		lastApplied := func(spec string) func(*agentsv1alpha1.WebhookEndpoint) {
+			return func(ep *agentsv1alpha1.WebhookEndpoint) {
+				ep.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"spec":` + spec + `}`})
+			}
+		}
+		Expect(change(ctx, as(alice, "team-a"), ep, lastApplied(`{"prompt":"Triage this."}`))).To(Succeed())
+		Expect(change(ctx, as(bob), ep, lastApplied(`{"prompt":"Triage this.","sender":{"events":["push"]}}`))).
+			To(forbidden("only the owner (alice@example.com) can change this endpoint's kubectl.kubernetes.io/last-applied-configuration annotation"))
+		Expect(change(ctx, as(bob), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
+			delete(ep.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
+		})).To(forbidden("last-applied-configuration"), "removing it changes it too")
+		Expect(change(ctx, as(dave, "hookrun-admins"), ep, lastApplied(`{}`))).To(Succeed(), "admins are exempt")
+	})
+
 	It("refuses an owner other than the creator, and groups the creator does not hold", func(ctx SpecContext) {
 		Expect(as(bob).Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice}))).
 			To(forbidden("spec.owner.user must be you (bob@example.com)"))

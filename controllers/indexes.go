@@ -32,8 +32,11 @@ const (
 	indexEndpointAgent     = "spec.agentRef.name"
 	indexEndpointThread    = "spec.targetThreadRef.name"
 	indexEndpointSecretRef = "spec.secretRef.name"
-	indexThreadAgent       = "spec.agentRef.name"
-	indexAgentAuthSecret   = "spec.a2a.authSecretRef.name"
+	// indexEndpointID indexes endpoints by status.endpointID, in every
+	// namespace: two with one ID are a conflict.
+	indexEndpointID      = "status.endpointID"
+	indexThreadAgent     = "spec.agentRef.name"
+	indexAgentAuthSecret = "spec.a2a.authSecretRef.name"
 	// indexRunEndpoint indexes AgentRuns by their endpoint label.
 	indexRunEndpoint = "metadata.labels.endpoint"
 	// indexActiveRunAgent indexes the AgentRuns not finished yet (queued
@@ -63,6 +66,12 @@ var indexes = []indexSpec{
 			return nil
 		}
 		return []string{ep.Spec.SecretRef.Name} // a SecretKeyReference, not a LocalObjectReference
+	})},
+	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointID, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
+		if ep.Status.EndpointID == "" {
+			return nil
+		}
+		return []string{ep.Status.EndpointID}
 	})},
 	{&agentsv1alpha1.AgentThread{}, indexThreadAgent, by(func(th *agentsv1alpha1.AgentThread) []string {
 		return []string{th.Spec.AgentRef.Name}

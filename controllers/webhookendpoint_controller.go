@@ -105,6 +105,8 @@ type endpointScope struct {
 	createdSecret *corev1.Secret
 	// secretValue is the secret this reconcile generated or read, if any.
 	secretValue []byte
+	// idHeldByOlder: another, older endpoint has this endpoint's ID.
+	idHeldByOlder bool
 	// afterStatus runs once the status is written (events that the status
 	// makes true).
 	afterStatus func()
@@ -148,7 +150,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	s := &endpointScope{ep: ep, brandNew: brandNew}
 
 	defer func() {
-		s.setCondition(endpointReadyCondition(&ep.Status, retErr))
+		s.setCondition(endpointReadyCondition(&ep.Status, s.idHeldByOlder, retErr))
 		if retErr == nil {
 			ep.Status.ObservedGeneration = ep.Generation
 		}
@@ -231,8 +233,10 @@ func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bo
 	return fresh, rotate
 }
 
-// reconcileIdentity generates the endpoint ID once and derives the URL.
-func (r *WebhookEndpointReconciler) reconcileIdentity(_ context.Context, s *endpointScope) error {
+// reconcileIdentity generates the endpoint ID once, derives the URL and
+// finds out whether an older endpoint has the same ID (the receiver serves
+// that one).
+func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
 	if s.ep.Status.EndpointID == "" {
 		id, err := randomToken(r.Rand)
 		if err != nil {
@@ -241,7 +245,49 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(_ context.Context, s *endp
 		s.ep.Status.EndpointID = id
 	}
 	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
+	if s.brandNew {
+		return nil // a fresh random ID of 256 bits
+	}
+	same := &agentsv1alpha1.WebhookEndpointList{}
+	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: s.ep.Status.EndpointID}); err != nil {
+		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
+	}
+	for i := range same.Items {
+		if other := &same.Items[i]; other.UID != s.ep.UID && olderEndpoint(other, s.ep) {
+			s.idHeldByOlder = true
+		}
+	}
 	return nil
+}
+
+// olderEndpoint tells whether a was created before b (by UID within one
+// second), as the receiver decides which of two endpoints with one ID to serve.
+func olderEndpoint(a, b *agentsv1alpha1.WebhookEndpoint) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.UID < b.UID
+}
+
+// endpointsSharingID maps an endpoint to the others with its endpoint ID:
+// when one goes or changes its ID, the newer ones learn whether they are
+// served now.
+func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o client.Object) []reconcile.Request {
+	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
+	if !ok || ep.Status.EndpointID == "" {
+		return nil
+	}
+	same := &agentsv1alpha1.WebhookEndpointList{}
+	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: ep.Status.EndpointID}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range same.Items {
+		if same.Items[i].UID != ep.UID {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&same.Items[i])})
+		}
+	}
+	return out
 }
 
 // reconcileAgent reports on the Agent and makes it the endpoint's owner, so
@@ -332,6 +378,7 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
 		Watches(&agentsv1alpha1.AgentRun{}, delayedEndpointHandler(r.RunCountDelay)).
+		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
 		Complete(r)
 }
 

@@ -166,8 +166,13 @@ func endpointPhase(paused bool, current agentsv1alpha1.PauseReason, ownerIsMembe
 // endpointReadyCondition summarises the endpoint: Ready when it has a URL,
 // its secret, agent and thread are ready and it is not paused. reconcileErr
 // is the error of this reconcile, if any.
-func endpointReadyCondition(status *agentsv1alpha1.WebhookEndpointStatus, reconcileErr error) metav1.Condition {
+func endpointReadyCondition(status *agentsv1alpha1.WebhookEndpointStatus, idHeldByOlder bool, reconcileErr error) metav1.Condition {
 	const t = agentsv1alpha1.ConditionReady
+	if idHeldByOlder {
+		return condition(t, false, agentsv1alpha1.ReasonEndpointIDConflict,
+			"Another, older WebhookEndpoint has this endpoint ID and receives its calls; this one is not served. "+
+				"Delete this endpoint and create it again for a new ID, or give it another one")
+	}
 	if reconcileErr != nil {
 		return reconcileFailedCondition(reconcileErr)
 	}

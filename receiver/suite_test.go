@@ -66,7 +66,7 @@ var (
 	handler   *Handler
 	// receiverCache is the receiver's informer cache.
 	receiverCache cache.Cache
-	srv       *httptest.Server
+	srv           *httptest.Server
 	// apiRequests counts the receiver's requests to the API server, but watches.
 	apiRequests atomic.Int64
 )

@@ -79,8 +79,9 @@ func (k *signingKey) secretFor(hash string) []byte {
 // keep it current; lookups take a read lock and allocate nothing.
 type table struct {
 	mu        sync.RWMutex
-	endpoints map[string]*endpoint            // by status.endpointID
-	ids       map[types.UID]string            // endpoint UID -> endpointID, to drop stale IDs
+	endpoints map[string]*endpoint            // by status.endpointID: the oldest endpoint with that ID
+	byUID     map[types.UID]*endpoint         // every endpoint that has an ID
+	claims    map[string]int                  // endpointID -> how many endpoints have it
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
 	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
@@ -93,7 +94,8 @@ type table struct {
 func newTable() *table {
 	return &table{
 		endpoints: map[string]*endpoint{},
-		ids:       map[types.UID]string{},
+		byUID:     map[types.UID]*endpoint{},
+		claims:    map[string]int{},
 		agents:    map[types.NamespacedName]bool{},
 		threads:   map[types.NamespacedName]string{},
 		keys:      map[types.UID]*signingKey{},
@@ -203,29 +205,68 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old, ok := t.ids[ep.UID]; ok && old != ep.Status.EndpointID {
-		delete(t.endpoints, old)
+	if old := t.byUID[ep.UID]; old != nil && old.obj.Status.EndpointID != ep.Status.EndpointID {
+		t.release(old)
 	}
-	if ep.Status.EndpointID == "" {
-		delete(t.ids, ep.UID)
+	id := ep.Status.EndpointID
+	if id == "" {
 		return
 	}
-	t.ids[ep.UID] = ep.Status.EndpointID
-	t.endpoints[ep.Status.EndpointID] = e
+	if old := t.byUID[ep.UID]; old == nil {
+		t.claims[id]++
+	}
+	t.byUID[ep.UID] = e
+	// Two endpoints with one ID (copied into status, or pinned twice): the
+	// older keeps it, the newer is not served (the operator reports
+	// EndpointIDConflict on it).
+	if cur := t.endpoints[id]; cur == nil || cur.obj.UID == ep.UID || older(ep, cur.obj) {
+		t.endpoints[id] = e
+	}
+}
+
+// older tells whether a was created before b (by UID when in one second).
+func older(a, b *agentsv1alpha1.WebhookEndpoint) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.UID < b.UID
+}
+
+// release drops e's claim on its ID; if e was served under it, the oldest
+// other endpoint with that ID is served instead. It reports whether e was
+// served. t.mu must be held.
+func (t *table) release(e *endpoint) bool {
+	id := e.obj.Status.EndpointID
+	delete(t.byUID, e.obj.UID)
+	if t.claims[id]--; t.claims[id] <= 0 {
+		delete(t.claims, id)
+	}
+	if cur := t.endpoints[id]; cur == nil || cur.obj.UID != e.obj.UID {
+		return false
+	}
+	delete(t.endpoints, id)
+	if t.claims[id] == 0 {
+		return true
+	}
+	for _, other := range t.byUID { // rare: only while an ID is claimed twice
+		if other.obj.Status.EndpointID == id {
+			if cur := t.endpoints[id]; cur == nil || older(other.obj, cur.obj) {
+				t.endpoints[id] = other
+			}
+		}
+	}
+	return true
 }
 
 func (t *table) deleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	t.mu.Lock()
-	id, ok := t.ids[ep.UID]
-	if ok {
-		delete(t.ids, ep.UID)
-		if cur := t.endpoints[id]; cur != nil && cur.obj.UID == ep.UID {
-			delete(t.endpoints, id)
-		}
+	id := ""
+	if e := t.byUID[ep.UID]; e != nil && t.release(e) && t.endpoints[e.obj.Status.EndpointID] == nil {
+		id = e.obj.Status.EndpointID // nothing is served under it any more
 	}
 	t.mu.Unlock()
 	if t.onDelete != nil {
-		t.onDelete(id, ep.UID) // id is empty for an endpoint that never had one
+		t.onDelete(id, ep.UID) // id is empty unless the ID is no longer served
 	}
 }
 

@@ -41,7 +41,8 @@ func TestChartReceiverBounds(t *testing.T) {
 	containers, _, err := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(containers).To(HaveLen(1))
-	container := containers[0].(map[string]any)
+	container, ok := containers[0].(map[string]any)
+	g.Expect(ok).To(BeTrue())
 
 	env, _, err := unstructured.NestedSlice(container, "env")
 	g.Expect(err).NotTo(HaveOccurred())

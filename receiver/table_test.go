@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// Two endpoints with one ID: the older is served, whatever order the
+// informer delivers them in, and the other takes over only when the older
+// lets the ID go.
+func TestTableServesTheOlderOfTwoEndpointsWithOneID(t *testing.T) {
+	created := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	ep := func(uid, id string, age time.Duration) *agentsv1alpha1.WebhookEndpoint {
+		return &agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: uid, UID: types.UID(uid), CreationTimestamp: metav1.NewTime(created.Add(-age))},
+			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id},
+		}
+	}
+	served := func(tb *table, id string) string {
+		t.Helper()
+		if e := tb.lookup(id); e != nil {
+			return e.obj.Name
+		}
+		return ""
+	}
+	for _, order := range [][]string{{"victim", "thief"}, {"thief", "victim"}} {
+		tb := newTable()
+		var forgotten []string
+		tb.onDelete = func(id string, _ types.UID) { forgotten = append(forgotten, id) }
+		eps := map[string]*agentsv1alpha1.WebhookEndpoint{"victim": ep("victim", "X", time.Hour), "thief": ep("thief", "X", 0)}
+		for _, name := range order {
+			tb.upsertEndpoint(eps[name])
+		}
+		if got := served(tb, "X"); got != "victim" {
+			t.Fatalf("order %v: X serves %q, want the older endpoint", order, got)
+		}
+		// The thief's status changes: still not served.
+		tb.upsertEndpoint(ep("thief", "X", 0))
+		if got := served(tb, "X"); got != "victim" {
+			t.Fatalf("order %v: after an update of the newer, X serves %q", order, got)
+		}
+		// Deleting the newer leaves the older's windows alone.
+		tb.deleteEndpoint(eps["thief"])
+		if got := served(tb, "X"); got != "victim" || len(forgotten) != 1 || forgotten[0] != "" {
+			t.Fatalf("order %v: after deleting the newer, X serves %q, forgotten IDs %q", order, got, forgotten)
+		}
+		// The newer comes back; the older moves to another ID, then goes.
+		tb.upsertEndpoint(eps["thief"])
+		tb.upsertEndpoint(ep("victim", "Y", time.Hour))
+		if got, other := served(tb, "X"), served(tb, "Y"); got != "thief" || other != "victim" {
+			t.Fatalf("order %v: X serves %q and Y %q, want thief and victim", order, got, other)
+		}
+		tb.deleteEndpoint(eps["victim"])
+		tb.deleteEndpoint(eps["thief"])
+		if len(tb.endpoints) != 0 || len(tb.byUID) != 0 || len(tb.claims) != 0 {
+			t.Fatalf("order %v: left %d endpoints, %d by UID, claims %v", order, len(tb.endpoints), len(tb.byUID), tb.claims)
+		}
+	}
+}

@@ -164,25 +164,28 @@ func TestEndpointReadyCondition(t *testing.T) {
 		return out
 	}
 	cases := []struct {
-		name   string
-		status agentsv1alpha1.WebhookEndpointStatus
-		err    error
-		want   metav1.ConditionStatus
-		reason string
+		name     string
+		status   agentsv1alpha1.WebhookEndpointStatus
+		conflict bool
+		err      error
+		want     metav1.ConditionStatus
+		reason   string
 	}{
-		{"ready", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, nil, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable},
-		{"reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
-		{"agent missing", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound},
-		{"thread of other agent", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent},
-		{"secret too short", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionSecretReady, false, agentsv1alpha1.ReasonSecretTooShort, ""))}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort},
-		{"paused", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonPaused}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonPaused},
-		{"owner not member", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember},
-		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
-		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"ready", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, false, nil, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable},
+		{"reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, false, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"agent missing", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound},
+		{"thread of other agent", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent},
+		{"secret too short", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionSecretReady, false, agentsv1alpha1.ReasonSecretTooShort, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort},
+		{"paused", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonPaused}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonPaused},
+		{"owner not member", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember},
+		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
+		{"ID held by an older endpoint", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, true, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict},
+		{"ID conflict before a reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, true, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := endpointReadyCondition(&tc.status, tc.err)
+			got := endpointReadyCondition(&tc.status, tc.conflict, tc.err)
 			if got.Type != agentsv1alpha1.ConditionReady || got.Status != tc.want || got.Reason != tc.reason {
 				t.Errorf("got %s reason %s (%q), want %s reason %s", got.Status, got.Reason, got.Message, tc.want, tc.reason)
 			}
@@ -253,6 +256,7 @@ func TestPlanRetention(t *testing.T) {
 		wantPayload []string
 		wantTotal   int64
 		wantRunning int64
+		wantQueued  int64
 		wantNext    time.Duration
 	}{
 		{
@@ -261,7 +265,7 @@ func TestPlanRetention(t *testing.T) {
 				run("a", agentsv1alpha1.RunSuccess, 3*time.Minute, false), run("b", agentsv1alpha1.RunSuccess, 1*time.Minute, false),
 				run("c", agentsv1alpha1.RunError, 2*time.Minute, false), run("q", agentsv1alpha1.RunQueued, 0, false),
 			},
-			policy: policy, wantDelete: []string{"a"}, wantTotal: 3, wantRunning: 1, wantNext: 58 * time.Minute,
+			policy: policy, wantDelete: []string{"a"}, wantTotal: 3, wantRunning: 1, wantQueued: 1, wantNext: 58 * time.Minute,
 		},
 		{
 			name: "skipped runs finish at receipt and count towards the limit",
@@ -288,7 +292,7 @@ func TestPlanRetention(t *testing.T) {
 		{
 			name:   "unfinished runs are never pruned however old",
 			runs:   []agentsv1alpha1.AgentRun{run("q", agentsv1alpha1.RunQueued, 1000*time.Hour, true), run("r", agentsv1alpha1.RunRunning, 1000*time.Hour, true)},
-			policy: retentionPolicy{historyLimit: 1, runTTL: time.Minute, payloadTTL: time.Minute}, wantTotal: 2, wantRunning: 2,
+			policy: retentionPolicy{historyLimit: 1, runTTL: time.Minute, payloadTTL: time.Minute}, wantTotal: 2, wantRunning: 2, wantQueued: 1,
 		},
 	}
 	for _, tc := range cases {
@@ -299,6 +303,9 @@ func TestPlanRetention(t *testing.T) {
 			}
 			if got := names(plan.expirePayloads); strings.Join(got, ",") != strings.Join(tc.wantPayload, ",") {
 				t.Errorf("expire payloads %v, want %v", got, tc.wantPayload)
+			}
+			if plan.counts.Queued != tc.wantQueued {
+				t.Errorf("queued %d, want %d", plan.counts.Queued, tc.wantQueued)
 			}
 			if plan.counts.Total != tc.wantTotal || plan.counts.Running != tc.wantRunning {
 				t.Errorf("counts %d/%d, want %d/%d", plan.counts.Total, plan.counts.Running, tc.wantTotal, tc.wantRunning)

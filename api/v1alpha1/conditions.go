@@ -43,6 +43,9 @@ const (
 	// the right to trigger the Agent; the endpoint stays paused until the
 	// owner is a member again or another member takes ownership.
 	ReasonOwnerNotMember = "OwnerNotMember"
+	// ReasonEndpointIDConflict: another, older endpoint has the same
+	// status.endpointID; it keeps the ID and this one is not served.
+	ReasonEndpointIDConflict = "EndpointIDConflict"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"

@@ -51,7 +51,7 @@ import (
 const (
 	// payloadGrace is how long a queued run may wait for its payload Secret
 	// (the receiver writes it right after the run) before it fails.
-	payloadGrace = 30 * time.Second
+	payloadGrace = agentsv1alpha1.PayloadGrace
 	// sendRetryInterval spaces retries of a send that failed with a retryable error.
 	sendRetryInterval = 2 * time.Second
 	// defaultCallTimeout bounds one A2A call; a call also ends when the run times out.

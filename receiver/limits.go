@@ -52,8 +52,11 @@ const (
 	// informer shows the pause well before).
 	pauseRecordInterval = 10 * time.Second
 	// storeTimeout bounds storing a run and its payload; the writes do not
-	// stop when the caller hangs up.
-	storeTimeout = 20 * time.Second
+	// stop when the caller hangs up. With the undo of a run whose payload
+	// failed (cleanupTimeout), it ends well within the operator's grace for
+	// a missing payload (agentsv1alpha1.PayloadGrace): the operator never
+	// fails or starts a run whose payload is still being written.
+	storeTimeout = 15 * time.Second
 	// cleanupTimeout bounds writes that must not depend on the caller.
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.

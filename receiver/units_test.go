@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 func TestSlidingWindowEdges(t *testing.T) {
@@ -169,5 +171,15 @@ func TestULIDAndRunName(t *testing.T) {
 		if got := runName(endpoint, a); got != want {
 			t.Errorf("runName(%q) = %q, want %q", endpoint, got, want)
 		}
+	}
+}
+
+// A run's writes (run, payload, and the undo of a run whose payload
+// failed) end before the operator gives up waiting for the payload: a run
+// the operator starts or fails is never one the receiver still completes
+// or removes.
+func TestStoreEndsWithinThePayloadGrace(t *testing.T) {
+	if budget := storeTimeout + cleanupTimeout; budget >= agentsv1alpha1.PayloadGrace {
+		t.Errorf("storing and undoing a run may take %s, not less than the operator's payload grace of %s", budget, agentsv1alpha1.PayloadGrace)
 	}
 }

@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1alpha1
 
+import "time"
+
 // Label keys. Their values are object names in the labelled object's namespace.
 const (
 	// LabelEndpoint names the WebhookEndpoint an AgentRun or a generated
@@ -105,6 +107,11 @@ const (
 	// MaxPayloadBytes is the largest request body the receiver accepts (1 MiB).
 	MaxPayloadBytes = 1 << 20
 )
+
+// PayloadGrace is how long the operator lets a queued run wait for its
+// payload Secret (the receiver writes it right after the run) before the run
+// fails. The receiver finishes storing a call, or removes its run, sooner.
+const PayloadGrace = 30 * time.Second
 
 // SecretHeader is the request header that carries an endpoint's secret.
 const SecretHeader = "X-Service-Webhook-Secret"

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -32,6 +33,17 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/test/testenv"
 )
+
+// patchStatus patches the status of obj (read fresh into it) as c, with
+// mutate's change.
+func patchStatus[T client.Object](ctx context.Context, c client.Client, obj T, mutate func(T), opts ...client.SubResourcePatchOption) error {
+	GinkgoHelper()
+	cur := get(ctx, obj)
+	orig, ok := cur.DeepCopyObject().(T)
+	Expect(ok).To(BeTrue())
+	mutate(cur)
+	return c.Status().Patch(ctx, cur, client.MergeFrom(orig), opts...)
+}
 
 // The admission policies of config/policies and the roles of config/rbac,
 // installed by the suite, against users impersonated on the real API server.
@@ -351,39 +363,38 @@ var _ = Describe("access control", func() {
 		}
 		Expect(k8sClient.Create(ctx, run)).To(Succeed())
 
-		// writeStatus patches obj's status as c; mutate makes the change.
-		writeStatus := func(c client.Client, obj client.Object, mutate func(client.Object), opts ...client.SubResourcePatchOption) error {
-			cur, ok := get(ctx, obj.DeepCopyObject().(client.Object)).DeepCopyObject().(client.Object)
-			Expect(ok).To(BeTrue())
-			patch := client.MergeFrom(cur.DeepCopyObject().(client.Object))
-			mutate(cur)
-			return c.Status().Patch(ctx, cur, patch, opts...)
-		}
 		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
 			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
 		receiver := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.ReceiverServiceAccount,
 			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		type writeFunc func(client.Client, ...client.SubResourcePatchOption) error
 		for _, c := range []struct {
 			resource string
-			obj      client.Object
-			hijack   func(client.Object)
+			hijack   writeFunc
 			receiver bool // the receiver's role lets it write this status
 		}{
-			{"webhookendpoints", victim, func(o client.Object) {
-				ep := o.(*agentsv1alpha1.WebhookEndpoint)
-				ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+			{"webhookendpoints", func(c client.Client, opts ...client.SubResourcePatchOption) error {
+				return patchStatus(ctx, c, victim.DeepCopy(), func(ep *agentsv1alpha1.WebhookEndpoint) {
+					ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+				}, opts...)
 			}, true},
-			{"agents", newAgent(ns, "triage"), func(o client.Object) { o.(*agentsv1alpha1.Agent).Status.ObservedGeneration = 99 }, false},
-			{"agentthreads", thread, func(o client.Object) { o.(*agentsv1alpha1.AgentThread).Status.ContextID = "stolen" }, false},
-			{"agentruns", run, func(o client.Object) { o.(*agentsv1alpha1.AgentRun).Status.State = agentsv1alpha1.RunSuccess }, true},
+			{"agents", func(c client.Client, opts ...client.SubResourcePatchOption) error {
+				return patchStatus(ctx, c, newAgent(ns, "triage"), func(a *agentsv1alpha1.Agent) { a.Status.ObservedGeneration = 99 }, opts...)
+			}, false},
+			{"agentthreads", func(c client.Client, opts ...client.SubResourcePatchOption) error {
+				return patchStatus(ctx, c, thread.DeepCopy(), func(th *agentsv1alpha1.AgentThread) { th.Status.ContextID = "stolen" }, opts...)
+			}, false},
+			{"agentruns", func(c client.Client, opts ...client.SubResourcePatchOption) error {
+				return patchStatus(ctx, c, run.DeepCopy(), func(r *agentsv1alpha1.AgentRun) { r.Status.State = agentsv1alpha1.RunSuccess }, opts...)
+			}, true},
 		} {
-			Eventually(func() error { return writeStatus(as(frank), c.obj, c.hijack) }).Should(refusedBy("hookrun-status-writers",
+			Eventually(func() error { return c.hijack(as(frank)) }).Should(refusedBy("hookrun-status-writers",
 				"only hookrun's operator and receiver (and hookrun admins) write the status of "+c.resource+"; "+frank+" may not"), c.resource)
 			// The allowed writers' changes are dry runs: the operator is at work on these objects.
-			Expect(writeStatus(operator, c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
-			Expect(writeStatus(as(dave, "hookrun-admins"), c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
+			Expect(c.hijack(operator, client.DryRunAll)).To(Succeed(), c.resource)
+			Expect(c.hijack(as(dave, "hookrun-admins"), client.DryRunAll)).To(Succeed(), c.resource)
 			if c.receiver {
-				Expect(writeStatus(receiver, c.obj, c.hijack, client.DryRunAll)).To(Succeed(), c.resource)
+				Expect(c.hijack(receiver, client.DryRunAll)).To(Succeed(), c.resource)
 			}
 		}
 		Expect(get(ctx, victim.DeepCopy()).Status.PauseReason).To(BeEmpty(), "no takeover was opened")

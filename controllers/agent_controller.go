@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
 // AgentReconciler reports whether an Agent can take runs.
@@ -39,6 +41,8 @@ type AgentReconciler struct {
 	// APIReader reads the bearer token Secret around the cache (its
 	// metadata, and its data only when it is labelled for hookrun).
 	APIReader client.Reader
+	// AllowList is the operator's agent allow-list; nil allows every agent.
+	AllowList *a2a.AllowList
 }
 
 // authSecretState is what the reconciler found for spec.a2a.authSecretRef.
@@ -52,10 +56,15 @@ const (
 	authSecretNotReferable
 )
 
-// agentCondition is the Agent's Ready condition.
-func agentCondition(agent *agentsv1alpha1.Agent, auth authSecretState) metav1.Condition {
+// agentCondition is the Agent's Ready condition; urlRefused: the operator's
+// allow-list refuses the host of spec.a2a.url.
+func agentCondition(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool) metav1.Condition {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
+	case urlRefused:
+		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentURLNotAllowed,
+			fmt.Sprintf("The host of spec.a2a.url is not on the operator's agent allow-list (--agent-allowed-hosts, --agent-allowed-cidrs); runs fail unsent. Use an allowed URL or ask the cluster's operators to allow %s",
+				a2a.Sanitize(hostOfURL(agent.Spec.A2A.URL))))
 	case auth == authSecretMissing:
 		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
@@ -82,7 +91,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	}
 	before := agent.DeepCopy()
 	auth, err := r.authSecretState(ctx, agent)
-	cond := agentCondition(agent, auth)
+	cond := agentCondition(agent, auth, r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL)))
 	if err != nil {
 		cond = reconcileFailedCondition(err)
 	} else {
@@ -91,6 +100,15 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	cond.ObservedGeneration = agent.Generation
 	meta.SetStatusCondition(&agent.Status.Conditions, cond)
 	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
+}
+
+// hostOfURL is the host of an agent URL (the API validates it as a URL).
+func hostOfURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.Agent) (authSecretState, error) {

@@ -99,11 +99,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if deps.Rand == nil {
 		deps.Rand = rand.Reader
 	}
+	allow, err := opts.AgentAllowList()
+	if err != nil {
+		return err
+	}
 	if deps.A2A == nil {
-		allow, err := opts.AgentAllowList()
-		if err != nil {
-			return err
-		}
 		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, a2a.DefaultTimeout))
 	}
 	if deps.Membership == nil {
@@ -135,7 +135,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	}
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()},
+		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow},
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun": &AgentRunReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),

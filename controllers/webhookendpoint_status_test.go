@@ -199,12 +199,13 @@ func TestAgentAndThreadConditions(t *testing.T) {
 	}}}
 	archived := agent.DeepCopy()
 	archived.Spec.Archived = true
-	checkCondition(t, agentCondition(agent, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0")
-	checkCondition(t, agentCondition(agent, authSecretMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`)
-	checkCondition(t, agentCondition(agent, authSecretKeyMissing), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`)
-	checkCondition(t, agentCondition(agent, authSecretNotReferable), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable,
+	checkCondition(t, agentCondition(agent, authSecretFound, false), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0")
+	checkCondition(t, agentCondition(agent, authSecretMissing, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`)
+	checkCondition(t, agentCondition(agent, authSecretKeyMissing, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`)
+	checkCondition(t, agentCondition(agent, authSecretNotReferable, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable,
 		"kubectl label secret tok agents.hookrun.dev/allow-reference=true")
-	checkCondition(t, agentCondition(archived, authSecretFound), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "answer 422")
+	checkCondition(t, agentCondition(agent, authSecretFound, true), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a")
+	checkCondition(t, agentCondition(archived, authSecretFound, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "answer 422")
 
 	th := &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}}}
 	checkCondition(t, threadCondition(th, nil), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`)

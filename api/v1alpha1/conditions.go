@@ -101,6 +101,9 @@ const (
 	// a2a.authSecretRef or an endpoint's secretRef does not carry the label
 	// LabelAllowReference "true", so the operator does not read it.
 	ReasonSecretNotReferable = "SecretNotReferable"
+	// ReasonAgentURLNotAllowed: the host of the Agent's spec.a2a.url is not
+	// on the operator's agent allow-list; runs are not sent.
+	ReasonAgentURLNotAllowed = "AgentURLNotAllowed"
 )
 
 // Event reasons recorded by the operator and the receiver.

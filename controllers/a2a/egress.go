@@ -136,6 +136,20 @@ func (a *AllowList) AllowsHost(host string) bool {
 	return false
 }
 
+// Refuses tells whether no connection to host can be allowed: it is not an
+// allowed name, and it is an address outside the CIDRs, or a name while no
+// CIDR is listed. A name that may resolve into a CIDR is not refused here;
+// the dialer checks the address it connects to.
+func (a *AllowList) Refuses(host string) bool {
+	if a.AllowsHost(host) {
+		return false
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return !a.AllowsAddr(ip)
+	}
+	return len(a.prefixes) == 0
+}
+
 // AllowsAddr tells whether an address is in one of the CIDRs.
 func (a *AllowList) AllowsAddr(ip netip.Addr) bool {
 	if a.Empty() {

@@ -122,6 +122,38 @@ func TestAllowListMatches(t *testing.T) {
 	}
 }
 
+// Refuses is what the Agent's Ready condition says before any run: only
+// hosts no connection could be allowed to.
+func TestAllowListRefuses(t *testing.T) {
+	withCIDRs, err := NewAllowList([]string{"*.agents.example.com"}, []string{"10.20.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	namesOnly, err := NewAllowList([]string{"*.agents.example.com"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		list *AllowList
+		host string
+		want bool
+	}{
+		{withCIDRs, "a.agents.example.com", false},
+		{withCIDRs, "10.20.1.1", false},
+		{withCIDRs, "10.21.1.1", true},
+		{withCIDRs, "[2001:db8::1]", true},
+		{withCIDRs, "kubernetes.default.svc", false}, // may resolve into 10.20.0.0/16: the dialer decides
+		{namesOnly, "kubernetes.default.svc", true},
+		{namesOnly, "10.20.1.1", true},
+		{nil, "169.254.169.254", false},
+	}
+	for _, tc := range cases {
+		if got := tc.list.Refuses(tc.host); got != tc.want {
+			t.Errorf("Refuses(%q) = %v, want %v", tc.host, got, tc.want)
+		}
+	}
+}
+
 // countingServer is a loopback agent that counts the connections it
 // accepted and the requests it saw.
 type countingServer struct {

@@ -253,20 +253,11 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
 	}
 	for i := range same.Items {
-		if other := &same.Items[i]; other.UID != s.ep.UID && olderEndpoint(other, s.ep) {
+		if other := &same.Items[i]; other.UID != s.ep.UID && other.HoldsIDBefore(s.ep) {
 			s.idHeldByOlder = true
 		}
 	}
 	return nil
-}
-
-// olderEndpoint tells whether a was created before b (by UID within one
-// second), as the receiver decides which of two endpoints with one ID to serve.
-func olderEndpoint(a, b *agentsv1alpha1.WebhookEndpoint) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	}
-	return a.UID < b.UID
 }
 
 // endpointsSharingID maps an endpoint to the others with its endpoint ID:

@@ -219,17 +219,9 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	// Two endpoints with one ID (copied into status, or pinned twice): the
 	// older keeps it, the newer is not served (the operator reports
 	// EndpointIDConflict on it).
-	if cur := t.endpoints[id]; cur == nil || cur.obj.UID == ep.UID || older(ep, cur.obj) {
+	if cur := t.endpoints[id]; cur == nil || cur.obj.UID == ep.UID || ep.HoldsIDBefore(cur.obj) {
 		t.endpoints[id] = e
 	}
-}
-
-// older tells whether a was created before b (by UID when in one second).
-func older(a, b *agentsv1alpha1.WebhookEndpoint) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	}
-	return a.UID < b.UID
 }
 
 // release drops e's claim on its ID; if e was served under it, the oldest
@@ -250,7 +242,7 @@ func (t *table) release(e *endpoint) bool {
 	}
 	for _, other := range t.byUID { // rare: only while an ID is claimed twice
 		if other.obj.Status.EndpointID == id {
-			if cur := t.endpoints[id]; cur == nil || older(other.obj, cur.obj) {
+			if cur := t.endpoints[id]; cur == nil || other.obj.HoldsIDBefore(cur.obj) {
 				t.endpoints[id] = other
 			}
 		}

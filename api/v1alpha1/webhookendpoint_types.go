@@ -247,3 +247,13 @@ type WebhookEndpointList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []WebhookEndpoint `json:"items"`
 }
+
+// HoldsIDBefore tells whether ep keeps status.endpointID over other when both
+// have it: the older one (by creationTimestamp, then UID) does. The receiver
+// serves it and the operator marks the other EndpointIDConflict.
+func (ep *WebhookEndpoint) HoldsIDBefore(other *WebhookEndpoint) bool {
+	if !ep.CreationTimestamp.Equal(&other.CreationTimestamp) {
+		return ep.CreationTimestamp.Before(&other.CreationTimestamp)
+	}
+	return ep.UID < other.UID
+}

@@ -253,12 +253,7 @@ func TestChartOperatorAgentEgress(t *testing.T) {
 		policy     = "networking.k8s.io/v1/NetworkPolicy/" + release + "/hookrun-operator"
 	)
 	operatorArgs := func(objs map[string]*unstructured.Unstructured) []string {
-		containers, _, err := unstructured.NestedSlice(objs[deployment].Object, "spec", "template", "spec", "containers")
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(containers).To(HaveLen(1))
-		container, ok := containers[0].(map[string]any)
-		g.Expect(ok).To(BeTrue())
-		args, _, err := unstructured.NestedStringSlice(container, "args")
+		args, _, err := unstructured.NestedStringSlice(onlyContainer(g, objs[deployment]), "args")
 		g.Expect(err).NotTo(HaveOccurred())
 		return args
 	}

@@ -36,13 +36,7 @@ func TestChartReceiverBounds(t *testing.T) {
 	objs := objects(t, helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com",
 		"--set", "receiver.maxQueuedRunsPerEndpoint=7", "--set", "receiver.maxInflightBodyBytes=67108864"))
-	d := objs["apps/v1/Deployment/"+release+"/hookrun-receiver"]
-	g.Expect(d).NotTo(BeNil())
-	containers, _, err := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(containers).To(HaveLen(1))
-	container, ok := containers[0].(map[string]any)
-	g.Expect(ok).To(BeTrue())
+	container := onlyContainer(g, objs["apps/v1/Deployment/"+release+"/hookrun-receiver"])
 
 	env, _, err := unstructured.NestedSlice(container, "env")
 	g.Expect(err).NotTo(HaveOccurred())
@@ -61,4 +55,15 @@ func TestChartReceiverBounds(t *testing.T) {
 	g.Expect(opts.MaxQueuedRunsPerEndpoint).To(Equal(7))
 	g.Expect(opts.MaxQueuedRunsPerAgent).To(Equal(receiver.DefaultMaxQueuedRunsPerAgent))
 	g.Expect(opts.MaxInflightBodyBytes).To(Equal(int64(64 << 20)))
+}
+
+// onlyContainer is the one container of a rendered Deployment.
+func onlyContainer(g Gomega, d *unstructured.Unstructured) map[string]any {
+	g.Expect(d).NotTo(BeNil())
+	containers, _, err := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(containers).To(HaveLen(1))
+	container, ok := containers[0].(map[string]any)
+	g.Expect(ok).To(BeTrue())
+	return container
 }

@@ -39,7 +39,7 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 	if err := r.List(ctx, runs, client.InNamespace(ep.Namespace), client.MatchingFields{indexRunEndpoint: ep.Name}); err != nil {
 		return fmt.Errorf("listing AgentRuns: %w", err)
 	}
-	plan := planRetention(runs.Items, r.Clock.Now(), retentionPolicy{
+	plan := planRetention(runs.Items, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
 		historyLimit: r.RunHistoryLimit, runTTL: r.RunTTL, payloadTTL: r.PayloadTTL,
 	})
 
@@ -94,8 +94,9 @@ func finishedAt(run *agentsv1alpha1.AgentRun) time.Time {
 	}
 }
 
-// planRetention decides which runs and payloads go and counts what stays.
-func planRetention(runs []agentsv1alpha1.AgentRun, now time.Time, p retentionPolicy) retentionPlan {
+// planRetention decides which runs and payloads go and counts what stays;
+// queued counts only the runs queued for agent, the endpoint's Agent.
+func planRetention(runs []agentsv1alpha1.AgentRun, agent string, now time.Time, p retentionPolicy) retentionPlan {
 	var plan retentionPlan
 	var finished []*agentsv1alpha1.AgentRun
 	var kept []*agentsv1alpha1.AgentRun
@@ -141,7 +142,9 @@ func planRetention(runs []agentsv1alpha1.AgentRun, now time.Time, p retentionPol
 	for _, run := range kept {
 		plan.counts.Total++
 		switch state := run.EffectiveState(); {
-		case state == agentsv1alpha1.RunQueued:
+		case state == agentsv1alpha1.RunQueued && run.Spec.AgentRef.Name == agent:
+			// The receiver adds these up per Agent: a run queued for the
+			// Agent the endpoint named before is that Agent's, not this one's.
 			plan.counts.Queued++
 			plan.counts.Running++
 		case !state.IsFinished():

@@ -231,6 +231,7 @@ func TestPlanRetention(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	run := func(name string, state agentsv1alpha1.RunState, finishedAgo time.Duration, payload bool) agentsv1alpha1.AgentRun {
 		r := agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		r.Spec.AgentRef.Name = "triage"
 		r.Spec.ReceivedAt = metav1.NewTime(now.Add(-finishedAgo - time.Second))
 		r.Status.State = state
 		if state == agentsv1alpha1.RunSuccess || state == agentsv1alpha1.RunError {
@@ -291,6 +292,15 @@ func TestPlanRetention(t *testing.T) {
 			policy: retentionPolicy{}, wantTotal: 3,
 		},
 		{
+			name: "runs queued for the Agent the endpoint named before are not this Agent's backlog",
+			runs: []agentsv1alpha1.AgentRun{run("q", agentsv1alpha1.RunQueued, 0, true), func() agentsv1alpha1.AgentRun {
+				r := run("before", agentsv1alpha1.RunQueued, 0, true)
+				r.Spec.AgentRef.Name = "old-agent"
+				return r
+			}()},
+			policy: policy, wantTotal: 2, wantRunning: 2, wantQueued: 1,
+		},
+		{
 			name:   "unfinished runs are never pruned however old",
 			runs:   []agentsv1alpha1.AgentRun{run("q", agentsv1alpha1.RunQueued, 1000*time.Hour, true), run("r", agentsv1alpha1.RunRunning, 1000*time.Hour, true)},
 			policy: retentionPolicy{historyLimit: 1, runTTL: time.Minute, payloadTTL: time.Minute}, wantTotal: 2, wantRunning: 2, wantQueued: 1,
@@ -298,7 +308,7 @@ func TestPlanRetention(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := planRetention(tc.runs, now, tc.policy)
+			plan := planRetention(tc.runs, "triage", now, tc.policy)
 			if got := names(plan.deleteRuns); strings.Join(got, ",") != strings.Join(tc.wantDelete, ",") {
 				t.Errorf("delete runs %v, want %v", got, tc.wantDelete)
 			}

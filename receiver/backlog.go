@@ -29,9 +29,10 @@ import (
 // receiver replicas. The operator counts each endpoint's queued runs into
 // status.runs.queued (batched, so seconds behind); this replica adds the
 // runs it stored itself since the newest run that count includes
-// (status.runs.lastRunTime, in whole seconds). Another replica's runs show only once the
-// operator has counted them: the cap may be overshot by what the other
-// replicas store within that lag. It is a safety cap, not a rate limit.
+// (status.runs.lastRunTime, in whole seconds), for at most backlogSelfCount.
+// Another replica's runs show only once the operator has counted them: the
+// cap may be overshot by what the other replicas store within that lag. It
+// is a safety cap, not a rate limit.
 type backlog struct {
 	perEndpoint, perAgent int64
 
@@ -46,7 +47,8 @@ type endpointBacklog struct {
 	counted  int64     // status.runs.queued
 	countsTo time.Time // status.runs.lastRunTime, to whole seconds
 	// stored holds when each run this replica stored after countsTo was
-	// received; at most perEndpoint entries, since no more are admitted.
+	// received, oldest first; at most perEndpoint entries, since no more
+	// are admitted.
 	stored    []time.Time
 	rejecting bool // a call was refused since the last one admitted
 }
@@ -132,8 +134,24 @@ type backlogVerdict struct {
 	reservation time.Time
 }
 
+// expire stops counting, at now, the runs this replica stored longer than
+// backlogSelfCount ago: the operator has counted them by then, or they are
+// gone (a run deleted before it was counted never moves lastRunTime, and
+// would otherwise hold the cap for good). b.mu must be held.
+func (b *backlog) expire(e *endpointBacklog, now time.Time) {
+	n := 0
+	for n < len(e.stored) && now.Sub(e.stored[n]) > backlogSelfCount {
+		n++
+	}
+	if n > 0 {
+		e.stored = append(e.stored[:0], e.stored[n:]...)
+		b.addToAgent(e.agent, -int64(n))
+	}
+}
+
 // reserve admits a call received at now if neither cap is reached, and
-// counts it as queued until release or the endpoint's status counts it.
+// counts it as queued until release, the endpoint's status counts it, or
+// backlogSelfCount has passed.
 func (b *backlog) reserve(uid types.UID, now time.Time) backlogVerdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -141,6 +159,7 @@ func (b *backlog) reserve(uid types.UID, now time.Time) backlogVerdict {
 	if e == nil { // not observed yet: the informer delivers it before lookups find it
 		return backlogVerdict{allowed: true}
 	}
+	b.expire(e, now)
 	var scope backlogScope
 	switch {
 	case e.queued() >= b.perEndpoint:
@@ -179,10 +198,14 @@ func (b *backlog) release(uid types.UID, v backlogVerdict) {
 	}
 }
 
-// full tells, without reserving, whether a call would be refused.
-func (b *backlog) full(uid types.UID) bool {
+// full tells, without reserving, whether a call at now would be refused.
+func (b *backlog) full(uid types.UID, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.endpoints[uid]
-	return e != nil && (e.queued() >= b.perEndpoint || b.agents[e.agent] >= b.perAgent)
+	if e == nil {
+		return false
+	}
+	b.expire(e, now)
+	return e.queued() >= b.perEndpoint || b.agents[e.agent] >= b.perAgent
 }

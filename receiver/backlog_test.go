@@ -61,7 +61,7 @@ func TestBacklogCapsEndpointAndAgent(t *testing.T) {
 	if v := b.reserve("a", now); v.allowed || v.first {
 		t.Fatalf("a again: %+v, want a refusal that is not the first", v)
 	}
-	if !b.full("a") {
+	if !b.full("a", now) {
 		t.Error("full(a) = false at the cap")
 	}
 
@@ -139,5 +139,30 @@ func TestBacklogConcurrent(t *testing.T) {
 	wg.Wait()
 	if admitted.Load() != 40 {
 		t.Errorf("%d admitted, want the cap of 40", admitted.Load())
+	}
+}
+
+// A run this replica stored that the operator never counts (deleted at
+// once, by retention or by hand) does not hold the cap for good: the
+// replica counts its own runs for backlogSelfCount at most.
+func TestBacklogForgetsItsOwnRunsAfterALag(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	b := newBacklog(2, 1000)
+	b.observe(backlogEndpoint("a", "agent", 0, now.Add(-time.Hour)))
+	for range 2 {
+		b.reserve("a", now)
+	}
+	if !b.full("a", now.Add(backlogSelfCount)) {
+		t.Fatal("the cap let go of runs stored a moment ago")
+	}
+	later := now.Add(backlogSelfCount + time.Second)
+	if b.full("a", later) {
+		t.Fatal("the cap still full after the lag, with status counting nothing")
+	}
+	if v := b.reserve("a", later); !v.allowed {
+		t.Fatal("a call refused after the lag")
+	}
+	if got := b.agents[types.NamespacedName{Namespace: "ns", Name: "agent"}]; got != 1 {
+		t.Errorf("Agent queues %d, want the one run stored after the lag", got)
 	}
 }

@@ -117,8 +117,8 @@ type Handler struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var held int64 // body bytes reserved, given back once answered
+	defer func() { h.bodies.give(held) }() // also if serving panics
 	code := h.serve(w, r, &held)
-	h.bodies.give(held)
 	h.metrics.observe(code, time.Since(start))
 }
 
@@ -226,7 +226,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, held *int64) int
 	// the backlog cap or the rate limit would refuse the call anyway: a 429
 	// costs no API request (a sender retrying after Retry-After still gets
 	// its runId).
-	if c.deliveryID != "" && !h.backlog.full(ep.UID) && !h.invocation.full(id, now) {
+	if c.deliveryID != "" && !h.backlog.full(ep.UID, now) && !h.invocation.full(id, now) {
 		runID := deliveryRunName(ep, c.deliveryID)
 		if dup, err := h.store.duplicate(r.Context(), ep.Namespace, runID, body); err != nil {
 			h.log.Error(err, "looking up an earlier delivery", "endpoint", ep.Namespace+"/"+ep.Name)

@@ -42,6 +42,11 @@ const (
 	RateWindow = time.Minute
 	// StoreRetryAfter is the Retry-After of a 503 when a run could not be stored.
 	StoreRetryAfter = 5
+	// backlogSelfCount is how long a replica counts a run it stored itself
+	// towards the backlog cap before it relies on the operator's count
+	// alone: longer than storing a run may take (storeTimeout +
+	// cleanupTimeout) plus the operator's batching of counts.
+	backlogSelfCount = time.Minute
 	// BacklogRetryAfter is the Retry-After of a 429 backlog_full: about how
 	// long a backlog takes to be counted again after runs start.
 	BacklogRetryAfter = 30

@@ -116,7 +116,7 @@ type Handler struct {
 // ServeHTTP answers one call and records its code and latency.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	var held int64 // body bytes reserved, given back once answered
+	var held int64                         // body bytes reserved, given back once answered
 	defer func() { h.bodies.give(held) }() // also if serving panics
 	code := h.serve(w, r, &held)
 	h.metrics.observe(code, time.Since(start))

@@ -116,8 +116,10 @@ type Handler struct {
 // ServeHTTP answers one call and records its code and latency.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	var held int64                         // body bytes reserved, given back once answered
-	defer func() { h.bodies.give(held) }() // also if serving panics
+	// held is what the call reserved of the body budget, given back once
+	// it is answered (also if serving panics).
+	var held int64
+	defer func() { h.bodies.give(held) }()
 	code := h.serve(w, r, &held)
 	h.metrics.observe(code, time.Since(start))
 }

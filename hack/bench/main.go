@@ -144,7 +144,10 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	receiverArgs := []string{"--rate-limit=1000000000", "--unauthenticated-rate-limit=1", "--zap-log-level=error"}
+	// The accepted-calls measurement stores runs with the operator stopped:
+	// nothing starts, so the backlog cap is lifted with the rate limit.
+	receiverArgs := []string{"--rate-limit=1000000000", "--unauthenticated-rate-limit=1",
+		"--max-queued-runs-per-endpoint=1000000000", "--max-queued-runs-per-agent=1000000000", "--zap-log-level=error"}
 	operatorArgs := []string{"--zap-log-level=error"}
 	if o.pprof {
 		operatorArgs = append(operatorArgs, "--pprof-bind-address="+addrs[3])

@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +36,9 @@ var _ = Describe("Two endpoints with one endpoint ID", func() {
 		victim := newEndpoint(victimNS, "victim", "triage")
 		Expect(k8sClient.Create(ctx, victim)).To(Succeed())
 		victim = readyEndpoint(ctx, victim)
+		// creationTimestamp has whole seconds, and endpoints of one second
+		// are ordered by UID: make the victim the older by a second.
+		Eventually(time.Now).Should(BeTemporally(">=", victim.CreationTimestamp.Add(time.Second)))
 		thief := newEndpoint(thiefNS, "thief", "triage")
 		Expect(k8sClient.Create(ctx, thief)).To(Succeed())
 		thief = readyEndpoint(ctx, thief)

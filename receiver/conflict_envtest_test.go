@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"net/http"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,6 +29,9 @@ var _ = Describe("Two endpoints with one ID", func() {
 	It("serves the older one until it is gone, never the copy", func(ctx SpecContext) {
 		f := newFixture(ctx)
 		victim, id := f.endpoint(ctx, endpointSpec{name: "victim", secret: "victim-secret"})
+		// creationTimestamp has whole seconds, and endpoints of one second
+		// are ordered by UID: make the victim the older by a second.
+		Eventually(time.Now).Should(BeTemporally(">=", victim.CreationTimestamp.Add(time.Second)))
 		// Another tenant's endpoint in another namespace gets the same ID
 		// into its status (admission stops tenants from writing status;
 		// this is the receiver's own line of defence).

@@ -52,16 +52,19 @@ import (
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
-// Flags the operator and the receiver need for a run: no rate limit in the
-// way of the load, and no history pruning that would delete the runs the
-// check looks for. The operator elects a leader, as the chart runs it: a
+// Flags the operator and the receiver need for a run: no rate limit or
+// backlog cap in the way of the load (with the Agent's 4 concurrent runs the
+// demo agent only just keeps up with 20 calls/s, so each operator outage
+// leaves a backlog that the default cap of 100 per endpoint answers with 429
+// after the second one; the cap is tested in receiver/), and no history
+// pruning that would delete the runs the check looks for. The operator elects a leader, as the chart runs it: a
 // restarted operator waits for the lease of the one killed. An API server
 // outage longer than the renew deadline (10 s) would cost it the lease (it
 // then exits, for its Deployment to start it again); the ones here are
 // shorter, and an exit fails the run.
 var (
 	OperatorArgs = []string{"--run-history-limit=0", "--leader-elect", "--leader-election-namespace=" + testenv.Namespace}
-	ReceiverArgs = []string{"--rate-limit=1000000"}
+	ReceiverArgs = []string{"--rate-limit=1000000", "--max-queued-runs-per-endpoint=1000000", "--max-queued-runs-per-agent=1000000"}
 )
 
 // Targets are the processes killed, in this order.

@@ -24,7 +24,6 @@ package a2a
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +31,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -105,7 +105,8 @@ type Task struct {
 type Client struct {
 	// URL is the agent's JSON-RPC endpoint.
 	URL string
-	// Version selects the wire protocol.
+	// Version selects the wire protocol (see dialect); it is read once, at
+	// the first call.
 	Version Version
 	// Token, if set, is sent as "Authorization: Bearer <Token>".
 	Token string
@@ -115,7 +116,9 @@ type Client struct {
 	// Headers are added to every request (for example X-User-Id).
 	Headers map[string]string
 
-	ids atomic.Int64
+	ids  atomic.Int64
+	pick sync.Once
+	d    dialect
 }
 
 // DefaultTimeout bounds one JSON-RPC call when HTTP is nil.
@@ -171,246 +174,53 @@ func IsRetryable(err error) bool {
 // the agent created. An agent that answers with a message instead of a task
 // has finished: the result is a completed task with that message as output.
 func (c *Client) SendMessage(ctx context.Context, msg Message) (*Task, error) {
-	method, params := "message/send", c.sendParams03(msg)
-	if c.Version == V10 {
-		method, params = "SendMessage", c.sendParams10(msg)
-	}
+	d := c.dialect()
+	method := d.methods().send
 	var raw json.RawMessage
-	if err := c.call(ctx, method, params, &raw); err != nil {
+	if err := c.call(ctx, method, d.sendParams(msg), &raw); err != nil {
 		return nil, err
 	}
-	return c.decodeSendResult(method, raw)
+	task, err := d.decodeSendResult(raw)
+	if err != nil {
+		return nil, &Error{Op: method, Err: err}
+	}
+	return task, nil
 }
 
 // GetTask reads a task.
 func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {
-	method := "tasks/get"
-	if c.Version == V10 {
-		method = "GetTask"
-	}
-	var t wireTask
-	if err := c.call(ctx, method, map[string]any{"id": id}, &t); err != nil {
-		return nil, err
-	}
-	return c.toTask(method, &t)
+	return c.taskCall(ctx, c.dialect().methods().get, id)
 }
 
 // CancelTask asks the agent to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) (*Task, error) {
-	method := "tasks/cancel"
-	if c.Version == V10 {
-		method = "CancelTask"
-	}
+	return c.taskCall(ctx, c.dialect().methods().cancel, id)
+}
+
+// dialect is the wire form of c.Version, chosen at the first call.
+func (c *Client) dialect() dialect {
+	c.pick.Do(func() { c.d = dialectFor(c.Version) })
+	return c.d
+}
+
+// taskCall calls a method that takes a task id and answers with the task.
+func (c *Client) taskCall(ctx context.Context, method, id string) (*Task, error) {
 	var t wireTask
 	if err := c.call(ctx, method, map[string]any{"id": id}, &t); err != nil {
 		return nil, err
 	}
-	return c.toTask(method, &t)
-}
-
-// --- wire shapes -----------------------------------------------------------
-
-type rpcRequest struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      int64  `json:"id"`
-	Method  string `json:"method"`
-	Params  any    `json:"params"`
-}
-
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Result  json.RawMessage `json:"result"`
-	Error   *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-// wirePart holds both versions' part shapes: 0.3 has "kind" and a nested
-// "file"; 1.0 is told apart by which member is present.
-type wirePart struct {
-	Kind string `json:"kind,omitempty"`
-	Text string `json:"text,omitempty"`
-	// 1.0 file part
-	Raw       string `json:"raw,omitempty"`
-	Filename  string `json:"filename,omitempty"`
-	MediaType string `json:"mediaType,omitempty"`
-	// 0.3 file part
-	File *struct {
-		Bytes    string `json:"bytes,omitempty"`
-		MimeType string `json:"mimeType,omitempty"`
-		Name     string `json:"name,omitempty"`
-	} `json:"file,omitempty"`
-	Data json.RawMessage `json:"data,omitempty"`
-}
-
-type wireMessage struct {
-	Kind      string         `json:"kind,omitempty"`
-	MessageID string         `json:"messageId"`
-	ContextID string         `json:"contextId,omitempty"`
-	TaskID    string         `json:"taskId,omitempty"`
-	Role      string         `json:"role"`
-	Parts     []wirePart     `json:"parts"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
-type wireTask struct {
-	Kind      string `json:"kind,omitempty"`
-	ID        string `json:"id"`
-	ContextID string `json:"contextId"`
-	Status    struct {
-		State   string       `json:"state"`
-		Message *wireMessage `json:"message,omitempty"`
-	} `json:"status"`
-	Artifacts []struct {
-		Parts []wirePart `json:"parts"`
-	} `json:"artifacts,omitempty"`
-	History []wireMessage `json:"history,omitempty"`
-}
-
-func (c *Client) sendParams03(msg Message) map[string]any {
-	parts := []wirePart{{Kind: "text", Text: msg.Text}}
-	if f := msg.File; f != nil {
-		p := wirePart{Kind: "file"}
-		p.File = &struct {
-			Bytes    string `json:"bytes,omitempty"`
-			MimeType string `json:"mimeType,omitempty"`
-			Name     string `json:"name,omitempty"`
-		}{Bytes: base64.StdEncoding.EncodeToString(f.Bytes), MimeType: f.MediaType, Name: f.Name}
-		parts = append(parts, p)
+	task, err := toTask(&t)
+	if err != nil {
+		return nil, &Error{Op: method, Err: err}
 	}
-	return map[string]any{
-		"message": wireMessage{
-			Kind: "message", MessageID: msg.MessageID, ContextID: msg.ContextID, Role: "user",
-			Parts: parts, Metadata: msg.Metadata,
-		},
-		"configuration": map[string]any{"blocking": false},
-	}
-}
-
-func (c *Client) sendParams10(msg Message) map[string]any {
-	parts := []wirePart{{Text: msg.Text, MediaType: "text/plain"}}
-	if f := msg.File; f != nil {
-		parts = append(parts, wirePart{Raw: base64.StdEncoding.EncodeToString(f.Bytes), Filename: f.Name, MediaType: f.MediaType})
-	}
-	return map[string]any{
-		"message": wireMessage{
-			MessageID: msg.MessageID, ContextID: msg.ContextID, Role: "ROLE_USER",
-			Parts: parts, Metadata: msg.Metadata,
-		},
-		// 1.0 blocks by default; returnImmediately asks for the task at once.
-		"configuration": map[string]any{"returnImmediately": true},
-	}
-}
-
-// decodeSendResult accepts a task or a message: 0.3 tells them apart by
-// "kind", 1.0 wraps them in {"task": ...} or {"message": ...}.
-func (c *Client) decodeSendResult(method string, raw json.RawMessage) (*Task, error) {
-	if c.Version == V10 {
-		var wrapped struct {
-			Task    *wireTask    `json:"task"`
-			Message *wireMessage `json:"message"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			return nil, &Error{Op: method, Err: fmt.Errorf("decoding the result: %w", err)}
-		}
-		switch {
-		case wrapped.Task != nil:
-			return c.toTask(method, wrapped.Task)
-		case wrapped.Message != nil:
-			return messageAsTask(wrapped.Message), nil
-		}
-		return nil, &Error{Op: method, Err: errors.New("the result has neither a task nor a message")}
-	}
-	var probe struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, &Error{Op: method, Err: fmt.Errorf("decoding the result: %w", err)}
-	}
-	if probe.Kind == "message" {
-		var m wireMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, &Error{Op: method, Err: fmt.Errorf("decoding the message: %w", err)}
-		}
-		return messageAsTask(&m), nil
-	}
-	var t wireTask
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, &Error{Op: method, Err: fmt.Errorf("decoding the task: %w", err)}
-	}
-	return c.toTask(method, &t)
-}
-
-func messageAsTask(m *wireMessage) *Task {
-	return &Task{ID: m.TaskID, ContextID: m.ContextID, State: StateCompleted, Output: partsText(m.Parts)}
-}
-
-func (c *Client) toTask(method string, t *wireTask) (*Task, error) {
-	if t.ID == "" {
-		return nil, &Error{Op: method, Err: errors.New("the agent returned a task without an id")}
-	}
-	out := &Task{ID: t.ID, ContextID: t.ContextID, State: parseState(t.Status.State)}
-	if t.Status.Message != nil {
-		out.StatusText = partsText(t.Status.Message.Parts)
-	}
-	var texts []string
-	for _, a := range t.Artifacts {
-		if s := partsText(a.Parts); s != "" {
-			texts = append(texts, s)
-		}
-	}
-	out.Output = strings.Join(texts, "\n")
-	if out.Output == "" {
-		out.Output = out.StatusText
-	}
-	return out, nil
-}
-
-// parseState maps both versions' spellings to State.
-func parseState(s string) State {
-	s = strings.ToLower(strings.TrimPrefix(s, "TASK_STATE_"))
-	s = strings.ReplaceAll(s, "_", "-")
-	switch st := State(s); st {
-	case StateSubmitted, StateWorking, StateCompleted, StateFailed, StateCanceled, StateRejected, StateInputRequired, StateAuthRequired:
-		return st
-	case "cancelled":
-		return StateCanceled
-	}
-	return StateUnknown
-}
-
-func partsText(parts []wirePart) string {
-	var texts []string
-	for _, p := range parts {
-		if p.Text != "" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
+	return task, nil
 }
 
 // call makes one JSON-RPC call and decodes its result into out.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.ids.Add(1), Method: method, Params: params})
+	req, err := c.newRequest(ctx, method, params)
 	if err != nil {
 		return &Error{Op: method, Err: err}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
-	if err != nil {
-		return &Error{Op: method, Err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if c.Version == V10 {
-		req.Header.Set("A2A-Version", string(V10))
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	for k, v := range c.Headers {
-		req.Header.Set(k, v)
 	}
 	hc := *defaultHTTP
 	if c.HTTP != nil {
@@ -430,6 +240,34 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		return &Error{Op: method, Retryable: ctx.Err() == nil, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
+	return readAnswer(method, resp, out)
+}
+
+// newRequest is the HTTP request of one JSON-RPC call, with the dialect's,
+// the token's and the caller's headers, in that order.
+func (c *Client) newRequest(ctx context.Context, method string, params any) (*http.Request, error) {
+	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.ids.Add(1), Method: method, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	c.dialect().setHeaders(req.Header)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	for k, v := range c.Headers {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// readAnswer reads a JSON-RPC answer and decodes its result into out.
+func readAnswer(method string, resp *http.Response, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
 		return &Error{Op: method, Retryable: true, Err: fmt.Errorf("reading the answer: %w", err)}

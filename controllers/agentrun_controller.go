@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -138,7 +139,7 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	if run.EffectiveState().IsFinished() || !run.DeletionTimestamp.IsZero() {
 		r.forget(req.NamespacedName)
-		return ctrl.Result{}, r.tellThreadIfPending(ctx, run)
+		return ctrl.Result{}, errors.Join(r.tellThreadIfPending(ctx, run), r.backfillConditions(ctx, run))
 	}
 	before := run.DeepCopy()
 	res, err := r.advance(ctx, run)
@@ -159,8 +160,12 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		r.threadPending.Delete(req.NamespacedName)
 	}
+	setRunConditions(run)
 	if perr := patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
+	}
+	if run.Status.State == agentsv1alpha1.RunError && before.Status.State != agentsv1alpha1.RunError {
+		r.Recorder.Eventf(run, nil, corev1.EventTypeWarning, agentsv1alpha1.EventRunFailed, "Run", "%s", run.Status.Message)
 	}
 	if run.Status.State.IsFinished() {
 		r.forget(req.NamespacedName)
@@ -255,6 +260,7 @@ func (r *AgentRunReconciler) start(ctx context.Context, run *agentsv1alpha1.Agen
 	// Recorded before sending: after a restart the run is followed, not sent again.
 	before := run.DeepCopy()
 	before.Status = agentsv1alpha1.AgentRunStatus{}
+	setRunConditions(run)
 	if err := patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -373,6 +379,7 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 			r.threadPending.Store(client.ObjectKeyFromObject(run), true)
 		}
 	}
+	setRunConditions(run)
 	final := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
 	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && !final(err) }, func() error {
 		return r.Status().Patch(ctx, run, client.MergeFrom(base))
@@ -384,6 +391,18 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 		return fmt.Errorf("recording task %s of the run: %w", task.ID, err)
 	}
 	return nil
+}
+
+// backfillConditions gives a finished run that has none (a skipped run the
+// receiver wrote, a run that ended before conditions existed) its
+// conditions; it is not looked at again after that.
+func (r *AgentRunReconciler) backfillConditions(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
+	if !run.DeletionTimestamp.IsZero() || meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionSucceeded) != nil {
+		return nil
+	}
+	before := run.DeepCopy()
+	setRunConditions(run)
+	return client.IgnoreNotFound(patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status))
 }
 
 // follow looks at a running run's task.

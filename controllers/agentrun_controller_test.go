@@ -588,6 +588,35 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Expect(agent.received()).To(BeEmpty(), "the token must not reach the agent")
 	})
 
+	It("gives runs Ready and Succeeded conditions, and a Warning event to one that fails", func(ctx SpecContext) {
+		ok := queueRun(ctx, "run-cond-ok", "{}", nil)
+		Eventually(runState(ctx, ok)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Eventually(func() []metav1.Condition { return get(ctx, ok).Status.Conditions }).Should(ContainElements(
+			And(HaveField("Type", agentsv1alpha1.ConditionReady), HaveField("Status", metav1.ConditionTrue), HaveField("Reason", agentsv1alpha1.ReasonSucceeded)),
+			And(HaveField("Type", agentsv1alpha1.ConditionSucceeded), HaveField("Status", metav1.ConditionTrue)),
+		))
+		Expect(get(ctx, ok).Status.ObservedGeneration).To(Equal(get(ctx, ok).Generation))
+
+		failed := queueRun(ctx, "run-cond-failed", "{}", func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.AgentRef.Name = "gone"
+			r.Labels[agentsv1alpha1.LabelAgent] = "gone"
+		})
+		Eventually(runState(ctx, failed)).Should(Equal(agentsv1alpha1.RunError))
+		Eventually(func() []metav1.Condition { return get(ctx, failed).Status.Conditions }).Should(ContainElements(
+			And(HaveField("Type", agentsv1alpha1.ConditionReady), HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", agentsv1alpha1.ReasonFailed), HaveField("Message", "Agent gone was deleted before the run started")),
+			And(HaveField("Type", agentsv1alpha1.ConditionSucceeded), HaveField("Status", metav1.ConditionFalse)),
+		))
+		Eventually(eventsFor(ctx, failed, agentsv1alpha1.EventRunFailed)).Should(ContainElement(And(
+			HaveField("Type", corev1.EventTypeWarning), HaveField("Note", "Agent gone was deleted before the run started"))))
+
+		// A skipped run, as the receiver writes it, gets its conditions too.
+		skipped := queueRun(ctx, "run-cond-skipped", "{}", func(r *agentsv1alpha1.AgentRun) { r.Spec.Payload = nil })
+		Eventually(func() *metav1.Condition {
+			return conditionOf(get(ctx, skipped).Status.Conditions, agentsv1alpha1.ConditionSucceeded)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSkipped))
+	})
+
 	It("fails a queued run whose agent does not exist", func(ctx SpecContext) {
 		run := queueRun(ctx, "run-orphan", "{}", func(r *agentsv1alpha1.AgentRun) {
 			r.Spec.AgentRef.Name = "gone"

@@ -27,6 +27,9 @@ const (
 	// ConditionThreadReady tells whether a ContinueExisting endpoint's thread
 	// exists and belongs to the endpoint's Agent.
 	ConditionThreadReady = "ThreadReady"
+	// ConditionSucceeded says how a finished AgentRun ended: True for
+	// success, False for error or skipped. Absent while it has not ended.
+	ConditionSucceeded = "Succeeded"
 )
 
 // Condition reasons. They are part of the API: users and tools match on them.
@@ -101,6 +104,18 @@ const (
 	// a2a.authSecretRef or an endpoint's secretRef does not carry the label
 	// LabelAllowReference "true", so the operator does not read it.
 	ReasonSecretNotReferable = "SecretNotReferable"
+
+	// ReasonQueued: the run waits to be sent.
+	ReasonQueued = "Queued"
+	// ReasonRunning: the run was sent and its task has not ended.
+	ReasonRunning = "Running"
+	// ReasonSucceeded: the agent finished the run's task.
+	ReasonSucceeded = "Succeeded"
+	// ReasonFailed: the run ended in error; the message says why.
+	ReasonFailed = "Failed"
+	// ReasonSkipped: the call was recorded without running (a limit, or an
+	// owner who is no longer a member).
+	ReasonSkipped = "Skipped"
 	// ReasonAgentURLNotAllowed: the host of the Agent's spec.a2a.url is not
 	// on the operator's agent allow-list; runs are not sent.
 	ReasonAgentURLNotAllowed = "AgentURLNotAllowed"
@@ -120,4 +135,6 @@ const (
 	// EventGeneratedSecretDeleted is recorded when the generated Secret of
 	// an endpoint disappears.
 	EventGeneratedSecretDeleted = "GeneratedSecretDeleted"
+	// EventRunFailed is recorded (Warning) when a run ends in error.
+	EventRunFailed = "RunFailed"
 )

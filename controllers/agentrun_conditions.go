@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// runReadyCondition is a run's Ready condition for its state: True once it
+// has succeeded; False while it waits or runs, and when it ended otherwise.
+func runReadyCondition(run *agentsv1alpha1.AgentRun) metav1.Condition {
+	const t = agentsv1alpha1.ConditionReady
+	switch run.EffectiveState() {
+	case agentsv1alpha1.RunSuccess:
+		return condition(t, true, agentsv1alpha1.ReasonSucceeded, "The agent finished the task")
+	case agentsv1alpha1.RunError:
+		return condition(t, false, agentsv1alpha1.ReasonFailed, run.Status.Message)
+	case agentsv1alpha1.RunSkipped:
+		return condition(t, false, agentsv1alpha1.ReasonSkipped, run.Status.Message)
+	case agentsv1alpha1.RunRunning:
+		return condition(t, false, agentsv1alpha1.ReasonRunning, "Sent to the agent; waiting for its task to end")
+	default:
+		return condition(t, false, agentsv1alpha1.ReasonQueued, "Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload")
+	}
+}
+
+// runSucceededCondition says how a finished run ended; nil while it has not.
+func runSucceededCondition(run *agentsv1alpha1.AgentRun) *metav1.Condition {
+	const t = agentsv1alpha1.ConditionSucceeded
+	var c metav1.Condition
+	switch run.EffectiveState() {
+	case agentsv1alpha1.RunSuccess:
+		c = condition(t, true, agentsv1alpha1.ReasonSucceeded, "The agent finished the task")
+	case agentsv1alpha1.RunError:
+		c = condition(t, false, agentsv1alpha1.ReasonFailed, run.Status.Message)
+	case agentsv1alpha1.RunSkipped:
+		c = condition(t, false, agentsv1alpha1.ReasonSkipped, run.Status.Message)
+	default:
+		return nil
+	}
+	return &c
+}
+
+// setRunConditions brings a run's conditions and observedGeneration in line
+// with its state.
+func setRunConditions(run *agentsv1alpha1.AgentRun) {
+	s := &run.Status
+	ready := runReadyCondition(run)
+	ready.ObservedGeneration = run.Generation
+	meta.SetStatusCondition(&s.Conditions, ready)
+	if succeeded := runSucceededCondition(run); succeeded != nil {
+		succeeded.ObservedGeneration = run.Generation
+		meta.SetStatusCondition(&s.Conditions, *succeeded)
+	} else {
+		meta.RemoveStatusCondition(&s.Conditions, agentsv1alpha1.ConditionSucceeded)
+	}
+	s.ObservedGeneration = run.Generation
+}

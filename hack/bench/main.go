@@ -690,7 +690,7 @@ How each is measured:
   a body to verify its signature). With the operator stopped, correctly signed calls with a new
   ` + "`X-GitHub-Delivery`" + ` each (the receiver reads the run name first, then stores the run and its
   payload) are compared with calls that all repeat one delivery ID (one read, nothing stored).
-- Accepted calls: valid calls to an authenticated endpoint (rate limit lifted), with the operator
+- Accepted calls: valid calls to an authenticated endpoint (rate limit and backlog cap lifted), with the operator
   stopped so that dispatch does not compete; the receiver stores an AgentRun and a payload Secret for
   each. The baseline creates the same two objects with controller-runtime's client, as the receiver's
   service account, at the same concurrency. The runs both stored are deleted before the operator

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -449,13 +450,8 @@ func TestBodyBudget(t *testing.T) {
 		}
 		conns = append(conns, conn)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for h.bodies.used.Load() != 2*MaxBodyBytes {
-		if time.Now().After(deadline) {
-			t.Fatalf("the uploads hold %d bytes of the budget, want %d", h.bodies.used.Load(), 2*MaxBodyBytes)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	gomega.NewWithT(t).Eventually(h.bodies.used.Load).WithTimeout(10*time.Second).WithPolling(10*time.Millisecond).
+		Should(gomega.Equal(int64(2*MaxBodyBytes)), "both uploads hold their reservation while their bodies are read")
 
 	send := func() *http.Response {
 		t.Helper()

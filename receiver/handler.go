@@ -19,8 +19,6 @@ package receiver
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -310,33 +308,6 @@ func (h *Handler) unavailable422(e *endpoint) (answer, bool) {
 	return answer{}, true
 }
 
-// readBody reads the body within MaxBodyBytes and the replica's body
-// budget, adding what it reserved to held; a non-zero code means the call was
-// answered (413; 503 while the budget is spent; 400 for a body that could
-// not be read).
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, held *int64) ([]byte, int) {
-	if r.ContentLength > MaxBodyBytes {
-		return nil, reject(w, answerTooLarge)
-	}
-	n := reservation(r.ContentLength)
-	if !h.bodies.take(n) {
-		h.metrics.bodyBudgetFull.Inc()
-		w.Header()["Retry-After"] = busyRetryAfter
-		return nil, reject(w, answerBusy)
-	}
-	*held += n
-	body, err := readBody(r.Body, r.ContentLength)
-	if errors.Is(err, errTooLarge) {
-		return nil, reject(w, answerTooLarge)
-	}
-	if err != nil {
-		// A malformed chunked body, or a client too slow to send it. If it
-		// is still there it gets a JSON answer like every other.
-		return nil, reject(w, answerBadBody)
-	}
-	return body, 0
-}
-
 // acceptedAnswer writes 202 {"runId":...,"status":"accepted"}.
 func acceptedAnswer(w http.ResponseWriter, runID string) int {
 	out, _ := json.Marshal(accepted{RunID: runID, Status: "accepted"})
@@ -360,70 +331,6 @@ func reject(w http.ResponseWriter, a answer) int {
 func (h *Handler) unavailable(w http.ResponseWriter) int {
 	w.Header()["Retry-After"] = []string{strconv.Itoa(StoreRetryAfter)}
 	return reject(w, answerUnavailable)
-}
-
-// rateLimited answers 429 and records the first rejection of a window as a
-// skipped run.
-func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v verdict, now time.Time, name string, limit int) int {
-	h.metrics.rateLimited.WithLabelValues(name).Inc()
-	if v.first {
-		message := fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
-			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit)
-		if run, err := h.newRun(e, c, now); err == nil {
-			if err := h.store.recordSkipped(ctx, run, message); err != nil {
-				h.log.Error(err, "recording a rate-limited call", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
-			}
-		}
-	}
-	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
-	return reject(w, answerRateLimited)
-}
-
-// backlogFull answers 429 backlog_full and records the first refusal since
-// the endpoint last admitted a call as a skipped run.
-func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v backlogVerdict, now time.Time) int {
-	h.metrics.rateLimited.WithLabelValues(limitBacklog).Inc()
-	if v.first {
-		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.perEndpoint)
-		if v.scope == backlogScopeAgent {
-			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, e.obj.Spec.AgentRef.Name)
-		}
-		message += ", the most the receiver queues; further calls are rejected with 429 backlog_full and not recorded until one is let through again"
-		if run, err := h.newRun(e, c, now); err == nil {
-			if err := h.store.recordSkipped(ctx, run, message); err != nil {
-				h.log.Error(err, "recording a call refused for a full backlog", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
-			}
-		}
-	}
-	w.Header()["Retry-After"] = backlogRetryAfter
-	return reject(w, answerBacklogFull)
-}
-
-// ownerNotMember records the call as skipped and pauses the endpoint. The
-// writes use their own context (a caller hanging up must not lose the
-// pause), and calls that arrive before the pause reaches the informer are
-// answered without writing again.
-func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery, now time.Time) int {
-	ep := e.obj
-	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
-		return reject(w, answerNotMember)
-	}
-	h.pausing.Store(ep.UID, now)
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-	run, err := h.newRun(e, c, now)
-	if err == nil {
-		err = h.store.recordSkipped(ctx, run, fmt.Sprintf(
-			"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
-			ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
-	}
-	if err != nil {
-		h.log.Error(err, "recording a call of a non-member owner", "endpoint", ep.Namespace+"/"+ep.Name)
-	}
-	if err := h.store.pauseOwnerNotMember(ctx, ep); err != nil {
-		h.log.Error(err, "pausing an endpoint whose owner is not a member", "endpoint", ep.Namespace+"/"+ep.Name)
-	}
-	return reject(w, answerNotMember)
 }
 
 // newRun is the AgentRun for a call: a snapshot of the endpoint now. A call
@@ -477,28 +384,6 @@ func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alph
 		run.Spec.Trust = agentsv1alpha1.TrustLow
 	}
 	return run, nil
-}
-
-var errTooLarge = errors.New("body larger than the limit")
-
-// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond. A
-// body of known length is read into a buffer of that length.
-func readBody(body io.Reader, contentLength int64) ([]byte, error) {
-	if contentLength >= 0 && contentLength <= MaxBodyBytes {
-		b := make([]byte, contentLength)
-		if _, err := io.ReadFull(body, b); err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxBodyBytes {
-		return nil, errTooLarge
-	}
-	return b, nil
 }
 
 func cut(s string, n int) string {

@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// The answers that refuse a call for a limit or for membership, each
+// recording its first refusal as a skipped run.
+
+// rateLimited answers 429 and records the first rejection of a window as a
+// skipped run.
+func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v verdict, now time.Time, name string, limit int) int {
+	h.metrics.rateLimited.WithLabelValues(name).Inc()
+	if v.first {
+		h.recordRefusal(ctx, e, c, now, fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
+			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit))
+	}
+	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
+	return reject(w, answerRateLimited)
+}
+
+// backlogFull answers 429 backlog_full and records the first refusal since
+// the endpoint last admitted a call as a skipped run.
+func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v backlogVerdict, now time.Time) int {
+	h.metrics.rateLimited.WithLabelValues(limitBacklog).Inc()
+	if v.first {
+		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.perEndpoint)
+		if v.scope == backlogScopeAgent {
+			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, e.obj.Spec.AgentRef.Name)
+		}
+		h.recordRefusal(ctx, e, c, now, message+", the most the receiver queues; "+
+			"further calls are rejected with 429 backlog_full and not recorded until one is let through again")
+	}
+	w.Header()["Retry-After"] = backlogRetryAfter
+	return reject(w, answerBacklogFull)
+}
+
+// ownerNotMember records the call as skipped and pauses the endpoint. The
+// writes use their own context (a caller hanging up must not lose the
+// pause), and calls that arrive before the pause reaches the informer are
+// answered without writing again.
+func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery, now time.Time) int {
+	ep := e.obj
+	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
+		return reject(w, answerNotMember)
+	}
+	h.pausing.Store(ep.UID, now)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	h.recordRefusal(ctx, e, c, now, fmt.Sprintf(
+		"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
+		ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
+	if err := h.store.pauseOwnerNotMember(ctx, ep); err != nil {
+		h.log.Error(err, "pausing an endpoint whose owner is not a member", "endpoint", ep.Namespace+"/"+ep.Name)
+	}
+	return reject(w, answerNotMember)
+}
+
+// recordRefusal stores a refused call as a skipped run with message; a
+// failure is logged, not answered (the refusal stands either way).
+func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *delivery, now time.Time, message string) {
+	run, err := h.newRun(e, c, now)
+	if err == nil {
+		err = h.store.recordSkipped(ctx, run, message)
+	}
+	if err != nil {
+		h.log.Error(err, "recording a refused call", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
+	}
+}

@@ -17,8 +17,11 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -72,4 +75,16 @@ func setRunConditions(run *agentsv1alpha1.AgentRun) {
 		meta.RemoveStatusCondition(&s.Conditions, agentsv1alpha1.ConditionSucceeded)
 	}
 	s.ObservedGeneration = run.Generation
+}
+
+// backfillConditions gives a finished run that has none (a skipped run the
+// receiver wrote, a run that ended before conditions existed) its
+// conditions; it is not looked at again after that.
+func (r *AgentRunReconciler) backfillConditions(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
+	if !run.DeletionTimestamp.IsZero() || meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionSucceeded) != nil {
+		return nil
+	}
+	before := run.DeepCopy()
+	setRunConditions(run)
+	return client.IgnoreNotFound(patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status))
 }

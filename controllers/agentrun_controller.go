@@ -28,7 +28,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -391,18 +390,6 @@ func (r *AgentRunReconciler) recordTask(ctx context.Context, run *agentsv1alpha1
 		return fmt.Errorf("recording task %s of the run: %w", task.ID, err)
 	}
 	return nil
-}
-
-// backfillConditions gives a finished run that has none (a skipped run the
-// receiver wrote, a run that ended before conditions existed) its
-// conditions; it is not looked at again after that.
-func (r *AgentRunReconciler) backfillConditions(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
-	if !run.DeletionTimestamp.IsZero() || meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionSucceeded) != nil {
-		return nil
-	}
-	before := run.DeepCopy()
-	setRunConditions(run)
-	return client.IgnoreNotFound(patchStatusIfChanged(ctx, r.Client, before, run, &before.Status, &run.Status))
 }
 
 // follow looks at a running run's task.

@@ -25,19 +25,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,11 +48,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/hack/chaos"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/hack/loadgen"
 )
@@ -420,198 +415,6 @@ func measureDirect(ctx context.Context, kubeconfig string, o options, logf func(
 	return m, nil
 }
 
-// measureScale creates o.endpoints endpoints and reports the operator's time
-// to bring them all to Ready and the receiver's resident memory then.
-func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf func(string, ...any)) ([]row, error) {
-	const ns = "scale"
-	if err := c.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		return nil, err
-	}
-	if err := c.AdminClient.Create(ctx, &agentsv1alpha1.Agent{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
-		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
-	}); err != nil {
-		return nil, err
-	}
-	// Readiness is counted from an informer: listing thousands of endpoints
-	// every second would cost the API server more than the operator does.
-	endpoints, err := cache.New(c.Admin, cache.Options{Scheme: devcluster.Scheme(), DefaultNamespaces: map[string]cache.Config{ns: {}}})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := endpoints.GetInformer(ctx, &agentsv1alpha1.WebhookEndpoint{}); err != nil {
-		return nil, err
-	}
-	cacheCtx, stopCache := context.WithCancel(ctx)
-	defer stopCache()
-	go func() { _ = endpoints.Start(cacheCtx) }()
-	if !endpoints.WaitForCacheSync(ctx) {
-		return nil, errors.New("the endpoint informer did not sync")
-	}
-	cpuBefore := cpuSeconds(c)
-	requestsBefore, err := operatorRequests(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	logf("creating %d endpoints", o.endpoints)
-	start := time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, o.workers)
-	for range o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= int64(o.endpoints); i = next.Add(1) {
-				err := c.AdminClient.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
-					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ep-%05d", i)},
-					Spec: agentsv1alpha1.WebhookEndpointSpec{
-						AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "p",
-						ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-						Owner:          &agentsv1alpha1.Owner{User: "owner@example.com"},
-					},
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return nil, err
-	}
-	created := time.Since(start)
-	logf("created in %s; waiting until all are Ready", created.Round(time.Millisecond))
-	var allReady time.Duration
-	for allReady == 0 {
-		eps := &agentsv1alpha1.WebhookEndpointList{}
-		if err := endpoints.List(ctx, eps, client.InNamespace(ns)); err != nil {
-			return nil, err
-		}
-		ready := 0
-		for _, ep := range eps.Items {
-			for _, cond := range ep.Status.Conditions {
-				if cond.Type == agentsv1alpha1.ConditionReady && cond.Status == metav1.ConditionTrue && ep.Status.SecretHash != "" {
-					ready++
-				}
-			}
-		}
-		if ready == o.endpoints {
-			allReady = time.Since(start)
-			break
-		}
-		if time.Since(start) > 15*time.Minute {
-			return nil, fmt.Errorf("only %d of %d endpoints Ready after 15 minutes", ready, o.endpoints)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
-	cpu := cpuSeconds(c)
-	var used []string
-	for _, name := range []string{devcluster.KubeAPIServer, devcluster.Operator, devcluster.Receiver} {
-		used = append(used, fmt.Sprintf("%s %.0f s", name, cpu[name]-cpuBefore[name]))
-	}
-	logf("all Ready after %s; CPU time used meanwhile: %s", allReady.Round(time.Millisecond), strings.Join(used, ", "))
-	var per []string
-	if requests, err := operatorRequests(ctx, c); err == nil {
-		for _, verb := range slices.Sorted(maps.Keys(requests)) {
-			if n := (requests[verb] - requestsBefore[verb]) / float64(o.endpoints); n >= 0.005 {
-				per = append(per, fmt.Sprintf("%s %.2f", verb, n))
-			}
-		}
-		logf("operator's API requests per endpoint: %s", strings.Join(per, ", "))
-	}
-	// The receiver's memory once its informers hold them all: it serves the
-	// last endpoint (a wrong secret answers 403, not an unknown ID's 404).
-	last := &agentsv1alpha1.WebhookEndpoint{}
-	if err := c.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("ep-%05d", o.endpoints)}, last); err != nil {
-		return nil, err
-	}
-	for !devcluster.Serves(ctx, last.Status.URL) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	runtime.GC()
-	rss, err := residentMiB(c.PID(devcluster.Receiver))
-	if err != nil {
-		return nil, err
-	}
-	logf("receiver resident memory %.1f MiB", rss)
-	return []row{
-		{fmt.Sprintf("%d endpoints: receiver resident memory", o.endpoints), "< 150 MiB", fmt.Sprintf("%.1f MiB", rss), rss < 150},
-		{fmt.Sprintf("%d endpoints: operator brings all to Ready", o.endpoints), "< 2 min",
-			fmt.Sprintf("%s from the first create (creating them took %s; CPU time meanwhile: %s; the operator's API requests per endpoint: %s)",
-				allReady.Round(time.Second), created.Round(time.Second), strings.Join(used, ", "), strings.Join(per, ", ")), allReady < 2*time.Minute},
-	}, nil
-}
-
-// operatorRequests sums the operator's API requests so far by method and
-// answer (rest_client_requests_total).
-func operatorRequests(ctx context.Context, c *devcluster.Cluster) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.MetricsURL(devcluster.Operator), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]float64{}
-	re := regexp.MustCompile(`(?m)^rest_client_requests_total\{code="(\d+)",host="[^"]*",method="(\w+)"\} (\S+)$`)
-	for _, m := range re.FindAllSubmatch(b, -1) {
-		v, _ := strconv.ParseFloat(string(m[3]), 64)
-		out[string(m[2])+" "+string(m[1])] += v
-	}
-	return out, nil
-}
-
-// cpuSeconds is the CPU time (user and system) each of the API server,
-// operator and receiver processes has used so far.
-func cpuSeconds(c *devcluster.Cluster) map[string]float64 {
-	out := map[string]float64{}
-	for _, name := range []string{devcluster.KubeAPIServer, devcluster.Operator, devcluster.Receiver} {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.PID(name)))
-		if err != nil {
-			continue
-		}
-		// Fields after "(comm)": state is the 1st, utime the 12th, stime the 13th.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 13 {
-			continue
-		}
-		user, _ := strconv.ParseFloat(f[11], 64)
-		sys, _ := strconv.ParseFloat(f[12], 64)
-		out[name] = (user + sys) / 100 // USER_HZ
-	}
-	return out
-}
-
-func residentMiB(pid int) (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		return 0, errors.New("no VmRSS")
-	}
-	kb, err := strconv.ParseFloat(string(m[1]), 64)
-	return kb / 1024, err
-}
-
 // measureDispatch runs the 202-to-agent benchmark of the controllers
 // package (a real API server and operator, an in-process A2A agent).
 func measureDispatch(ctx context.Context, o options, logf func(string, ...any)) ([]row, error) {
@@ -648,77 +451,4 @@ func mustAbs(p string) string {
 		return p
 	}
 	return a
-}
-
-func report(o options, rows []row) error {
-	var b bytes.Buffer
-	cpu := "unknown"
-	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if m := regexp.MustCompile(`model name\s*:\s*(.+)`).FindSubmatch(info); m != nil {
-			cpu = string(m[1])
-		}
-	}
-	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (`hack/bench`) on %s. Each figure is the median of %d runs; ratios compare\n", time.Now().UTC().Format("2006-01-02"), o.repeat)
-	fmt.Fprintf(&b, "with a baseline measured in the same run on the same machine with the same load generator\n(`hack/loadgen`: %d closed-loop workers, %s per run, keep-alive).\n\n", o.workers, o.duration)
-	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s/%s. Control plane: etcd, kube-apiserver and kube-controller-manager\nv1.37.0 built from the module proxy, on loopback; hookrun's operator and receiver run as their own\nprocesses with their service accounts' tokens (`hack/devcluster`, as `make dev`).\n\n",
-		runtime.NumCPU(), cpu, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	b.WriteString("| measurement | goal | result | met |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		met := ""
-		if r.goal != "" {
-			met = "no"
-			if r.ok {
-				met = "yes"
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, r.goal, strings.ReplaceAll(r.figure, "|", "/"), met)
-	}
-	b.WriteString(`
-How each is measured:
-
-- Rejections: the receiver answers from memory (no API request) for an unknown endpoint ID, a wrong
-  secret, a Content-Length over 1 MiB and a full rate-limit window (an unauthenticated endpoint with
-  ` + "`--unauthenticated-rate-limit=1`" + `). The baseline is a bare ` + "`net/http`" + ` server in its own process
-  that answers every request with the same 202 body, leaving the body to net/http as the receiver
-  does. The 413 calls announce 1 MiB + 1 byte with ` + "`Expect: 100-continue`" + ` and send it only if
-  asked (the receiver never asks): no server can keep such a connection, as the unread body would
-  come next on it, so each call opens a new connection, and the 413 is compared with the bare server
-  given the same request (it closes the connection too). The table also gives the ratio to the
-  keep-alive baseline: the difference is the cost of a TCP connection per call, not of the receiver.
-- Senders: a GitHub endpoint (created by the bench). A wrong ` + "`X-Hub-Signature-256`" + ` on a 1 KiB body
-  is compared with the bare server reading the same body before it answers (the receiver must read
-  a body to verify its signature). With the operator stopped, correctly signed calls with a new
-  ` + "`X-GitHub-Delivery`" + ` each (the receiver reads the run name first, then stores the run and its
-  payload) are compared with calls that all repeat one delivery ID (one read, nothing stored).
-- Accepted calls: valid calls to an authenticated endpoint (rate limit and backlog cap lifted), with the operator
-  stopped so that dispatch does not compete; the receiver stores an AgentRun and a payload Secret for
-  each. The baseline creates the same two objects with controller-runtime's client, as the receiver's
-  service account, at the same concurrency. The runs both stored are deleted before the operator
-  starts again, so that it does not dispatch them during the measurements that follow.
-- Scale: endpoints created with 16 workers while the operator works; "Ready" means condition Ready
-  and a secret hash, counted from an informer (listing 10,000 endpoints every second, as the first
-  version of this benchmark did, took more of the API server than the operator: 8 minutes instead
-  of about 2); the receiver's resident memory (VmRSS) is read once it serves the last endpoint. CPU
-  time is what each process used from the first create until all were Ready: everything shares the
-  machine's cores, and the API server is what runs out.
-- 202 to agent: ` + "`BenchmarkQueueToSend`" + ` in ` + "`controllers`" + ` (200 sequential runs with free capacity, a
-  real API server and the real operator, an in-process A2A agent), medians of its runs.
-
-Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
-`)
-	fmt.Print("\n" + b.String())
-	if len(o.only) > 0 {
-		return nil // a partial run does not replace the report
-	}
-	out := o.out
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(o.root, out)
-	}
-	// make chaos's section stays.
-	old, _ := os.ReadFile(out)
-	if _, section := chaos.SplitDoc(old); section != nil {
-		b.WriteString("\n")
-		b.Write(section)
-	}
-	return os.WriteFile(out, b.Bytes(), 0o644)
 }

@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command hookrun-bench is `make bench`: it runs hookrun as real processes
+// (hack/devcluster), measures it against baselines measured in the same run
+// on the same machine with the same load generator (hack/loadgen), prints a
+// table and writes docs/benchmarks.md.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hookrun/hookrun/hack/chaos"
+)
+
+func report(o options, rows []row) error {
+	var b bytes.Buffer
+	cpu := "unknown"
+	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if m := regexp.MustCompile(`model name\s*:\s*(.+)`).FindSubmatch(info); m != nil {
+			cpu = string(m[1])
+		}
+	}
+	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (`hack/bench`) on %s. Each figure is the median of %d runs; ratios compare\n", time.Now().UTC().Format("2006-01-02"), o.repeat)
+	fmt.Fprintf(&b, "with a baseline measured in the same run on the same machine with the same load generator\n(`hack/loadgen`: %d closed-loop workers, %s per run, keep-alive).\n\n", o.workers, o.duration)
+	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s/%s. Control plane: etcd, kube-apiserver and kube-controller-manager\nv1.37.0 built from the module proxy, on loopback; hookrun's operator and receiver run as their own\nprocesses with their service accounts' tokens (`hack/devcluster`, as `make dev`).\n\n",
+		runtime.NumCPU(), cpu, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	b.WriteString("| measurement | goal | result | met |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		met := ""
+		if r.goal != "" {
+			met = "no"
+			if r.ok {
+				met = "yes"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, r.goal, strings.ReplaceAll(r.figure, "|", "/"), met)
+	}
+	b.WriteString(`
+How each is measured:
+
+- Rejections: the receiver answers from memory (no API request) for an unknown endpoint ID, a wrong
+  secret, a Content-Length over 1 MiB and a full rate-limit window (an unauthenticated endpoint with
+  ` + "`--unauthenticated-rate-limit=1`" + `). The baseline is a bare ` + "`net/http`" + ` server in its own process
+  that answers every request with the same 202 body, leaving the body to net/http as the receiver
+  does. The 413 calls announce 1 MiB + 1 byte with ` + "`Expect: 100-continue`" + ` and send it only if
+  asked (the receiver never asks): no server can keep such a connection, as the unread body would
+  come next on it, so each call opens a new connection, and the 413 is compared with the bare server
+  given the same request (it closes the connection too). The table also gives the ratio to the
+  keep-alive baseline: the difference is the cost of a TCP connection per call, not of the receiver.
+- Senders: a GitHub endpoint (created by the bench). A wrong ` + "`X-Hub-Signature-256`" + ` on a 1 KiB body
+  is compared with the bare server reading the same body before it answers (the receiver must read
+  a body to verify its signature). With the operator stopped, correctly signed calls with a new
+  ` + "`X-GitHub-Delivery`" + ` each (the receiver reads the run name first, then stores the run and its
+  payload) are compared with calls that all repeat one delivery ID (one read, nothing stored).
+- Accepted calls: valid calls to an authenticated endpoint (rate limit and backlog cap lifted), with the operator
+  stopped so that dispatch does not compete; the receiver stores an AgentRun and a payload Secret for
+  each. The baseline creates the same two objects with controller-runtime's client, as the receiver's
+  service account, at the same concurrency. The runs both stored are deleted before the operator
+  starts again, so that it does not dispatch them during the measurements that follow.
+- Scale: endpoints created with 16 workers while the operator works; "Ready" means condition Ready
+  and a secret hash, counted from an informer (listing 10,000 endpoints every second, as the first
+  version of this benchmark did, took more of the API server than the operator: 8 minutes instead
+  of about 2); the receiver's resident memory (VmRSS) is read once it serves the last endpoint. CPU
+  time is what each process used from the first create until all were Ready: everything shares the
+  machine's cores, and the API server is what runs out.
+- 202 to agent: ` + "`BenchmarkQueueToSend`" + ` in ` + "`controllers`" + ` (200 sequential runs with free capacity, a
+  real API server and the real operator, an in-process A2A agent), medians of its runs.
+
+Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
+`)
+	fmt.Print("\n" + b.String())
+	if len(o.only) > 0 {
+		return nil // a partial run does not replace the report
+	}
+	out := o.out
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(o.root, out)
+	}
+	// make chaos's section stays.
+	old, _ := os.ReadFile(out)
+	if _, section := chaos.SplitDoc(old); section != nil {
+		b.WriteString("\n")
+		b.Write(section)
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
+}

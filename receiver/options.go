@@ -37,8 +37,8 @@ const (
 	DefaultMaxQueuedRunsPerEndpoint = 100
 	DefaultMaxQueuedRunsPerAgent    = 1000
 	// DefaultMaxInflightBodyBytes lets 32 calls of 1 MiB be read at once;
-	// each takes about three times its body while it is stored (the body,
-	// its base64 in the request to the API server, buffers).
+	// each is held about three times over while it is stored (the body,
+	// its base64 in the request to the API server, buffers; an estimate).
 	DefaultMaxInflightBodyBytes = 32 << 20
 	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the receiver's writes
 	// (two per accepted call). client-go's own default (5 per second) would

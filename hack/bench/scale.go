@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command hookrun-bench is `make bench`: it runs hookrun as real processes
-// (hack/devcluster), measures it against baselines measured in the same run
-// on the same machine with the same load generator (hack/loadgen), prints a
-// table and writes docs/benchmarks.md.
 package main
 
 import (

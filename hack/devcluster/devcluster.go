@@ -637,8 +637,13 @@ func (c *Cluster) pointAgentsAtDemoAgent(ctx context.Context, dev client.Client,
 	return nil
 }
 
-// waitReady waits until every endpoint of ns is Ready.
+// waitReady waits until every endpoint of ns is Ready and the receiver
+// serves it: the operator's Ready comes before the receiver's informer
+// has the endpoint, and a call in between gets 404.
 func (c *Cluster) waitReady(ctx context.Context, ns string) error {
+	// Each endpoint is probed until it is served, then never again: a probe
+	// of an unauthenticated endpoint spends one of its pre-parse rate limit.
+	served := map[string]bool{}
 	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		eps := &agentsv1alpha1.WebhookEndpointList{}
 		if err := c.AdminClient.List(ctx, eps, client.InNamespace(ns)); err != nil {
@@ -648,6 +653,10 @@ func (c *Cluster) waitReady(ctx context.Context, ns string) error {
 			if !ready(ep.Status.Conditions) || ep.Status.URL == "" {
 				return false, nil
 			}
+			if !served[ep.Status.URL] && !Serves(ctx, ep.Status.URL) {
+				return false, nil
+			}
+			served[ep.Status.URL] = true
 		}
 		return len(eps.Items) > 0, nil
 	})
@@ -683,23 +692,6 @@ func (c *Cluster) EndpointFor(ctx context.Context, ns, name string) (Endpoint, e
 	}
 	out.Secret = string(secret.Data[agentsv1alpha1.WebhookSecretKey])
 	return out, nil
-}
-
-// Serves tells whether the receiver knows the endpoint at url and its secret
-// hash: a wrong secret gets 403, where an unknown ID gets 404. Nothing is
-// stored.
-func Serves(ctx context.Context, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("{}"))
-	if err != nil {
-		return false
-	}
-	req.Header.Set(agentsv1alpha1.SecretHeader, "not-the-secret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusForbidden
 }
 
 // Kubectl is the path of the kubectl the control plane was built with.

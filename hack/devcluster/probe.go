@@ -1,0 +1,66 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package devcluster
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// Serves tells whether the receiver at rawURL's host knows the endpoint
+// rawURL names. Nothing is stored, for any kind of endpoint: the probe
+// carries a wrong secret and announces a body over the 1 MiB limit without
+// sending it. An unknown ID answers 404; a known endpoint answers 403 (wrong
+// secret), or, if it takes unauthenticated calls, 413 (or 429 once its
+// pre-parse limit is spent, which also needs the endpoint known).
+func Serves(ctx context.Context, rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = conn.Close() }()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\n%s: not-the-secret\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+		u.RequestURI(), u.Host, agentsv1alpha1.SecretHeader, agentsv1alpha1.MaxPayloadBytes+1)
+	if err != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return true
+	}
+	return false
+}

@@ -225,7 +225,8 @@ var _ = Describe("access control", func() {
 		Expect(change(ctx, as(bob), ep, claim(carol))).
 			To(forbidden("spec.owner can only be set to yourself (bob@example.com)"))
 
-		// Alice leaves; the receiver pauses the endpoint on the next call.
+		// Alice leaves; the receiver records the next call as skipped and
+		// the operator pauses the endpoint.
 		rbs := &rbacv1.RoleBindingList{}
 		Expect(k8sClient.List(ctx, rbs, client.InNamespace(ns))).To(Succeed())
 		for i := range rbs.Items {
@@ -234,11 +235,9 @@ var _ = Describe("access control", func() {
 			}
 		}
 		fakeClock.Step(11 * time.Second) // past the operator's membership cache
-		cur := get(ctx, ep.DeepCopy())
-		patch := client.MergeFrom(cur.DeepCopy())
-		cur.Status.Phase = agentsv1alpha1.EndpointPaused
-		cur.Status.PauseReason = agentsv1alpha1.PauseReasonOwnerNotMember
-		Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
+		recordOwnerSkip(ctx, ep)
+		Eventually(func() agentsv1alpha1.PauseReason { return get(ctx, ep.DeepCopy()).Status.PauseReason }).
+			Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 		Consistently(func() agentsv1alpha1.PauseReason { return get(ctx, ep.DeepCopy()).Status.PauseReason }, time.Second).
 			Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 
@@ -331,16 +330,19 @@ var _ = Describe("access control", func() {
 			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.SecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
 	})
 
-	It("lets only the operator, the receiver and admins write the status of the four kinds", func(ctx SpecContext) {
+	It("lets only the operator and admins write the status of the four kinds, and the receiver that of runs", func(ctx SpecContext) {
 		// frank owns the namespace: every verb on every hookrun resource,
-		// status included, as a wildcard role gives. So does dave, an admin.
+		// status included, as a wildcard role gives. So does dave, an admin,
+		// and here the receiver too: its own role grants it no endpoint
+		// status, and the policy refuses it even with one that does.
 		const frank = "frank@example.com"
 		everything := &rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hookrun-everything"},
 			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{agentsv1alpha1.GroupVersion.Group}, Resources: []string{"*"}, Verbs: []string{"*"}}},
 		}
 		Expect(k8sClient.Create(ctx, everything)).To(Succeed())
-		for _, user := range []string{frank, dave} {
+		receiverName := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.ReceiverServiceAccount
+		for _, user := range []string{frank, dave, receiverName} {
 			Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "everything-"},
 				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: everything.Name},
@@ -365,8 +367,7 @@ var _ = Describe("access control", func() {
 
 		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
 			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
-		receiver := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.ReceiverServiceAccount,
-			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		receiver := as(receiverName, "system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
 		type writeFunc func(client.Client, ...client.SubResourcePatchOption) error
 		for _, c := range []struct {
 			resource string
@@ -377,7 +378,7 @@ var _ = Describe("access control", func() {
 				return patchStatus(ctx, c, victim.DeepCopy(), func(ep *agentsv1alpha1.WebhookEndpoint) {
 					ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
 				}, opts...)
-			}, true},
+			}, false},
 			{"agents", func(c client.Client, opts ...client.SubResourcePatchOption) error {
 				return patchStatus(ctx, c, newAgent(ns, "triage"), func(a *agentsv1alpha1.Agent) { a.Status.ObservedGeneration = 99 }, opts...)
 			}, false},
@@ -388,13 +389,20 @@ var _ = Describe("access control", func() {
 				return patchStatus(ctx, c, run.DeepCopy(), func(r *agentsv1alpha1.AgentRun) { r.Status.State = agentsv1alpha1.RunSuccess }, opts...)
 			}, true},
 		} {
+			writers := "only hookrun's operator"
+			if c.receiver {
+				writers = "only hookrun's operator and receiver"
+			}
 			Eventually(func() error { return c.hijack(as(frank)) }).Should(refusedBy("hookrun-status-writers",
-				"only hookrun's operator and receiver (and hookrun admins) write the status of "+c.resource+"; "+frank+" may not"), c.resource)
+				writers+" (and hookrun admins) write the status of "+c.resource+"; "+frank+" may not"), c.resource)
 			// The allowed writers' changes are dry runs: the operator is at work on these objects.
 			Expect(c.hijack(operator, client.DryRunAll)).To(Succeed(), c.resource)
 			Expect(c.hijack(as(dave, "hookrun-admins"), client.DryRunAll)).To(Succeed(), c.resource)
 			if c.receiver {
 				Expect(c.hijack(receiver, client.DryRunAll)).To(Succeed(), c.resource)
+			} else {
+				Expect(c.hijack(receiver, client.DryRunAll)).To(refusedBy("hookrun-status-writers",
+					writers+" (and hookrun admins) write the status of "+c.resource+"; "+receiverName+" may not"), c.resource)
 			}
 		}
 		Expect(get(ctx, victim.DeepCopy()).Status.PauseReason).To(BeEmpty(), "no takeover was opened")
@@ -437,7 +445,8 @@ var _ = Describe("access control", func() {
 			{receiver, "watch", "", "secrets", "", false},
 			{receiver, "create", g, "agentruns", "", true},
 			{receiver, "update", g, "agentruns", "", false},
-			{receiver, "patch", g, "webhookendpoints", "status", true},
+			{receiver, "patch", g, "agentruns", "status", true},
+			{receiver, "patch", g, "webhookendpoints", "status", false}, // the operator alone writes the pause
 			{receiver, "patch", g, "webhookendpoints", "", false},
 			{receiver, "trigger", g, "agents", "", false},
 			{receiver, "list", "", "configmaps", "", false}, // only in its own namespace

@@ -107,9 +107,17 @@ type endpointScope struct {
 	secretValue []byte
 	// idHeldByOlder: another, older endpoint has this endpoint's ID.
 	idHeldByOlder bool
-	// afterStatus runs once the status is written (events that the status
-	// makes true).
-	afterStatus func()
+	// runs are the endpoint's AgentRuns (from the cache), once listed.
+	runs       []agentsv1alpha1.AgentRun
+	runsListed bool
+	// afterStatus are called once the status is written: events that the
+	// status makes true.
+	afterStatus []func()
+}
+
+// afterStatusWritten adds f (an event) to what runs once the status is written.
+func (s *endpointScope) afterStatusWritten(f func()) {
+	s.afterStatus = append(s.afterStatus, f)
 }
 
 func (s *endpointScope) requeueWithin(d time.Duration) {
@@ -162,8 +170,8 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
 		switch {
 		case err == nil:
-			if s.afterStatus != nil {
-				s.afterStatus()
+			for _, f := range s.afterStatus {
+				f()
 			}
 		case apierrors.IsConflict(err) && s.createdSecret != nil:
 			retErr = errors.Join(retErr, err, r.dropCreatedSecret(ctx, s.createdSecret))
@@ -316,25 +324,41 @@ func (r *WebhookEndpointReconciler) reconcileThread(ctx context.Context, s *endp
 	return nil
 }
 
-// reconcilePhase decides Active or Paused. A pause for OwnerNotMember set by
-// the receiver lasts until the current owner may trigger the Agent again.
+// reconcilePhase decides Active or Paused. This reconciler alone writes the
+// OwnerNotMember pause: the receiver records a call whose owner is not a
+// member as a skipped run, and ownerNotMemberPause derives the pause from
+// those runs, asking for the owner's membership only when one of them, or
+// the pause itself, calls for it.
 func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
-	member := true
-	if ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember {
-		var err error
-		member, err = r.Membership.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
-		if err != nil {
-			return err
-		}
-		if member {
-			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventMembershipRestored, "Resume",
-				"The owner %s may trigger Agent %s again; the OwnerNotMember pause is lifted", ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name)
-		} else {
-			s.requeueWithin(r.OwnerRecheckInterval)
-		}
+	runs, err := r.endpointRuns(ctx, s)
+	if err != nil {
+		return err
 	}
-	ep.Status.Phase, ep.Status.PauseReason = endpointPhase(ep.Spec.Paused, ep.Status.PauseReason, member)
+	paused, handledUntil, err := ownerNotMemberPause(ep, runs, func() (bool, error) {
+		return r.Membership.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
+	})
+	if err != nil {
+		return fmt.Errorf("checking whether owner %s may trigger Agent %s: %w", ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, err)
+	}
+	if paused {
+		s.requeueWithin(r.OwnerRecheckInterval)
+	}
+	owner, agent := ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name
+	switch was := ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember; {
+	case paused && !was:
+		s.afterStatusWritten(func() {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventOwnerNotMember, "Pause",
+				"A call was skipped: the owner %s may no longer trigger Agent %s. The endpoint is paused until the owner is a member again or another member takes ownership", owner, agent)
+		})
+	case !paused && was:
+		s.afterStatusWritten(func() {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventMembershipRestored, "Resume",
+				"The owner %s may trigger Agent %s again; the OwnerNotMember pause is lifted", owner, agent)
+		})
+	}
+	ep.Status.OwnerNotMemberHandledUntil = handledUntil
+	ep.Status.Phase, ep.Status.PauseReason = endpointPhase(ep.Spec.Paused, paused)
 	return nil
 }
 

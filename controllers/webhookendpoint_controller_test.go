@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // staleClient serves one object from an old copy, as a cache that is behind.
@@ -93,6 +94,42 @@ func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// recordOwnerSkip does what the receiver does, as the receiver's service
+// account, when a call arrives after the endpoint's owner lost membership:
+// it records the call as a skipped run marked OwnerNotMember, naming the
+// owner. The receiver writes nothing else; the operator pauses the endpoint.
+func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
+	GinkgoHelper()
+	cur := endpointState(ctx, ep)()
+	asReceiver, err := client.New(testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.ReceiverServiceAccount), client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: cur.Namespace, GenerateName: cur.Name + "-",
+			Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint:   cur.Name,
+				agentsv1alpha1.LabelAgent:      cur.Spec.AgentRef.Name,
+				agentsv1alpha1.LabelSkipReason: agentsv1alpha1.SkipReasonOwnerNotMember,
+			},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "WebhookEndpoint", Name: cur.Name, UID: cur.UID,
+			}},
+		},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: cur.Name}, AgentRef: cur.Spec.AgentRef,
+			Prompt: cur.Spec.Prompt, ThreadStrategy: cur.Spec.ThreadStrategy, Owner: cur.Spec.Owner.DeepCopy(),
+			Trust: agentsv1alpha1.TrustStandard, ReceivedAt: metav1.NewTime(fakeClock.Now()),
+		},
+	}
+	Expect(asReceiver.Create(ctx, run)).To(Succeed())
+	patch := client.MergeFrom(run.DeepCopy())
+	run.Status.State = agentsv1alpha1.RunSkipped
+	run.Status.Message = "Skipped: the endpoint's owner " + cur.Spec.Owner.UserName() + " may no longer trigger Agent " + cur.Spec.AgentRef.Name
+	run.Status.CompletedAt = &run.Spec.ReceivedAt
+	Expect(asReceiver.Status().Patch(ctx, run, patch)).To(Succeed())
+	return run
 }
 
 // eventsFor lists the events.k8s.io events about obj with reason.
@@ -318,28 +355,22 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 				Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 			})).To(Succeed())
 		}
-		// receiverPauses does what the receiver does when a call arrives after
-		// the owner lost membership.
-		receiverPauses := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) {
-			GinkgoHelper()
-			cur := endpointState(ctx, ep)()
-			patch := client.MergeFrom(cur.DeepCopy())
-			cur.Status.Phase = agentsv1alpha1.EndpointPaused
-			cur.Status.PauseReason = agentsv1alpha1.PauseReasonOwnerNotMember
-			Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
-		}
 		stateOf := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() agentsv1alpha1.PauseReason {
 			return func() agentsv1alpha1.PauseReason { return endpointState(ctx, ep)().Status.PauseReason }
 		}
 
-		It("stays paused while the owner is not a member and lifts when the owner is one again", func(ctx SpecContext) {
+		It("pauses for a skipped run while the owner is not a member and lifts when the owner is one again", func(ctx SpecContext) {
 			ep := newEndpoint(ns, "github-issues", "triage")
 			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
 			readyEndpoint(ctx, ep)
-			receiverPauses(ctx, ep)
+			skipped := recordOwnerSkip(ctx, ep)
 			Eventually(func() *metav1.Condition {
 				return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)
 			}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember))
+			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
+			Eventually(eventsFor(ctx, ep, agentsv1alpha1.EventOwnerNotMember)).Should(ConsistOf(And(
+				HaveField("Type", corev1.EventTypeWarning),
+				HaveField("Note", ContainSubstring("the owner alice@example.com may no longer trigger Agent triage")))))
 			fakeClock.Step(11 * time.Second) // past the membership cache
 			Consistently(stateOf(ctx, ep), 2*time.Second).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
@@ -348,37 +379,87 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 			fakeClock.Step(11 * time.Second)
 			// The slow periodic re-check notices without any change to the endpoint.
 			Eventually(stateOf(ctx, ep)).Should(BeEmpty())
-			Expect(readyEndpoint(ctx, ep).Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+			resumed := readyEndpoint(ctx, ep)
+			Expect(resumed.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+			Expect(resumed.Status.OwnerNotMemberHandledUntil).To(HaveField("Time", BeTemporally("==", skipped.Spec.ReceivedAt.Time)))
 			Eventually(eventsFor(ctx, ep, agentsv1alpha1.EventMembershipRestored)).Should(HaveLen(1))
+
+			// Alice leaves again: the handled run does not pause the endpoint,
+			// the next skipped call does.
+			Expect(k8sClient.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agent-user-alice"}})).To(Succeed())
+			fakeClock.Step(11 * time.Second)
+			Consistently(stateOf(ctx, ep), 2*time.Second).Should(BeEmpty())
+			recordOwnerSkip(ctx, ep)
+			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 		})
 
-		It("lifts when another member takes ownership", func(ctx SpecContext) {
+		It("lifts when another member takes ownership, and the old owner's skipped runs do not pause it again", func(ctx SpecContext) {
 			ep := newEndpoint(ns, "github-issues", "triage")
 			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
 			readyEndpoint(ctx, ep)
 			grantTrigger(ctx, "bob@example.com")
-			receiverPauses(ctx, ep)
+			recordOwnerSkip(ctx, ep)
+			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 			fakeClock.Step(11 * time.Second)
 			Consistently(stateOf(ctx, ep), time.Second).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
 
-			cur := endpointState(ctx, ep)()
-			patch := client.MergeFrom(cur.DeepCopy())
-			cur.Spec.Owner = &agentsv1alpha1.Owner{User: "bob@example.com"}
-			Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+			alice := endpointState(ctx, ep)().Spec.Owner
+			setOwner := func(owner *agentsv1alpha1.Owner) {
+				GinkgoHelper()
+				cur := endpointState(ctx, ep)()
+				patch := client.MergeFrom(cur.DeepCopy())
+				cur.Spec.Owner = owner
+				Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+			}
+			setOwner(&agentsv1alpha1.Owner{User: "bob@example.com"})
 			Eventually(stateOf(ctx, ep)).Should(BeEmpty())
 			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+
+			// Alice (still not a member) is made the owner again, exactly as
+			// she was: her skipped run came before the owner changed and is
+			// handled.
+			setOwner(alice)
+			Eventually(func() int64 { return endpointState(ctx, ep)().Status.ObservedGeneration }).Should(Equal(endpointState(ctx, ep)().Generation))
+			Consistently(stateOf(ctx, ep), 2*time.Second).Should(BeEmpty())
 		})
 
-		It("stays paused by the owner when the owner's own pause is set too", func(ctx SpecContext) {
+		It("lets the owner-not-member pause win over the owner's own, which stays when it lifts", func(ctx SpecContext) {
 			ep := newEndpoint(ns, "github-issues", "triage")
 			ep.Spec.Paused = true
 			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
-			grantTrigger(ctx, "alice@example.com")
 			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonPaused))
-			receiverPauses(ctx, ep)
+			recordOwnerSkip(ctx, ep)
+			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+			grantTrigger(ctx, "alice@example.com")
 			fakeClock.Step(11 * time.Second)
 			Eventually(stateOf(ctx, ep)).Should(Equal(agentsv1alpha1.PauseReasonPaused))
 			Expect(endpointState(ctx, ep)().Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
+		})
+
+		It("is not paused by a skipped run of an endpoint deleted before under its name", func(ctx SpecContext) {
+			// Unauthenticated: envtest has no garbage collector, and the old
+			// endpoint's generated Secret would stay and block the new one's.
+			old := newEndpoint(ns, "again", "triage")
+			old.Spec.AllowUnauthenticated = true
+			Expect(k8sClient.Create(ctx, old)).To(Succeed())
+			readyEndpoint(ctx, old)
+			recordOwnerSkip(ctx, old)
+			Eventually(stateOf(ctx, old)).Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+			Expect(k8sClient.Delete(ctx, old)).To(Succeed())
+			gone := func() error {
+				return k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &agentsv1alpha1.WebhookEndpoint{})
+			}
+			Eventually(gone).Should(Satisfy(apierrors.IsNotFound))
+
+			// The old run stays, as it may for a while in a cluster.
+			fresh := newEndpoint(ns, "again", "triage")
+			fresh.Spec.AllowUnauthenticated = true
+			Expect(k8sClient.Create(ctx, fresh)).To(Succeed())
+			Expect(readyEndpoint(ctx, fresh).Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+			runs := &agentsv1alpha1.AgentRunList{}
+			Expect(k8sClient.List(ctx, runs, client.InNamespace(ns), client.MatchingLabels{agentsv1alpha1.LabelEndpoint: "again"})).To(Succeed())
+			Expect(runs.Items).To(HaveLen(1))
+			Consistently(stateOf(ctx, fresh), 2*time.Second).Should(BeEmpty())
 		})
 	})
 

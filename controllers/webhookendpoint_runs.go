@@ -35,11 +35,11 @@ import (
 // touched.
 func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
-	runs := &agentsv1alpha1.AgentRunList{}
-	if err := r.List(ctx, runs, client.InNamespace(ep.Namespace), client.MatchingFields{indexRunEndpoint: ep.Name}); err != nil {
-		return fmt.Errorf("listing AgentRuns: %w", err)
+	runs, err := r.endpointRuns(ctx, s)
+	if err != nil {
+		return err
 	}
-	plan := planRetention(runs.Items, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
+	plan := planRetention(runs, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
 		historyLimit: r.RunHistoryLimit, runTTL: r.RunTTL, payloadTTL: r.PayloadTTL,
 	})
 
@@ -67,6 +67,19 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 		return fmt.Errorf("applying run retention: %w", err)
 	}
 	return nil
+}
+
+// endpointRuns lists the endpoint's AgentRuns from the cache, once per
+// reconcile: the phase and the run counts look at the same list.
+func (r *WebhookEndpointReconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
+	if !s.runsListed {
+		runs := &agentsv1alpha1.AgentRunList{}
+		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{indexRunEndpoint: s.ep.Name}); err != nil {
+			return nil, fmt.Errorf("listing AgentRuns: %w", err)
+		}
+		s.runs, s.runsListed = runs.Items, true
+	}
+	return s.runs, nil
 }
 
 type retentionPolicy struct {

@@ -135,16 +135,16 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	// new secret does not work.
 	if rotate {
 		s.setCondition(secretReadyCondition(secretRotated, name, "", 0))
-		s.afterStatus = func() {
+		s.afterStatusWritten(func() {
 			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretRotated, "Rotate",
 				"Rotated the secret in Secret %s; the old secret no longer works", name)
-		}
+		})
 	} else {
 		s.setCondition(secretReadyCondition(secretGenerated, name, "", 0))
-		s.afterStatus = func() {
+		s.afterStatusWritten(func() {
 			r.Recorder.Eventf(ep, nil, corev1.EventTypeNormal, agentsv1alpha1.EventSecretGenerated, "Generate",
 				"Generated the secret into Secret %s", name)
-		}
+		})
 	}
 	return nil
 }

@@ -18,9 +18,11 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -149,18 +151,80 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 	}
 }
 
-// endpointPhase decides whether the endpoint accepts calls. A pause for
-// OwnerNotMember (set by the receiver) lasts while the current owner is not a
-// member; ownerIsMember is only consulted in that case.
-func endpointPhase(paused bool, current agentsv1alpha1.PauseReason, ownerIsMember bool) (agentsv1alpha1.EndpointPhase, agentsv1alpha1.PauseReason) {
+// endpointPhase decides whether the endpoint accepts calls: an
+// OwnerNotMember pause (ownerNotMemberPause) wins over the owner's own.
+func endpointPhase(paused, ownerNotMember bool) (agentsv1alpha1.EndpointPhase, agentsv1alpha1.PauseReason) {
 	switch {
-	case current == agentsv1alpha1.PauseReasonOwnerNotMember && !ownerIsMember:
+	case ownerNotMember:
 		return agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
 	case paused:
 		return agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonPaused
 	default:
 		return agentsv1alpha1.EndpointActive, agentsv1alpha1.PauseReasonNone
 	}
+}
+
+// ownerNotMemberPause decides whether ep is paused for OwnerNotMember, from
+// its status and runs; the operator is the only writer of that pause. A
+// skip is a run the receiver skipped because the owner was not a member
+// (label LabelSkipReason: SkipReasonOwnerNotMember), owned by ep itself
+// (not by an endpoint deleted before under its name), and unhandled: received
+// after status.ownerNotMemberHandledUntil. The endpoint is paused when
+//
+//   - it is paused for OwnerNotMember already, or an unhandled skip names
+//     the current spec.owner (same user, same set of groups), and
+//   - isMember says the current owner may not trigger the Agent.
+//
+// isMember (a SubjectAccessReview) is called only in the first case, so an
+// endpoint without unhandled skips of its owner costs no API request. When
+// the endpoint is not paused, every unhandled skip is handled: handledUntil
+// moves to the newest one's receivedAt. Those skips named an owner who is a
+// member now, or who is no longer the owner, so they never pause the
+// endpoint again, even when spec.owner changes back. When it is paused,
+// handledUntil stays. On an error nothing is decided.
+func ownerNotMemberPause(ep *agentsv1alpha1.WebhookEndpoint, runs []agentsv1alpha1.AgentRun,
+	isMember func() (bool, error)) (paused bool, handledUntil *metav1.Time, err error) {
+	handledUntil = ep.Status.OwnerNotMemberHandledUntil
+	newest, ofOwner := handledUntil, false
+	for i := range runs {
+		run := &runs[i]
+		if !isOwnerSkip(run, ep.UID) || (handledUntil != nil && !run.Spec.ReceivedAt.After(handledUntil.Time)) {
+			continue
+		}
+		ofOwner = ofOwner || sameOwner(run.Spec.Owner, ep.Spec.Owner)
+		if newest == nil || run.Spec.ReceivedAt.After(newest.Time) {
+			newest = run.Spec.ReceivedAt.DeepCopy()
+		}
+	}
+	if ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember || ofOwner {
+		member, err := isMember()
+		if err != nil {
+			return false, handledUntil, err
+		}
+		if !member {
+			return true, handledUntil, nil
+		}
+	}
+	return false, newest, nil
+}
+
+// isOwnerSkip tells whether run is a call of the endpoint with uid that the
+// receiver skipped because the owner was not a member.
+func isOwnerSkip(run *agentsv1alpha1.AgentRun, uid types.UID) bool {
+	if run.Labels[agentsv1alpha1.LabelSkipReason] != agentsv1alpha1.SkipReasonOwnerNotMember ||
+		run.EffectiveState() != agentsv1alpha1.RunSkipped {
+		return false
+	}
+	return slices.ContainsFunc(run.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == uid })
+}
+
+// sameOwner tells whether a and b are one owner: the same user and the same
+// set of groups (what a membership check asks about).
+func sameOwner(a, b *agentsv1alpha1.Owner) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.User == b.User && slices.Equal(slices.Sorted(slices.Values(a.Groups)), slices.Sorted(slices.Values(b.Groups)))
 }
 
 // endpointReadyCondition summarises the endpoint: Ready when it has a URL,

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -121,29 +122,124 @@ func TestEndpointPhase(t *testing.T) {
 		notMbr = agentsv1alpha1.PauseReasonOwnerNotMember
 	)
 	cases := []struct {
-		name       string
-		specPaused bool
-		current    agentsv1alpha1.PauseReason
-		member     bool
-		phase      agentsv1alpha1.EndpointPhase
-		reason     agentsv1alpha1.PauseReason
+		name                       string
+		specPaused, ownerNotMember bool
+		phase                      agentsv1alpha1.EndpointPhase
+		reason                     agentsv1alpha1.PauseReason
 	}{
-		{"active", false, none, true, active, none},
-		{"owner pauses", true, none, true, paused, byUser},
-		{"owner resumes", false, byUser, true, active, none},
-		{"receiver paused, owner still not a member", false, notMbr, false, paused, notMbr},
-		{"receiver paused, owner a member again", false, notMbr, true, active, none},
-		{"owner-not-member wins over the owner's pause", true, notMbr, false, paused, notMbr},
-		{"member again but paused by the owner", true, notMbr, true, paused, byUser},
-		{"membership only matters for an owner-not-member pause", false, none, false, active, none},
+		{"active", false, false, active, none},
+		{"owner pauses", true, false, paused, byUser},
+		{"owner not a member", false, true, paused, notMbr},
+		{"owner-not-member wins over the owner's pause", true, true, paused, notMbr},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			phase, reason := endpointPhase(tc.specPaused, tc.current, tc.member)
+			phase, reason := endpointPhase(tc.specPaused, tc.ownerNotMember)
 			if phase != tc.phase || reason != tc.reason {
 				t.Errorf("endpointPhase = %s/%q, want %s/%q", phase, reason, tc.phase, tc.reason)
 			}
 		})
+	}
+}
+
+func TestOwnerNotMemberPause(t *testing.T) {
+	const uid = types.UID("endpoint-uid")
+	alice := &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a", "team-b"}}
+	bob := &agentsv1alpha1.Owner{User: "bob@example.com"}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) *metav1.Time { return &metav1.Time{Time: t0.Add(time.Duration(s) * time.Second)} }
+	// skip is a run as the receiver records a call whose owner is not a member.
+	skip := func(owner *agentsv1alpha1.Owner, s int, change ...func(*agentsv1alpha1.AgentRun)) agentsv1alpha1.AgentRun {
+		run := agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{
+				Labels:          map[string]string{agentsv1alpha1.LabelSkipReason: agentsv1alpha1.SkipReasonOwnerNotMember},
+				OwnerReferences: []metav1.OwnerReference{{Kind: "WebhookEndpoint", Name: "hooks", UID: uid}},
+			},
+			Spec:   agentsv1alpha1.AgentRunSpec{Owner: owner.DeepCopy(), ReceivedAt: *at(s)},
+			Status: agentsv1alpha1.AgentRunStatus{State: agentsv1alpha1.RunSkipped},
+		}
+		for _, c := range change {
+			c(&run)
+		}
+		return run
+	}
+	notMember := agentsv1alpha1.PauseReasonOwnerNotMember
+	cases := []struct {
+		name    string
+		owner   *agentsv1alpha1.Owner
+		reason  agentsv1alpha1.PauseReason // status.pauseReason before
+		handled *metav1.Time               // status.ownerNotMemberHandledUntil before
+		runs    []agentsv1alpha1.AgentRun
+		member  bool
+
+		asked       bool // membership was checked
+		paused      bool
+		wantHandled *metav1.Time
+	}{
+		{name: "no skips: nothing to ask", owner: alice, member: false},
+		{name: "a skip of the owner, who is not a member: pause", owner: alice, runs: []agentsv1alpha1.AgentRun{skip(alice, 5)},
+			asked: true, paused: true},
+		{name: "the same owner with its groups in another order", owner: &agentsv1alpha1.Owner{User: alice.User, Groups: []string{"team-b", "team-a"}},
+			runs: []agentsv1alpha1.AgentRun{skip(alice, 5)}, asked: true, paused: true},
+		{name: "a skip of the owner, a member again by now: handled", owner: alice, runs: []agentsv1alpha1.AgentRun{skip(alice, 5), skip(alice, 3)}, member: true,
+			asked: true, wantHandled: at(5)},
+		{name: "paused, the owner still not a member: stays", owner: alice, reason: notMember, handled: at(1),
+			asked: true, paused: true, wantHandled: at(1)},
+		{name: "paused, the owner a member again: lifted and its skips handled", owner: alice, reason: notMember,
+			runs: []agentsv1alpha1.AgentRun{skip(alice, 5)}, member: true, asked: true, wantHandled: at(5)},
+		{name: "paused, a member took ownership: lifted and the old owner's skips handled", owner: bob, reason: notMember,
+			runs: []agentsv1alpha1.AgentRun{skip(alice, 5)}, member: true, asked: true, wantHandled: at(5)},
+		{name: "a handled skip does not pause again", owner: alice, handled: at(5), runs: []agentsv1alpha1.AgentRun{skip(alice, 5), skip(alice, 2)},
+			wantHandled: at(5)},
+		{name: "a skip after the handled ones pauses", owner: alice, handled: at(5), runs: []agentsv1alpha1.AgentRun{skip(alice, 5), skip(alice, 6)},
+			asked: true, paused: true, wantHandled: at(5)},
+		{name: "a skip of a previous owner: not asked, handled", owner: bob, runs: []agentsv1alpha1.AgentRun{skip(alice, 5)},
+			wantHandled: at(5)},
+		{name: "a skip of the same user with other groups is another owner's", owner: &agentsv1alpha1.Owner{User: alice.User},
+			runs: []agentsv1alpha1.AgentRun{skip(alice, 5)}, wantHandled: at(5)},
+		{name: "an endpoint without an owner: its skips name none", owner: nil, runs: []agentsv1alpha1.AgentRun{skip(nil, 5)},
+			asked: true, paused: true},
+		{name: "a skip of an endpoint deleted before under this name", owner: alice, runs: []agentsv1alpha1.AgentRun{
+			skip(alice, 5, func(r *agentsv1alpha1.AgentRun) { r.OwnerReferences[0].UID = "older-endpoint" })}},
+		{name: "a run skipped for another reason", owner: alice, runs: []agentsv1alpha1.AgentRun{
+			skip(alice, 5, func(r *agentsv1alpha1.AgentRun) { delete(r.Labels, agentsv1alpha1.LabelSkipReason) })}},
+		{name: "a marked run that is not skipped", owner: alice, runs: []agentsv1alpha1.AgentRun{
+			skip(alice, 5, func(r *agentsv1alpha1.AgentRun) {
+				r.Status.State = ""
+				r.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: "p"}
+			})}},
+		{name: "a skip whose skipped state is not written yet (no payload)", owner: alice, runs: []agentsv1alpha1.AgentRun{
+			skip(alice, 5, func(r *agentsv1alpha1.AgentRun) { r.Status.State = "" })}, asked: true, paused: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := &agentsv1alpha1.WebhookEndpoint{
+				ObjectMeta: metav1.ObjectMeta{UID: uid},
+				Spec:       agentsv1alpha1.WebhookEndpointSpec{Owner: tc.owner},
+				Status:     agentsv1alpha1.WebhookEndpointStatus{PauseReason: tc.reason, OwnerNotMemberHandledUntil: tc.handled},
+			}
+			asked := false
+			paused, handled, err := ownerNotMemberPause(ep, tc.runs, func() (bool, error) {
+				asked = true
+				return tc.member, nil
+			})
+			if err != nil || asked != tc.asked || paused != tc.paused || !handled.Equal(tc.wantHandled) {
+				t.Errorf("ownerNotMemberPause = paused %v, handled until %v, %v (membership asked: %v); want paused %v, handled until %v (asked: %v)",
+					paused, handled, err, asked, tc.paused, tc.wantHandled, tc.asked)
+			}
+		})
+	}
+}
+
+func TestOwnerNotMemberPauseDecidesNothingOnError(t *testing.T) {
+	handled := &metav1.Time{Time: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{
+		PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember, OwnerNotMemberHandledUntil: handled,
+	}}
+	failed := errors.New("the API server is away")
+	_, got, err := ownerNotMemberPause(ep, nil, func() (bool, error) { return false, failed })
+	if !errors.Is(err, failed) || !got.Equal(handled) {
+		t.Errorf("ownerNotMemberPause = handled until %v, %v; want %v, %v", got, err, handled, failed)
 	}
 }
 

@@ -17,12 +17,8 @@ limitations under the License.
 package receiver
 
 import (
-	"net/http"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -31,40 +27,22 @@ var _ = Describe("A deleted endpoint", func() {
 	var f *fixture
 	BeforeEach(func(ctx SpecContext) { f = newFixture(ctx) })
 
-	It("leaves nothing behind in the receiver: rate-limit windows and the record of its pause go", func(ctx SpecContext) {
+	It("leaves nothing behind in the receiver: rate-limit windows and when it last recorded its owner as not a member go", func(ctx SpecContext) {
 		ep, id := f.endpoint(ctx, endpointSpec{name: "gone", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Owner = &agentsv1alpha1.Owner{User: "mallory@example.com"}
 		}})
 		Expect(post(id, ptr(secret), "{}").code).To(Equal(CodeOwnerNotMember))
-		_, paused := handler.pausing.Load(ep.UID)
-		Expect(paused).To(BeTrue())
+		_, recorded := handler.pausing.Load(ep.UID)
+		Expect(recorded).To(BeTrue())
 		Expect(handler.invocation.full(id, fakeClock.Now())).To(BeFalse())
 
 		Expect(k8sClient.Delete(ctx, ep)).To(Succeed())
 		Eventually(func() *endpoint { return handler.table.lookup(id) }).Should(BeNil())
-		_, paused = handler.pausing.Load(ep.UID)
-		Expect(paused).To(BeFalse(), "the pause record of a deleted endpoint is dropped")
+		_, recorded = handler.pausing.Load(ep.UID)
+		Expect(recorded).To(BeFalse(), "when it last recorded a deleted endpoint's owner as not a member is dropped")
 		handler.invocation.mu.RLock()
 		_, window := handler.invocation.byKey[id]
 		handler.invocation.mu.RUnlock()
 		Expect(window).To(BeFalse(), "its rate-limit window is dropped")
-	})
-
-	It("is not paused in place of an endpoint created again under its name", func(ctx SpecContext) {
-		old, _ := f.endpoint(ctx, endpointSpec{name: "again", secret: secret})
-		Expect(k8sClient.Delete(ctx, old)).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(old), &agentsv1alpha1.WebhookEndpoint{}))
-		}).Should(BeTrue())
-		fresh, id := f.endpoint(ctx, endpointSpec{name: "again", secret: secret})
-		Expect(fresh.UID).NotTo(Equal(old.UID))
-
-		// A call that reached the old endpoint pauses it late.
-		err := handler.store.pauseOwnerNotMember(ctx, old)
-		Expect(err).To(HaveOccurred())
-		got := &agentsv1alpha1.WebhookEndpoint{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(fresh), got)).To(Succeed())
-		Expect(got.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
-		Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusAccepted))
 	})
 })

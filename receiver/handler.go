@@ -82,8 +82,6 @@ type store interface {
 	duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error)
 	// recordSkipped stores run as a skipped call with message.
 	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
-	// pauseOwnerNotMember sets the endpoint's phase to Paused/OwnerNotMember.
-	pauseOwnerNotMember(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error
 }
 
 // Handler serves POST /api/webhooks/{endpointId}/receive with the checks of
@@ -106,8 +104,8 @@ type Handler struct {
 
 	flagDisabled    bool
 	runtimeDisabled atomic.Bool
-	// pausing remembers, by endpoint UID, when an OwnerNotMember pause was
-	// last written.
+	// pausing remembers, by endpoint UID, when a call was last recorded as
+	// skipped because the owner is not a member.
 	pausing sync.Map
 }
 
@@ -123,7 +121,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // forget drops what the handler keeps of a deleted endpoint: its rate-limit
-// windows, its share of the backlog and when it last paused it.
+// windows, its share of the backlog and when it last recorded its owner as
+// not a member.
 func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.invocation.forget(endpointID)
 	h.preParse.forget(endpointID)

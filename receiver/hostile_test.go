@@ -52,7 +52,6 @@ type memoryStore struct {
 	runs    []*agentsv1alpha1.AgentRun
 	bodies  map[string][]byte
 	skipped []string
-	paused  int
 }
 
 func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
@@ -80,13 +79,6 @@ func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.Agent
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.skipped = append(m.skipped, message)
-	return nil
-}
-
-func (m *memoryStore) pauseOwnerNotMember(context.Context, *agentsv1alpha1.WebhookEndpoint) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.paused++
 	return nil
 }
 

@@ -52,9 +52,10 @@ const (
 	BacklogRetryAfter = 30
 	// MaxContentTypeLength is how much of Content-Type a run records.
 	MaxContentTypeLength = 256
-	// pauseRecordInterval is how long after pausing an endpoint for
-	// OwnerNotMember further calls are answered without writing again (the
-	// informer shows the pause well before).
+	// pauseRecordInterval is how long after recording a call skipped
+	// because the owner is not a member further such calls are answered
+	// without recording again (the operator pauses the endpoint for that
+	// record, and the informer shows the pause well before).
 	pauseRecordInterval = 10 * time.Second
 	// storeTimeout bounds storing a run and its payload; the writes do not
 	// stop when the caller hangs up. With the undo of a run whose payload

@@ -27,7 +27,6 @@ package receiver
 // /readyz confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/status,verbs=patch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create

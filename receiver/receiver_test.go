@@ -345,14 +345,14 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(apiRequests.Load()).To(Equal(before), "rejections must be answered from memory")
 	})
 
-	It("skips the call and pauses the endpoint when the owner is no longer a member", func(ctx SpecContext) {
+	It("skips the call, marked for the operator to pause the endpoint, when the owner is no longer a member", func(ctx SpecContext) {
 		ep, id := f.endpoint(ctx, endpointSpec{name: "github-issues", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Owner = &agentsv1alpha1.Owner{User: "mallory@example.com"}
 		}})
 		r := post(id, ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
 		Expect(r.code).To(Equal(CodeOwnerNotMember))
-		// Calls racing the pause to the informer are not recorded again.
+		// Calls racing the operator's pause to the informer are not recorded again.
 		for range 3 {
 			Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusUnprocessableEntity))
 		}
@@ -360,11 +360,25 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(runs).To(HaveLen(1))
 		Expect(runs[0].Status.State).To(Equal(agentsv1alpha1.RunSkipped))
 		Expect(runs[0].Status.Message).To(ContainSubstring("owner mallory@example.com may no longer trigger Agent triage"))
+		Expect(runs[0].Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelSkipReason, agentsv1alpha1.SkipReasonOwnerNotMember),
+			"the mark the operator pauses the endpoint for")
+		Expect(runs[0].Spec.Owner).To(Equal(ep.Spec.Owner))
+
+		// The operator alone writes endpoint status (its suite shows it
+		// pausing for this run): the receiver left the endpoint untouched.
 		got := &agentsv1alpha1.WebhookEndpoint{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ep), got)).To(Succeed())
-		Expect(got.Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
-		Expect(got.Status.PauseReason).To(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
+		Expect(got.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
+		Expect(got.Status.PauseReason).To(BeEmpty())
+		Expect(got.ResourceVersion).To(Equal(ep.ResourceVersion))
+		Expect(got.ManagedFields).NotTo(ContainElement(HaveField("Manager", fieldOwner)))
+
+		// Once the operator's pause is in status, calls are answered from it.
+		patch := client.MergeFrom(got.DeepCopy())
+		got.Status.Phase, got.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+		Expect(k8sClient.Status().Patch(ctx, got, patch)).To(Succeed())
 		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(CodeEndpointPaused))
+		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
 	})
 
 	It("answers 503 with Retry-After and leaves no run when the payload cannot be stored", func(ctx SpecContext) {

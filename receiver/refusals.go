@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // The answers that refuse a call for a limit or for membership, each
@@ -32,7 +34,7 @@ import (
 func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v verdict, now time.Time, name string, limit int) int {
 	h.metrics.rateLimited.WithLabelValues(name).Inc()
 	if v.first {
-		h.recordRefusal(ctx, e, c, now, fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
+		h.recordRefusal(ctx, e, c, now, "", fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
 			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit))
 	}
 	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
@@ -48,17 +50,19 @@ func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *end
 		if v.scope == backlogScopeAgent {
 			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, e.obj.Spec.AgentRef.Name)
 		}
-		h.recordRefusal(ctx, e, c, now, message+", the most the receiver queues; "+
+		h.recordRefusal(ctx, e, c, now, "", message+", the most the receiver queues; "+
 			"further calls are rejected with 429 backlog_full and not recorded until one is let through again")
 	}
 	w.Header()["Retry-After"] = backlogRetryAfter
 	return reject(w, answerBacklogFull)
 }
 
-// ownerNotMember records the call as skipped and pauses the endpoint. The
-// writes use their own context (a caller hanging up must not lose the
-// pause), and calls that arrive before the pause reaches the informer are
-// answered without writing again.
+// ownerNotMember records the call as a skipped run labelled
+// OwnerNotMember; the operator pauses the endpoint for it (the receiver
+// writes no endpoint status). The record uses its own context (a caller
+// hanging up must not lose what pauses the endpoint), and calls that arrive
+// before the pause reaches the informer are answered without recording
+// again.
 func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery, now time.Time) int {
 	ep := e.obj
 	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
@@ -67,20 +71,21 @@ func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery
 	h.pausing.Store(ep.UID, now)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	h.recordRefusal(ctx, e, c, now, fmt.Sprintf(
+	h.recordRefusal(ctx, e, c, now, agentsv1alpha1.SkipReasonOwnerNotMember, fmt.Sprintf(
 		"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
 		ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
-	if err := h.store.pauseOwnerNotMember(ctx, ep); err != nil {
-		h.log.Error(err, "pausing an endpoint whose owner is not a member", "endpoint", ep.Namespace+"/"+ep.Name)
-	}
 	return reject(w, answerNotMember)
 }
 
-// recordRefusal stores a refused call as a skipped run with message; a
+// recordRefusal stores a refused call as a skipped run with message and, if
+// skipReason is not empty, the label agentsv1alpha1.LabelSkipReason; a
 // failure is logged, not answered (the refusal stands either way).
-func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *delivery, now time.Time, message string) {
+func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *delivery, now time.Time, skipReason, message string) {
 	run, err := h.newRun(e, c, now)
 	if err == nil {
+		if skipReason != "" {
+			run.Labels[agentsv1alpha1.LabelSkipReason] = skipReason
+		}
 		err = h.store.recordSkipped(ctx, run, message)
 	}
 	if err != nil {

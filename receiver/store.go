@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -33,9 +32,9 @@ import (
 // fieldOwner names the receiver in managedFields.
 const fieldOwner = "hookrun-receiver"
 
-// kubeStore writes runs, payloads and pauses to the API server. Its only
-// read is of a run named after a delivery ID (reader, not cached): every
-// other lookup the receiver makes is served from its informers.
+// kubeStore writes runs and payloads to the API server, never an endpoint.
+// Its only read is of a run named after a delivery ID (reader, not cached):
+// every other lookup the receiver makes is served from its informers.
 type kubeStore struct {
 	client client.Client
 	reader client.Reader
@@ -167,20 +166,6 @@ func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.Agent
 	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
 		// A run without its skipped state would look queued: remove it.
 		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run, ""))
-	}
-	return nil
-}
-
-func (s *kubeStore) pauseOwnerNotMember(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
-	// The test of the UID makes the patch fail on another endpoint of the
-	// same name (the one called may have been deleted and created again
-	// meanwhile): a merge patch's metadata.uid is ignored on /status.
-	patch := []byte(`[{"op":"test","path":"/metadata/uid","value":"` + string(ep.UID) + `"},` +
-		`{"op":"add","path":"/status/phase","value":"` + string(agentsv1alpha1.EndpointPaused) + `"},` +
-		`{"op":"add","path":"/status/pauseReason","value":"` + string(agentsv1alpha1.PauseReasonOwnerNotMember) + `"}]`)
-	target := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: ep.Name}}
-	if err := s.client.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(fieldOwner)); err != nil {
-		return fmt.Errorf("pausing WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, err)
 	}
 	return nil
 }

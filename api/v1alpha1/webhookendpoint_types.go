@@ -213,6 +213,15 @@ type WebhookEndpointStatus struct {
 	// +optional
 	PauseReason PauseReason `json:"pauseReason,omitempty"`
 
+	// ownerNotMemberHandledUntil: the AgentRuns the receiver skipped because
+	// the owner was not a member (label agents.hookrun.dev/skip-reason:
+	// OwnerNotMember) that were received up to this time no longer pause the
+	// endpoint. The operator moves it to the newest such run it has seen
+	// whenever it finds the endpoint not paused for OwnerNotMember: the owner
+	// those runs named is a member again, or no longer the owner.
+	// +optional
+	OwnerNotMemberHandledUntil *metav1.Time `json:"ownerNotMemberHandledUntil,omitempty"`
+
 	// runs counts the AgentRuns of this endpoint that exist.
 	// +optional
 	Runs RunCounts `json:"runs,omitempty"`

@@ -30,6 +30,18 @@ const (
 	LabelThread = "agents.hookrun.dev/thread"
 )
 
+// LabelSkipReason says, as a value selectors and the operator can match,
+// why the receiver recorded a call as a skipped AgentRun (status.message
+// says it in words). The receiver sets it only to SkipReasonOwnerNotMember:
+// the endpoint's owner could no longer trigger its Agent. The operator, the
+// only writer of WebhookEndpoint status, pauses the endpoint for such a run
+// (status.pauseReason OwnerNotMember) while its owner is still not a member.
+// List them with `kubectl get agentruns -l agents.hookrun.dev/skip-reason=OwnerNotMember`.
+const (
+	LabelSkipReason          = "agents.hookrun.dev/skip-reason"
+	SkipReasonOwnerNotMember = ReasonOwnerNotMember
+)
+
 // LabelAllowReference marks a Secret that hookrun may use when an Agent's
 // spec.a2a.authSecretRef or a WebhookEndpoint's spec.secretRef names it
 // (value AllowReferenceTrue). The operator reads no other Secret's data for

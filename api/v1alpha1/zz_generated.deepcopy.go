@@ -653,6 +653,10 @@ func (in *WebhookEndpointStatus) DeepCopyInto(out *WebhookEndpointStatus) {
 		in, out := &in.PreviousSecretExpiresAt, &out.PreviousSecretExpiresAt
 		*out = (*in).DeepCopy()
 	}
+	if in.OwnerNotMemberHandledUntil != nil {
+		in, out := &in.OwnerNotMemberHandledUntil, &out.OwnerNotMemberHandledUntil
+		*out = (*in).DeepCopy()
+	}
 	in.Runs.DeepCopyInto(&out.Runs)
 }
 

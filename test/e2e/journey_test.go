@@ -267,6 +267,12 @@ var _ = Describe("a user's journey", func() {
 		Expect(cluster.AdminClient.List(ctx, runs, client.InNamespace(ns), client.MatchingLabels{agentsv1alpha1.LabelEndpoint: "olivias"})).To(Succeed())
 		Expect(runs.Items).To(HaveLen(1))
 		Expect(runs.Items[0].Status.State).To(Equal(agentsv1alpha1.RunSkipped))
+		Expect(runs.Items[0].Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelSkipReason, agentsv1alpha1.SkipReasonOwnerNotMember))
+		// The operator paused the endpoint for that run: the receiver writes
+		// no endpoint status.
+		paused := &agentsv1alpha1.WebhookEndpoint{}
+		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "olivias"}, paused)).To(Succeed())
+		Expect(paused.ManagedFields).NotTo(ContainElement(HaveField("Manager", "hookrun-receiver")))
 
 		patchEndpoint(ctx, person(max), "olivias", func(e *agentsv1alpha1.WebhookEndpoint) {
 			e.Spec.Owner = &agentsv1alpha1.Owner{User: max}

@@ -74,7 +74,7 @@ var _ = Describe("AgentRun and what its agent says", func() {
 				Prompt: "Look.", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 				Owner:      &agentsv1alpha1.Owner{User: "alice@example.com"},
 				Payload:    &agentsv1alpha1.PayloadReference{SecretName: "run-1", Bytes: 2, ContentType: "application/json"},
-				ReceivedAt: metav1.NewTime(time.Now()),
+				ReceivedAt: metav1.NewTime(fakeClock.Now()),
 			},
 		}
 		Expect(k8sClient.Create(ctx, run)).To(Succeed())

@@ -24,11 +24,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -36,7 +39,11 @@ import (
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentthreads,verbs=patch
 
 // AgentThreadReconciler reports whether a thread's Agent exists, makes the
-// Agent the thread's owner and shows the thread's A2A context.
+// Agent the thread's owner, and derives from the thread's runs its A2A
+// context and latest run. It is the only writer of thread status: what it
+// shows is computed again from the runs on every look, so a write that
+// fails, or an operator that dies before making it, leaves nothing wrong
+// for long.
 type AgentThreadReconciler struct {
 	client.Client
 }
@@ -73,9 +80,8 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	default:
 		err = ensureOwner(ctx, r.Client, th, agent)
 	}
-	// An attached context (spec.contextId) is the thread's context from the start.
-	if th.Status.ContextID == "" && th.Spec.ContextID != "" {
-		th.Status.ContextID = th.Spec.ContextID
+	if derr := r.deriveFromRuns(ctx, th); derr != nil {
+		err = errors.Join(err, derr)
 	}
 	cond := threadCondition(th, agent)
 	if err != nil {
@@ -88,7 +94,30 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 
-// SetupWithManager registers the reconciler; Agent changes re-check their threads.
+// deriveFromRuns sets the thread's context and latest run from its runs. A
+// thread whose runs are all gone keeps what it showed; an attached context
+// (spec.contextId) is its context until a run has one.
+func (r *AgentThreadReconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
+	runs, err := runsOfThread(ctx, r.Client, th)
+	if err != nil {
+		return err
+	}
+	contextID, last := threadFromRuns(runs)
+	switch {
+	case contextID != "":
+		th.Status.ContextID = contextID
+	case th.Status.ContextID == "":
+		th.Status.ContextID = th.Spec.ContextID
+	}
+	if last != "" {
+		th.Status.LastRunName = last
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler: Agent changes re-check their
+// threads, and a run appended to a thread, given a context, finished or
+// deleted updates it.
 func (r *AgentThreadReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentThread{}).
@@ -96,5 +125,27 @@ func (r *AgentThreadReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&agentsv1alpha1.Agent{},
 			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, indexThreadAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(threadOfRun), builder.WithPredicates(threadMatters)).
 		Complete(r)
+}
+
+// threadOfRun maps a run to the thread it is appended to.
+func threadOfRun(_ context.Context, o client.Object) []reconcile.Request {
+	run, ok := o.(*agentsv1alpha1.AgentRun)
+	if !ok || threadKey(run) == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: threadKey(run)}}}
+}
+
+// threadMatters passes the run events that change what a thread derives:
+// a run's state or context changing, and a run going away.
+var threadMatters = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool { return !isRunIn(e.Object, agentsv1alpha1.RunQueued) },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
+		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)
+		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || contextOf(&old.Status) != contextOf(&run.Status))
+	},
+	DeleteFunc: func(event.DeleteEvent) bool { return true },
 }

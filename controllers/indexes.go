@@ -43,6 +43,10 @@ const (
 	// or running) by their agent reference: what dispatch decisions look
 	// at, however long the history of finished runs.
 	indexActiveRunAgent = "activeRunsByAgent"
+	// indexRunThread indexes AgentRuns by the AgentThread they are
+	// appended to (spec, not the thread label, which anyone who may patch
+	// a run could change): a thread's status is derived from its runs.
+	indexRunThread = "runsByThread"
 	// indexSigningKeyEndpoint finds the signing-key Secrets (metadata) of
 	// an endpoint by "namespace/name".
 	indexSigningKeyEndpoint = "signingKeyEndpoint"
@@ -89,6 +93,12 @@ var indexes = []indexSpec{
 		}
 		return nil
 	}},
+	{&agentsv1alpha1.AgentRun{}, indexRunThread, by(func(run *agentsv1alpha1.AgentRun) []string {
+		if k := threadKey(run); k != "" {
+			return []string{k}
+		}
+		return nil
+	})},
 	{&agentsv1alpha1.AgentRun{}, indexActiveRunAgent, by(func(run *agentsv1alpha1.AgentRun) []string {
 		if run.EffectiveState().IsFinished() {
 			return nil

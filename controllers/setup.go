@@ -137,7 +137,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"WebhookEndpoint": endpoints,
 		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow},
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
-		"AgentRun": &AgentRunReconciler{
+		"AgentRun admission": &AgentAdmissionReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
+			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock,
+		},
+		"AgentRun execution": &AgentRunReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: deps.A2ACallTimeout,
 		},

@@ -1,0 +1,395 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/a2a"
+)
+
+const (
+	// sendRetryInterval spaces retries of a send that failed with a retryable error.
+	sendRetryInterval = 2 * time.Second
+	// defaultCallTimeout bounds one A2A call; a call also ends when the run times out.
+	defaultCallTimeout = 30 * time.Second
+)
+
+// A2AClient is what execution needs of an agent.
+type A2AClient interface {
+	SendMessage(ctx context.Context, msg a2a.Message) (*a2a.Task, error)
+	GetTask(ctx context.Context, id string) (*a2a.Task, error)
+	CancelTask(ctx context.Context, id string) (*a2a.Task, error)
+}
+
+// A2AClientFactory makes the client for one run: the agent's endpoint and
+// version, its bearer token (may be empty) and the run owner's user name.
+type A2AClientFactory func(agent *agentsv1alpha1.Agent, token, userID string) A2AClient
+
+// NewHTTPA2AClient is the production factory.
+func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
+	return func(agent *agentsv1alpha1.Agent, token, userID string) A2AClient {
+		return &a2a.Client{
+			URL: agent.Spec.A2A.URL, Version: a2a.Version(agent.Spec.A2A.ProtocolVersion),
+			Token: token, HTTP: hc, Headers: map[string]string{"X-User-Id": userID},
+		}
+	}
+}
+
+// AgentRunReconciler executes started runs: it sends each to its Agent over
+// A2A, follows the task, and ends the run (done, failed, timed out,
+// canceled). It is the only writer of a running run's status. Each
+// reconcile takes one step from what the run stores and writes it once:
+// a run marked running without a task is sent (again, with the run's UID as
+// the A2A messageId, which agents deduplicate), one with a task is polled.
+type AgentRunReconciler struct {
+	client.Client
+	// APIReader reads payload and token Secrets (never cached) and Agents
+	// the cache has not seen yet.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	NewClient A2AClientFactory
+	// Workers is how many runs are executed in parallel.
+	Workers int
+	// CallTimeout bounds one A2A call (default 30 s).
+	CallTimeout time.Duration
+}
+
+// finalError is a failure no retry can mend: the run ends with its message.
+type finalError struct{ msg string }
+
+func (e finalError) Error() string { return e.msg }
+
+// Reconcile takes one step of a running run.
+func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	run := &agentsv1alpha1.AgentRun{}
+	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	switch {
+	case run.EffectiveState().IsFinished():
+		return ctrl.Result{}, r.backfillConditions(ctx, run)
+	case run.EffectiveState() != agentsv1alpha1.RunRunning || !run.DeletionTimestamp.IsZero():
+		return ctrl.Result{}, nil // queued runs are admission's
+	}
+	before := run.DeepCopy()
+	res, err := r.step(ctx, run)
+	var final finalError
+	if errors.As(err, &final) {
+		finish(&run.Status, agentsv1alpha1.RunError, final.msg, "", r.Clock.Now())
+		res, err = ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.record(ctx, before, run); err != nil {
+		return ctrl.Result{}, err
+	}
+	if run.Status.State.IsFinished() {
+		runEnded(r.Recorder, run)
+	}
+	return res, nil
+}
+
+// step is the run's next step: end it, send it, or look at its task. It
+// changes run's status in memory only.
+func (r *AgentRunReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
+	now := r.Clock.Now()
+	agent, err := getCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
+	switch {
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
+	case agent == nil:
+		return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
+	case r.timedOut(run, agent, now):
+		return r.expire(ctx, run, agent, now)
+	case run.Status.TaskID == "":
+		return r.send(ctx, run, agent, now)
+	default:
+		return r.poll(ctx, run, agent, now)
+	}
+}
+
+// send sends the run's message and keeps the agent's task (and its
+// outcome, when the agent answered at once).
+func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	body, err := r.payload(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	c, err := r.clientFor(ctx, run, agent)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if run.Status.Thread == nil {
+		// A running run without its thread (a status written by hand, or
+		// by an older version): send in a new context rather than panic.
+		run.Status.Thread = &agentsv1alpha1.RunThread{}
+	}
+	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	task, err := c.SendMessage(callCtx, runMessage(run, agent, body))
+	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
+	cancel()
+	switch {
+	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
+		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
+		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
+	case err != nil:
+		return ctrl.Result{}, finalError{sendFailure(err)}
+	}
+	run.Status.TaskID = task.ID
+	if task.ContextID != "" {
+		run.Status.Thread.ContextID = task.ContextID
+	}
+	return r.observe(run, task, now), nil
+}
+
+// runMessage is the A2A message of a run: its prompt and payload, with the
+// run's UID as messageId.
+func runMessage(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, body []byte) a2a.Message {
+	text, file := composeMessage(run.Spec.Prompt, body, run.Spec.Payload.ContentType)
+	model := run.Spec.Model
+	if model == "" {
+		model = agent.Spec.Model
+	}
+	return a2a.Message{
+		MessageID: string(run.UID),
+		ContextID: run.Status.Thread.ContextID,
+		Text:      text,
+		File:      file,
+		Metadata:  runMetadata(run, model, run.Status.Thread.Title),
+	}
+}
+
+// payload reads the run's payload. Admission started the run only once the
+// Secret existed: if it is gone now, the message can never be sent.
+func (r *AgentRunReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+	if run.Spec.Payload == nil {
+		return nil, finalError{"The run has no payload to send"}
+	}
+	s := &corev1.Secret{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, finalError{fmt.Sprintf("The payload Secret %s is gone; the message cannot be sent", run.Spec.Payload.SecretName)}
+		}
+		return nil, fmt.Errorf("reading payload Secret %s: %w", run.Spec.Payload.SecretName, err)
+	}
+	return s.Data[agentsv1alpha1.PayloadBodyKey], nil
+}
+
+// sendFailure is the message of a run whose send failed for good. The
+// A2A client's errors carry what the agent said only as one short line.
+func sendFailure(err error) string {
+	var refused *a2a.NotAllowedError
+	if errors.As(err, &refused) {
+		return fmt.Sprintf("The run was not sent: %v", err)
+	}
+	return fmt.Sprintf("The agent refused the message: %v", err)
+}
+
+// poll looks at the run's task.
+func (r *AgentRunReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	c, err := r.clientFor(ctx, run, agent)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	task, err := c.GetTask(callCtx, run.Status.TaskID)
+	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
+	cancel()
+	switch {
+	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
+		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
+	case err != nil:
+		return ctrl.Result{}, finalError{fmt.Sprintf("Following the task failed: %v", err)}
+	}
+	return r.observe(run, task, now), nil
+}
+
+// observe ends the run if its task is terminal, and otherwise schedules the
+// next look.
+func (r *AgentRunReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
+	if task.State.Terminal() {
+		state, msg := outcome(task)
+		finish(&run.Status, state, msg, task.Output, now)
+		return ctrl.Result{}
+	}
+	elapsed := time.Duration(0)
+	if run.Status.StartedAt != nil {
+		elapsed = now.Sub(run.Status.StartedAt.Time)
+	}
+	return ctrl.Result{RequeueAfter: pollInterval(elapsed)}
+}
+
+// expire ends a run past its timeout, canceling its task if it has one.
+func (r *AgentRunReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	msg := fmt.Sprintf("The run exceeded its timeout of %s", runTimeout(agent))
+	if run.Status.TaskID == "" {
+		finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
+		return ctrl.Result{}, nil
+	}
+	c, err := r.clientFor(ctx, run, agent)
+	if err == nil {
+		callCtx, cancel := context.WithTimeout(ctx, r.callTimeout())
+		_, err = c.CancelTask(callCtx, run.Status.TaskID)
+		cancel()
+	}
+	if err != nil {
+		msg += fmt.Sprintf("; canceling the task failed: %v", err)
+	} else {
+		msg += "; the task was canceled"
+	}
+	finish(&run.Status, agentsv1alpha1.RunError, msg, "", now)
+	return ctrl.Result{}, nil
+}
+
+// record writes the step's status. After a send it is retried until the API
+// server takes it, since a lost task id means sending again; a value the API
+// server refuses (an id over the schema's bounds) ends the run instead.
+// Only this reconciler writes a running run, so a merge patch without a
+// lock is safe; the next step waits until the cache shows it.
+func (r *AgentRunReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) error {
+	setRunConditions(run)
+	if equality.Semantic.DeepEqual(before.Status, run.Status) {
+		return nil
+	}
+	refused := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
+	patch := func() error {
+		return retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && !refused(err) }, func() error {
+			return r.Status().Patch(ctx, run, client.MergeFrom(before))
+		})
+	}
+	err := patch()
+	if refused(err) {
+		answer := run.Status
+		run.Status = *before.Status.DeepCopy()
+		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
+			a2a.Sanitize(answer.TaskID), a2a.Sanitize(contextOf(&answer)), err), "", r.Clock.Now())
+		setRunConditions(run)
+		err = patch()
+	}
+	if err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("recording the run's status: %w", err))
+	}
+	written := run.ResourceVersion
+	return waitForCache(ctx, r.Client, client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
+		return cached.ResourceVersion == written || cached.EffectiveState().IsFinished()
+	})
+}
+
+// contextOf is the A2A context a run's status names, or "".
+func contextOf(st *agentsv1alpha1.AgentRunStatus) string {
+	if st.Thread == nil {
+		return ""
+	}
+	return st.Thread.ContextID
+}
+
+func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
+	if agent.Spec.RunTimeout != nil {
+		return agent.Spec.RunTimeout.Duration
+	}
+	return 15 * time.Minute
+}
+
+func (r *AgentRunReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
+	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
+}
+
+func (r *AgentRunReconciler) callTimeout() time.Duration {
+	if r.CallTimeout > 0 {
+		return r.CallTimeout
+	}
+	return defaultCallTimeout
+}
+
+// callContext bounds one A2A call by CallTimeout and by the time the run has
+// left, so a slow agent holds a worker no longer than either.
+func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
+	d := r.callTimeout()
+	if run.Status.StartedAt != nil {
+		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
+	}
+	return context.WithTimeout(ctx, max(d, time.Second))
+}
+
+// clientFor builds the A2A client with the agent's bearer token, read
+// around the cache. A token Secret or key that does not exist is final.
+func (r *AgentRunReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
+	var token string
+	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
+		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, finalError{fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
+		case errors.Is(err, errSecretNotReferable):
+			return nil, finalError{notReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
+		case err != nil:
+			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
+		}
+		v, ok := s.Data[ref.Key]
+		if !ok {
+			return nil, finalError{fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
+		}
+		token = string(v)
+	}
+	owner := ""
+	if run.Spec.Owner != nil {
+		owner = run.Spec.Owner.User
+	}
+	return r.NewClient(agent, token, owner), nil
+}
+
+// SetupWithManager registers execution: it looks at running runs (and at
+// finished runs that still lack their conditions).
+func (r *AgentRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(executionMatters)).
+		Named("agentrun").
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
+		Complete(r)
+}
+
+// executionMatters passes the runs execution acts on: running ones, and
+// finished ones without conditions (written by the receiver or an older
+// version).
+var executionMatters = predicate.NewPredicateFuncs(func(o client.Object) bool {
+	run, ok := o.(*agentsv1alpha1.AgentRun)
+	if !ok {
+		return false
+	}
+	state := run.EffectiveState()
+	return state == agentsv1alpha1.RunRunning || (state.IsFinished() && needsConditions(run))
+})

@@ -1,0 +1,286 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The queue: which of an Agent's queued runs start, and what a thread's runs
+// say about it. Pure functions, with table tests in agentrun_queue_test.go;
+// the admission reconciler (agentrun_admission.go) and the thread reconciler
+// (agentthread_controller.go) call them.
+
+// payloadGrace is how long a queued run may wait for its payload Secret
+// (the receiver writes it right after the run) before it fails.
+const payloadGrace = agentsv1alpha1.PayloadGrace
+
+// threadKey names the thread a run must hold alone, or "" for a new thread each run.
+func threadKey(run *agentsv1alpha1.AgentRun) string {
+	if run.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting && run.Spec.TargetThreadRef != nil {
+		return run.Spec.TargetThreadRef.Name
+	}
+	return ""
+}
+
+// queueOrder sorts runs oldest first (see queuedBefore).
+func queueOrder(runs []*agentsv1alpha1.AgentRun) {
+	sort.SliceStable(runs, func(i, j int) bool { return queuedBefore(runs[i], runs[j]) })
+}
+
+// queuedBefore orders queued runs oldest first: by receipt (stored to the
+// second), then by the ULID the receiver ends run names with (to the
+// millisecond), then by name.
+func queuedBefore(a, b *agentsv1alpha1.AgentRun) bool {
+	ta, tb := a.Spec.ReceivedAt.Time, b.Spec.ReceivedAt.Time
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if ka, kb := receiptKey(a.Name), receiptKey(b.Name); ka != kb {
+		return ka < kb
+	}
+	return a.Name < b.Name
+}
+
+// appendedAfter reports whether run a was appended to its thread after run
+// b. A thread's runs start one at a time, oldest first, so the later start
+// is the later append; startedAt is stored to the second, and within one
+// second the queue order tells. A run with no start recorded counts as
+// earlier.
+func appendedAfter(a, b *agentsv1alpha1.AgentRun) bool {
+	if b.Status.StartedAt == nil {
+		return true
+	}
+	if a.Status.StartedAt == nil {
+		return false
+	}
+	ta, tb := a.Status.StartedAt.Truncate(time.Second), b.Status.StartedAt.Truncate(time.Second)
+	if !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	return queuedBefore(b, a)
+}
+
+// ulidLen is the length of a ULID in Crockford base32.
+const ulidLen = 26
+
+// receiptKey is the ULID ending a run name "<endpoint>-<ULID>", or the name.
+func receiptKey(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && len(name)-i-1 == ulidLen {
+		return name[i+1:]
+	}
+	return name
+}
+
+// activeRuns counts an Agent's running runs and their threads, and returns
+// its queued runs (in no particular order).
+func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads map[string]bool, queued []*agentsv1alpha1.AgentRun) {
+	busyThreads = map[string]bool{}
+	for i := range agentRuns {
+		r := &agentRuns[i]
+		switch r.EffectiveState() {
+		case agentsv1alpha1.RunRunning:
+			running++
+			if k := threadKey(r); k != "" {
+				busyThreads[k] = true
+			}
+		case agentsv1alpha1.RunQueued:
+			queued = append(queued, r)
+		}
+	}
+	return running, busyThreads, queued
+}
+
+// admission is what one look at an Agent's runs decides.
+type admission struct {
+	// start are the queued runs whose turn has come, oldest first.
+	start []*agentsv1alpha1.AgentRun
+	// fail are queued runs that can never start, each with why; a run
+	// whose payload is overdue is among them (the reconciler confirms the
+	// payload is missing and, the first time, only marks the run).
+	fail []refusal
+	// wake is how soon to look again without an event (a payload's grace
+	// ends); zero when only events matter.
+	wake time.Duration
+}
+
+// refusal is a queued run that ends in error before it starts.
+type refusal struct {
+	run     *agentsv1alpha1.AgentRun
+	message string
+}
+
+// planAdmission decides, for the runs of one Agent (agent nil when it does
+// not exist; agentName names it then), which queued runs start now: at most
+// maxConcurrentRuns running, one running run per thread, oldest first within
+// the Agent and within each thread. A run starts only once its payload
+// Secret exists (hasPayload); without one it holds its thread but no slot,
+// and fails when payloadGrace has passed since it was created.
+func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv1alpha1.AgentRun,
+	hasPayload func(*agentsv1alpha1.AgentRun) bool, now time.Time) admission {
+	running, busyThreads, queued := activeRuns(runs)
+	var plan admission
+	if why := agentRefusal(agent, agentName); why != "" {
+		for _, q := range queued {
+			plan.fail = append(plan.fail, refusal{q, why})
+		}
+		return plan
+	}
+	var ready []*agentsv1alpha1.AgentRun
+	oldestOfThread := map[string]*agentsv1alpha1.AgentRun{}
+	for _, q := range queued {
+		if t := threadKey(q); t != "" && (oldestOfThread[t] == nil || queuedBefore(q, oldestOfThread[t])) {
+			oldestOfThread[t] = q
+		}
+		if q.Spec.Payload != nil && hasPayload(q) {
+			ready = append(ready, q)
+			continue
+		}
+		if left := payloadDeadline(q).Sub(now); left > 0 {
+			plan.wake = minPositive(plan.wake, left)
+		} else {
+			plan.fail = append(plan.fail, refusal{q, missingPayload(q)})
+		}
+	}
+	var eligible []*agentsv1alpha1.AgentRun
+	for _, q := range ready {
+		if t := threadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
+			eligible = append(eligible, q)
+		}
+	}
+	plan.start = oldestN(eligible, int(agent.Spec.MaxConcurrentRuns)-running)
+	return plan
+}
+
+// agentRefusal says why no queued run of the Agent can start, or "".
+func agentRefusal(agent *agentsv1alpha1.Agent, name string) string {
+	switch {
+	case agent == nil:
+		return fmt.Sprintf("Agent %s was deleted before the run started", name)
+	case agent.Spec.Archived:
+		return fmt.Sprintf("Agent %s was archived before the run started", name)
+	}
+	return ""
+}
+
+// payloadDeadline is when a queued run without its payload is overdue: the
+// grace counts from the call's receipt (spec.receivedAt, by the receiver's
+// clock) and, once admission has found the run overdue and the payload
+// missing, again from that finding (by the operator's own clock, stored in
+// the run's Ready condition). Both are stored, so a restart resets neither,
+// and a clock that runs ahead of the receiver's cannot fail a run in the
+// moment between the receiver writing it and writing its payload.
+func payloadDeadline(run *agentsv1alpha1.AgentRun) time.Time {
+	from := run.Spec.ReceivedAt.Time
+	if c := meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionReady); c != nil &&
+		c.Reason == agentsv1alpha1.ReasonWaitingForPayload && c.LastTransitionTime.After(from) {
+		from = c.LastTransitionTime.Time
+	}
+	return from.Add(payloadGrace)
+}
+
+// waitedForPayload tells whether admission has already found the run
+// overdue with its payload missing once.
+func waitedForPayload(run *agentsv1alpha1.AgentRun) bool {
+	c := meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionReady)
+	return c != nil && c.Reason == agentsv1alpha1.ReasonWaitingForPayload
+}
+
+// missingPayload is the message of a run whose payload never came.
+func missingPayload(run *agentsv1alpha1.AgentRun) string {
+	if run.Spec.Payload == nil {
+		return "The run has no payload to send"
+	}
+	return fmt.Sprintf("The payload Secret %s does not exist", run.Spec.Payload.SecretName)
+}
+
+func minPositive(a, b time.Duration) time.Duration {
+	if a <= 0 || b < a {
+		return b
+	}
+	return a
+}
+
+// oldestN returns the n oldest of runs (queue order), oldest first, in
+// O(len(runs) log n): usually one slot is free and the queue is long
+// (BenchmarkAdmission).
+func oldestN(runs []*agentsv1alpha1.AgentRun, n int) []*agentsv1alpha1.AgentRun {
+	if n <= 0 {
+		return nil
+	}
+	h := &newestOnTop{}
+	for _, q := range runs {
+		if h.Len() < n {
+			heap.Push(h, q)
+		} else if queuedBefore(q, (*h)[0]) {
+			(*h)[0] = q
+			heap.Fix(h, 0)
+		}
+	}
+	out := []*agentsv1alpha1.AgentRun(*h)
+	queueOrder(out)
+	return out
+}
+
+// newestOnTop is a heap of runs with the one queued last on top.
+type newestOnTop []*agentsv1alpha1.AgentRun
+
+func (h newestOnTop) Len() int           { return len(h) }
+func (h newestOnTop) Less(i, j int) bool { return queuedBefore(h[j], h[i]) }
+func (h newestOnTop) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *newestOnTop) Push(x any)        { *h = append(*h, x.(*agentsv1alpha1.AgentRun)) } //nolint:errcheck,forcetypeassert // only runs are pushed
+func (h *newestOnTop) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// threadFromRuns derives what a thread's status says of its runs: the A2A
+// context of the run appended last that has one (running or finished: a
+// thread's runs start one at a time, each in the context of the one
+// before), and the name of the run appended last among the finished.
+func threadFromRuns(runs []agentsv1alpha1.AgentRun) (contextID, lastRunName string) {
+	var withContext, lastFinished *agentsv1alpha1.AgentRun
+	for i := range runs {
+		r := &runs[i]
+		if r.Status.StartedAt == nil || r.Status.Thread == nil {
+			continue // never appended
+		}
+		if r.Status.Thread.ContextID != "" && (withContext == nil || appendedAfter(r, withContext)) {
+			withContext = r
+		}
+		if r.Status.State.IsFinished() && (lastFinished == nil || appendedAfter(r, lastFinished)) {
+			lastFinished = r
+		}
+	}
+	if withContext != nil {
+		contextID = withContext.Status.Thread.ContextID
+	}
+	if lastFinished != nil {
+		lastRunName = lastFinished.Name
+	}
+	return contextID, lastRunName
+}

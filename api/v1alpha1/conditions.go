@@ -131,7 +131,9 @@ const (
 	EventSecretGenerated = "SecretGenerated"
 	// EventSecretRotated is recorded when an endpoint's secret is rotated.
 	EventSecretRotated = "SecretRotated"
-	// EventOwnerNotMember is recorded when a call is skipped because the owner lost membership.
+	// EventOwnerNotMember is recorded (Warning) when the operator pauses an
+	// endpoint for a call the receiver skipped because the owner lost
+	// membership.
 	EventOwnerNotMember = "OwnerNotMember"
 	// EventMembershipRestored is recorded when an OwnerNotMember pause is
 	// lifted because the endpoint's owner may trigger the Agent again.

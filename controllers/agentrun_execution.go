@@ -303,9 +303,11 @@ func (r *AgentRunReconciler) record(ctx context.Context, before, run *agentsv1al
 	if err != nil {
 		return client.IgnoreNotFound(fmt.Errorf("recording the run's status: %w", err))
 	}
-	written := run.ResourceVersion
+	// The cache shows this write, or a later one, once it no longer holds
+	// the version this step read.
+	read := before.ResourceVersion
 	return waitForCache(ctx, r.Client, client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
-		return cached.ResourceVersion == written || cached.EffectiveState().IsFinished()
+		return cached.ResourceVersion != read
 	})
 }
 

@@ -47,8 +47,9 @@ import (
 // each pass looks at all of the Agent's unfinished runs and starts those
 // whose turn has come (planAdmission) or fails those that never can. It is
 // the only writer of that move, and controller-runtime never reconciles one
-// Agent twice at once, so it keeps no record of its own decisions: a pass
-// ends once the cache shows what it wrote, and the next pass counts it.
+// Agent twice at once, so it keeps no record of its own decisions: a pass,
+// whether it succeeds or fails, ends only once the cache shows what it
+// wrote, and the next pass counts it.
 type AgentAdmissionReconciler struct {
 	client.Client
 	// APIReader reads Agents and threads the cache has not seen yet, and
@@ -62,10 +63,6 @@ type AgentAdmissionReconciler struct {
 	// NewContextID makes A2A context IDs (UUIDs in production).
 	NewContextID func() string
 }
-
-// cacheWaitTimeout bounds how long a pass waits for the cache to show its
-// writes; past it the pass fails and is retried.
-const cacheWaitTimeout = 10 * time.Second
 
 // Reconcile looks at one Agent's unfinished runs.
 func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -81,125 +78,142 @@ func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	now := r.Clock.Now()
 	plan := planAdmission(agent, req.Name, runs.Items, r.payloadExists(ctx), now)
-	written, err := r.apply(ctx, &plan, agent, now)
-	for _, w := range written {
-		if werr := waitForCache(ctx, r.Client, w.key, w.shown); werr != nil {
-			err = errors.Join(err, werr)
-			break
-		}
+	p := &pass{r: r, agent: agent, now: now, wake: plan.wake}
+	err = p.apply(ctx, plan)
+	// Whatever happened, the pass ends only once the cache shows what it
+	// wrote: the next pass, which may come at once, must count it.
+	if werr := p.waitForCache(ctx); werr != nil {
+		err = errors.Join(err, werr)
 	}
-	return result(ctrl.Result{RequeueAfter: plan.wake}, err)
+	return result(ctrl.Result{RequeueAfter: p.wake}, err)
 }
 
-// write is a run admission wrote, and how to tell the cache shows it.
+// pass is one admission pass: what it wrote and when to look again.
+type pass struct {
+	r       *AgentAdmissionReconciler
+	agent   *agentsv1alpha1.Agent
+	now     time.Time
+	written []write
+	wake    time.Duration
+}
+
+// write is a run a pass wrote, and how to tell the cache shows it.
 type write struct {
 	key   client.ObjectKey
 	shown func(*agentsv1alpha1.AgentRun) bool
-	// lookAgain is how soon the run needs another pass (no event comes).
-	lookAgain time.Duration
 }
 
-// apply makes the plan's moves, failures first, and returns what it wrote.
-func (r *AgentAdmissionReconciler) apply(ctx context.Context, plan *admission, agent *agentsv1alpha1.Agent, now time.Time) ([]write, error) {
-	var written []write
+// apply makes the plan's moves: the failures and overdue payloads (each on
+// its own), then the starts, which stop at the first error so that no run
+// starts past one whose write is in doubt.
+func (p *pass) apply(ctx context.Context, plan admission) error {
+	var errs []error
 	for _, f := range plan.fail {
-		w, err := r.refuse(ctx, f, agent, now)
-		if err != nil {
-			return written, err
-		}
-		if w != nil {
-			written = append(written, *w)
-			plan.wake = minPositive(plan.wake, w.lookAgain)
-		}
+		errs = append(errs, p.end(ctx, f.run, f.message))
+	}
+	for _, run := range plan.overdue {
+		errs = append(errs, p.overdue(ctx, run))
 	}
 	for _, q := range plan.start {
-		run, err := r.start(ctx, q, agent, now)
-		if err != nil {
-			return written, err
+		if err := p.start(ctx, q); err != nil {
+			return errors.Join(append(errs, err)...)
 		}
-		written = append(written, write{key: client.ObjectKeyFromObject(run), shown: outOfQueue})
 	}
-	return written, nil
+	return errors.Join(errs...)
 }
 
-// refuse ends a run that can never start. A run whose payload is overdue is
-// looked at closer: if the API server has the payload, the cache lags and
-// the Secret's event comes; if not, the first time the run is only marked
-// WaitingForPayload (its grace counts again from now, by this operator's
-// clock), and the second time it fails.
-func (r *AgentAdmissionReconciler) refuse(ctx context.Context, f refusal, agent *agentsv1alpha1.Agent, now time.Time) (*write, error) {
-	key := client.ObjectKeyFromObject(f.run)
-	if agentRefusal(agent, "") == "" { // the Agent is fine: the payload is overdue
-		gone, err := r.payloadGone(ctx, f.run)
-		if err != nil || !gone {
-			return nil, err
-		}
-		if !waitedForPayload(f.run) {
-			return &write{key, waitedForPayload, payloadGrace}, r.markWaitingForPayload(ctx, f.run, now)
-		}
+// overdue looks closer at a run whose payload the cache does not show past
+// its deadline: if the API server has it, the cache lags (look again in a
+// second); if not, the first time the run is only marked WaitingForPayload
+// (its grace counts again from now, by this operator's clock), and the
+// second time it fails.
+func (p *pass) overdue(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
+	gone, err := p.r.payloadGone(ctx, run)
+	switch {
+	case err != nil:
+		return err
+	case !gone:
+		p.wake = minPositive(p.wake, time.Second)
+		return nil
+	case waitedForPayload(run):
+		return p.end(ctx, run, missingPayload(run))
 	}
-	if _, err := r.end(ctx, f.run, f.message, now); err != nil {
-		return nil, err
-	}
-	return &write{key: key, shown: outOfQueue}, nil
-}
-
-// markWaitingForPayload sets a queued run's Ready condition to
-// WaitingForPayload, now.
-func (r *AgentAdmissionReconciler) markWaitingForPayload(ctx context.Context, cached *agentsv1alpha1.AgentRun, now time.Time) error {
-	run := cached.DeepCopy()
-	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{
+	marked := run.DeepCopy()
+	meta.RemoveStatusCondition(&marked.Status.Conditions, agentsv1alpha1.ConditionReady)
+	meta.SetStatusCondition(&marked.Status.Conditions, metav1.Condition{
 		Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: agentsv1alpha1.ReasonWaitingForPayload,
 		Message:            fmt.Sprintf("%s; the run fails if it does not appear within %s", missingPayload(run), payloadGrace),
-		ObservedGeneration: run.Generation, LastTransitionTime: metav1.NewTime(now),
+		ObservedGeneration: run.Generation, LastTransitionTime: metav1.NewTime(p.now),
 	})
-	if err := r.Status().Patch(ctx, run, client.MergeFromWithOptions(cached, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("marking AgentRun %s as waiting for its payload: %w", run.Name, err)
-	}
-	return nil
+	p.wake = minPositive(p.wake, payloadGrace)
+	return p.write(ctx, run, marked, waitedForPayload)
 }
 
 // start marks a queued run running in its thread: the execution reconciler
 // sends it from there. The thread's A2A context is decided here, as the
 // run's turn in its thread comes.
-func (r *AgentAdmissionReconciler) start(ctx context.Context, cached *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (*agentsv1alpha1.AgentRun, error) {
-	run := cached.DeepCopy()
-	thread, err := r.threadFor(ctx, run, agent)
+func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error {
+	thread, err := p.r.threadFor(ctx, cached, p.agent)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if thread == nil {
-		return r.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", threadKey(run)), now)
+		return p.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", threadKey(cached)))
 	}
-	started := metav1.NewTime(now)
+	run := cached.DeepCopy()
+	started := metav1.NewTime(p.now)
 	run.Status.State = agentsv1alpha1.RunRunning
 	run.Status.StartedAt = &started
 	run.Status.Thread = thread
-	if err := r.transition(ctx, cached, run); err != nil {
-		return nil, err
+	setRunConditions(run)
+	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
+		return err
 	}
-	queueLatency.Observe(now.Sub(run.Spec.ReceivedAt.Time).Seconds())
-	return run, nil
+	queueLatency.Observe(p.now.Sub(run.Spec.ReceivedAt.Time).Seconds())
+	return nil
 }
 
 // end fails a queued run with message.
-func (r *AgentAdmissionReconciler) end(ctx context.Context, cached *agentsv1alpha1.AgentRun, message string, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+func (p *pass) end(ctx context.Context, cached *agentsv1alpha1.AgentRun, message string) error {
 	run := cached.DeepCopy()
-	finish(&run.Status, agentsv1alpha1.RunError, message, "", now)
-	if err := r.transition(ctx, cached, run); err != nil {
-		return nil, err
+	finish(&run.Status, agentsv1alpha1.RunError, message, "", p.now)
+	setRunConditions(run)
+	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
+		return err
 	}
-	runEnded(r.Recorder, run)
-	return run, nil
+	runEnded(p.r.Recorder, run)
+	return nil
 }
 
-// transition writes a run's move out of queued with an optimistic lock: if
-// the run changed since the cache read it (the receiver marked it skipped,
-// it was deleted), the write fails and the pass is retried.
-func (r *AgentAdmissionReconciler) transition(ctx context.Context, before, run *agentsv1alpha1.AgentRun) error {
-	setRunConditions(run)
-	if err := r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("moving AgentRun %s out of queued: %w", run.Name, err)
+// write patches a queued run's status with an optimistic lock: if the run
+// changed since the cache read it (it was deleted, or the receiver or an
+// earlier pass wrote it), the write fails. A write whose outcome is unknown
+// (the answer was lost) is awaited if the API server shows it landed.
+func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, shown func(*agentsv1alpha1.AgentRun) bool) error {
+	key := client.ObjectKeyFromObject(run)
+	err := p.r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case err == nil:
+		p.written = append(p.written, write{key, shown})
+		return nil
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsInvalid(err):
+		// Refused: nothing of this pass is in the run.
+	default:
+		live := &agentsv1alpha1.AgentRun{}
+		if gerr := p.r.APIReader.Get(ctx, key, live); gerr == nil && live.ResourceVersion != before.ResourceVersion {
+			read := before.ResourceVersion
+			p.written = append(p.written, write{key, func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read }})
+		}
+	}
+	return fmt.Errorf("writing the status of queued AgentRun %s: %w", run.Name, err)
+}
+
+// waitForCache waits until the cache shows each write of the pass.
+func (p *pass) waitForCache(ctx context.Context) error {
+	for _, w := range p.written {
+		if err := waitForCache(ctx, p.r.Client, w.key, w.shown); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -246,11 +260,13 @@ func (r *AgentAdmissionReconciler) threadFor(ctx context.Context, run *agentsv1a
 		return nil, err
 	}
 	contextID, _ := threadFromRuns(runs)
-	for _, c := range []string{contextID, th.Status.ContextID, th.Spec.ContextID, r.NewContextID()} {
-		if c != "" {
+	for _, c := range []string{th.Status.ContextID, th.Spec.ContextID} {
+		if contextID == "" {
 			contextID = c
-			break
 		}
+	}
+	if contextID == "" {
+		contextID = r.NewContextID()
 	}
 	return &agentsv1alpha1.RunThread{Name: name, ContextID: contextID, Title: th.Spec.Title}, nil
 }
@@ -262,8 +278,9 @@ func agentTitle(agent *agentsv1alpha1.Agent) string {
 	return agent.Name
 }
 
-// runsOfThread lists the runs appended to th (from the cache), leaving out
-// those of an earlier thread of the same name.
+// runsOfThread lists the runs appended to th (from the cache). A run
+// started before th was created was appended to an earlier thread of the
+// same name, and is left out; a run queued before and started after counts.
 func runsOfThread(ctx context.Context, c client.Reader, th *agentsv1alpha1.AgentThread) ([]agentsv1alpha1.AgentRun, error) {
 	runs := &agentsv1alpha1.AgentRunList{}
 	if err := c.List(ctx, runs, client.InNamespace(th.Namespace), client.MatchingFields{indexRunThread: th.Name}); err != nil {
@@ -271,7 +288,7 @@ func runsOfThread(ctx context.Context, c client.Reader, th *agentsv1alpha1.Agent
 	}
 	out := runs.Items[:0]
 	for _, run := range runs.Items {
-		if !run.CreationTimestamp.Before(&th.CreationTimestamp) {
+		if appendedTo(&run, th) {
 			out = append(out, run)
 		}
 	}
@@ -299,9 +316,11 @@ func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, 
 
 // waitForCache waits until the cache shows the run at key as done says
 // (or gone): the next reconcile, which may come at once, must see what this
-// one wrote. Only our own writes are awaited, a few milliseconds away.
+// one wrote. Only our own writes are awaited, usually a few milliseconds
+// away; there is no bound but ctx, since deciding on a cache that does not
+// show them could start a run past a slot.
 func waitForCache(ctx context.Context, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
-	err := wait.PollUntilContextTimeout(ctx, 2*time.Millisecond, cacheWaitTimeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		cached := &agentsv1alpha1.AgentRun{}
 		err := cache.Get(ctx, key, cached)
 		if apierrors.IsNotFound(err) {

@@ -19,9 +19,6 @@ package controllers
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/events"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,7 +80,7 @@ func setRunConditions(run *agentsv1alpha1.AgentRun) {
 // backfillConditions gives a finished run that has none (a skipped run the
 // receiver wrote, a run that ended before conditions existed) its
 // conditions; it is not looked at again after that.
-func (r *AgentRunReconciler) backfillConditions(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
+func (r *AgentRunExecutionReconciler) backfillConditions(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
 	if !run.DeletionTimestamp.IsZero() || !needsConditions(run) {
 		return nil
 	}
@@ -95,16 +92,4 @@ func (r *AgentRunReconciler) backfillConditions(ctx context.Context, run *agents
 // needsConditions tells whether a finished run lacks its conditions.
 func needsConditions(run *agentsv1alpha1.AgentRun) bool {
 	return meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionSucceeded) == nil
-}
-
-// runEnded reports a run that has just reached its final state: metrics, and
-// a Warning event when it ended in error.
-func runEnded(recorder events.EventRecorder, run *agentsv1alpha1.AgentRun) {
-	runsFinished.WithLabelValues(string(run.Status.State)).Inc()
-	if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
-		runDuration.Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
-	}
-	if run.Status.State == agentsv1alpha1.RunError && recorder != nil {
-		recorder.Eventf(run, nil, corev1.EventTypeWarning, agentsv1alpha1.EventRunFailed, "Run", "%s", run.Status.Message)
-	}
 }

@@ -58,6 +58,8 @@ type testAgent struct {
 	// inflight counts unfinished "slow" tasks per context; maxInflight is its peak.
 	inflight    map[string]int
 	maxInflight int
+	// allInflight counts unfinished "slow" tasks of the agent; maxAllInflight is its peak.
+	allInflight, maxAllInflight int
 	// unavailable makes the next N calls answer 503.
 	unavailable atomic.Int32
 	// refuse makes every call answer 400 (a final error).
@@ -104,6 +106,8 @@ func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, 
 		a.mu.Lock()
 		a.inflight[reqCtx.Message.ContextID]++
 		a.maxInflight = max(a.maxInflight, a.inflight[reqCtx.Message.ContextID])
+		a.allInflight++
+		a.maxAllInflight = max(a.maxAllInflight, a.allInflight)
 		a.mu.Unlock()
 		select {
 		case <-time.After(50 * time.Millisecond):
@@ -111,6 +115,7 @@ func (a *testAgent) Execute(ctx context.Context, reqCtx *a2asrv.RequestContext, 
 		}
 		a.mu.Lock()
 		a.inflight[reqCtx.Message.ContextID]--
+		a.allInflight--
 		a.mu.Unlock()
 	}
 	switch {
@@ -373,6 +378,36 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Expect(agent.maxInflight).To(Equal(1), "one run of the thread at a time")
 	})
 
+	It("runs at most maxConcurrentRuns of the Agent at once under a burst", func(ctx SpecContext) {
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.MaxConcurrentRuns = 3
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() int32 { return get(ctx, newAgent(ns, "triage")).Spec.MaxConcurrentRuns }).Should(Equal(int32(3)))
+		var runs []*agentsv1alpha1.AgentRun
+		for i := range 12 {
+			runs = append(runs, queueRun(ctx, fmt.Sprintf("burst-%02d", i), "slow event", nil))
+		}
+		for _, r := range runs {
+			Eventually(runState(ctx, r), 60*time.Second).Should(Equal(agentsv1alpha1.RunSuccess))
+		}
+		agent.mu.Lock()
+		defer agent.mu.Unlock()
+		Expect(agent.maxAllInflight).To(BeNumerically("<=", 3), "never more than the Agent's slots")
+		Expect(agent.maxAllInflight).To(BeNumerically(">=", 2), "the slots are used in parallel")
+	})
+
+	It("fails a queued run that has no payload to send (a status written by hand), and still starts the others", func(ctx SpecContext) {
+		bad := queueRun(ctx, "run-handmade", "{}", func(r *agentsv1alpha1.AgentRun) { r.Spec.Payload = nil })
+		patch := client.MergeFrom(bad.DeepCopy())
+		bad.Status.State = agentsv1alpha1.RunQueued
+		Expect(k8sClient.Status().Patch(ctx, bad, patch)).To(Succeed())
+		good := queueRun(ctx, "run-good", "{}", nil)
+		Eventually(runState(ctx, bad)).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, bad).Status.Message).To(Equal("The run has no payload to send"))
+		Eventually(runState(ctx, good)).Should(Equal(agentsv1alpha1.RunSuccess))
+	})
+
 	It("speaks A2A 1.0 to a 1.0 agent", func(ctx SpecContext) {
 		demo := demoagent.New()
 		srv := httptest.NewServer(demo)
@@ -432,7 +467,11 @@ var _ = Describe("AgentRun dispatcher", func() {
 		b := queueRun(ctx, "run-y", "two", continueOps)
 		Eventually(runState(ctx, a)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Eventually(runState(ctx, b)).Should(Equal(agentsv1alpha1.RunSuccess))
-		th := get(ctx, &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}})
+		// The thread shows its runs once its reconciler has seen the last
+		// one finish: shortly after, not before.
+		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
+		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-y"))
+		th := get(ctx, thread)
 		Expect(th.Status.ContextID).NotTo(BeEmpty())
 		Expect(get(ctx, a).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
 		Expect(get(ctx, b).Status.Thread.ContextID).To(Equal(th.Status.ContextID))

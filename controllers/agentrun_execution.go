@@ -67,13 +67,13 @@ func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
 	}
 }
 
-// AgentRunReconciler executes started runs: it sends each to its Agent over
+// AgentRunExecutionReconciler executes started runs: it sends each to its Agent over
 // A2A, follows the task, and ends the run (done, failed, timed out,
 // canceled). It is the only writer of a running run's status. Each
 // reconcile takes one step from what the run stores and writes it once:
 // a run marked running without a task is sent (again, with the run's UID as
 // the A2A messageId, which agents deduplicate), one with a task is polled.
-type AgentRunReconciler struct {
+type AgentRunExecutionReconciler struct {
 	client.Client
 	// APIReader reads payload and token Secrets (never cached) and Agents
 	// the cache has not seen yet.
@@ -93,7 +93,7 @@ type finalError struct{ msg string }
 func (e finalError) Error() string { return e.msg }
 
 // Reconcile takes one step of a running run.
-func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &agentsv1alpha1.AgentRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -114,18 +114,25 @@ func (r *AgentRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.record(ctx, before, run); err != nil {
-		return ctrl.Result{}, err
+	written, err := r.record(ctx, before, run)
+	if err != nil || !written {
+		return res, err
 	}
 	if run.Status.State.IsFinished() {
 		runEnded(r.Recorder, run)
 	}
-	return res, nil
+	// The next step, which may come at once, must see this one's write.
+	// Only execution writes a running run's status, so the cache shows the
+	// write once it shows that status, whatever else changed meanwhile.
+	recorded := run.Status
+	return res, waitForCache(ctx, r.Client, client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
+		return equality.Semantic.DeepEqual(cached.Status, recorded)
+	})
 }
 
 // step is the run's next step: end it, send it, or look at its task. It
 // changes run's status in memory only.
-func (r *AgentRunReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
 	now := r.Clock.Now()
 	agent, err := getCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
 	switch {
@@ -144,7 +151,17 @@ func (r *AgentRunReconciler) step(ctx context.Context, run *agentsv1alpha1.Agent
 
 // send sends the run's message and keeps the agent's task (and its
 // outcome, when the agent answered at once).
-func (r *AgentRunReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+	// The cache may not show a task id written by a step whose wait for the
+	// cache was cut short: only the API server can tell, and a second send
+	// must never come from a stale copy.
+	live := &agentsv1alpha1.AgentRun{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), live); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if live.Status.TaskID != "" || live.Status.State != agentsv1alpha1.RunRunning {
+		return ctrl.Result{RequeueAfter: pollInterval(0)}, nil // the cache will catch up
+	}
 	body, err := r.payload(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -195,7 +212,7 @@ func runMessage(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, body 
 
 // payload reads the run's payload. Admission started the run only once the
 // Secret existed: if it is gone now, the message can never be sent.
-func (r *AgentRunReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+func (r *AgentRunExecutionReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	if run.Spec.Payload == nil {
 		return nil, finalError{"The run has no payload to send"}
 	}
@@ -220,7 +237,7 @@ func sendFailure(err error) string {
 }
 
 // poll looks at the run's task.
-func (r *AgentRunReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
 	c, err := r.clientFor(ctx, run, agent)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -240,7 +257,7 @@ func (r *AgentRunReconciler) poll(ctx context.Context, run *agentsv1alpha1.Agent
 
 // observe ends the run if its task is terminal, and otherwise schedules the
 // next look.
-func (r *AgentRunReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
+func (r *AgentRunExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
 	if task.State.Terminal() {
 		state, msg := outcome(task)
 		finish(&run.Status, state, msg, task.Output, now)
@@ -254,7 +271,7 @@ func (r *AgentRunReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Tas
 }
 
 // expire ends a run past its timeout, canceling its task if it has one.
-func (r *AgentRunReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
 	msg := fmt.Sprintf("The run exceeded its timeout of %s", runTimeout(agent))
 	if run.Status.TaskID == "" {
 		finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
@@ -275,15 +292,15 @@ func (r *AgentRunReconciler) expire(ctx context.Context, run *agentsv1alpha1.Age
 	return ctrl.Result{}, nil
 }
 
-// record writes the step's status. After a send it is retried until the API
-// server takes it, since a lost task id means sending again; a value the API
-// server refuses (an id over the schema's bounds) ends the run instead.
-// Only this reconciler writes a running run, so a merge patch without a
-// lock is safe; the next step waits until the cache shows it.
-func (r *AgentRunReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) error {
+// record writes the step's status, if it changed, and says whether it did.
+// After a send it is retried a few times (retry.DefaultBackoff), since a
+// lost task id means sending again; a value the API server refuses (an id
+// over the schema's bounds) ends the run instead. Only this reconciler
+// writes a running run, so a merge patch without a lock is safe.
+func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
 	setRunConditions(run)
 	if equality.Semantic.DeepEqual(before.Status, run.Status) {
-		return nil
+		return false, nil
 	}
 	refused := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
 	patch := func() error {
@@ -301,14 +318,9 @@ func (r *AgentRunReconciler) record(ctx context.Context, before, run *agentsv1al
 		err = patch()
 	}
 	if err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("recording the run's status: %w", err))
+		return false, client.IgnoreNotFound(fmt.Errorf("recording the run's status: %w", err))
 	}
-	// The cache shows this write, or a later one, once it no longer holds
-	// the version this step read.
-	read := before.ResourceVersion
-	return waitForCache(ctx, r.Client, client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
-		return cached.ResourceVersion != read
-	})
+	return true, nil
 }
 
 // contextOf is the A2A context a run's status names, or "".
@@ -326,11 +338,11 @@ func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
 	return 15 * time.Minute
 }
 
-func (r *AgentRunReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
+func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
 	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
 }
 
-func (r *AgentRunReconciler) callTimeout() time.Duration {
+func (r *AgentRunExecutionReconciler) callTimeout() time.Duration {
 	if r.CallTimeout > 0 {
 		return r.CallTimeout
 	}
@@ -339,7 +351,7 @@ func (r *AgentRunReconciler) callTimeout() time.Duration {
 
 // callContext bounds one A2A call by CallTimeout and by the time the run has
 // left, so a slow agent holds a worker no longer than either.
-func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
+func (r *AgentRunExecutionReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
 	d := r.callTimeout()
 	if run.Status.StartedAt != nil {
 		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
@@ -349,7 +361,7 @@ func (r *AgentRunReconciler) callContext(ctx context.Context, run *agentsv1alpha
 
 // clientFor builds the A2A client with the agent's bearer token, read
 // around the cache. A token Secret or key that does not exist is final.
-func (r *AgentRunReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
+func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
 		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
@@ -376,7 +388,7 @@ func (r *AgentRunReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.
 
 // SetupWithManager registers execution: it looks at running runs (and at
 // finished runs that still lack their conditions).
-func (r *AgentRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *AgentRunExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(executionMatters)).
 		Named("agentrun").

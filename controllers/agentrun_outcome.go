@@ -21,7 +21,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
@@ -112,4 +114,16 @@ func utf8Boundary(s string, at int) int {
 		at--
 	}
 	return at
+}
+
+// runEnded reports a run that has just reached its final state: metrics, and
+// a Warning event when it ended in error.
+func runEnded(recorder events.EventRecorder, run *agentsv1alpha1.AgentRun) {
+	runsFinished.WithLabelValues(string(run.Status.State)).Inc()
+	if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
+		runDuration.Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
+	}
+	if run.Status.State == agentsv1alpha1.RunError && recorder != nil {
+		recorder.Eventf(run, nil, corev1.EventTypeWarning, agentsv1alpha1.EventRunFailed, "Run", "%s", run.Status.Message)
+	}
 }

@@ -100,6 +100,9 @@ func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads m
 	busyThreads = map[string]bool{}
 	for i := range agentRuns {
 		r := &agentRuns[i]
+		if !r.DeletionTimestamp.IsZero() && r.EffectiveState() == agentsv1alpha1.RunQueued {
+			continue // going away: never started
+		}
 		switch r.EffectiveState() {
 		case agentsv1alpha1.RunRunning:
 			running++
@@ -117,10 +120,11 @@ func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads m
 type admission struct {
 	// start are the queued runs whose turn has come, oldest first.
 	start []*agentsv1alpha1.AgentRun
-	// fail are queued runs that can never start, each with why; a run
-	// whose payload is overdue is among them (the reconciler confirms the
-	// payload is missing and, the first time, only marks the run).
+	// fail are queued runs that can never start, each with why.
 	fail []refusal
+	// overdue are queued runs whose payload the cache does not show past
+	// their deadline (payloadDeadline): the reconciler asks the API server.
+	overdue []*agentsv1alpha1.AgentRun
 	// wake is how soon to look again without an event (a payload's grace
 	// ends); zero when only events matter.
 	wake time.Duration
@@ -137,7 +141,7 @@ type refusal struct {
 // maxConcurrentRuns running, one running run per thread, oldest first within
 // the Agent and within each thread. A run starts only once its payload
 // Secret exists (hasPayload); without one it holds its thread but no slot,
-// and fails when payloadGrace has passed since it was created.
+// and is overdue once its payloadDeadline has passed.
 func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv1alpha1.AgentRun,
 	hasPayload func(*agentsv1alpha1.AgentRun) bool, now time.Time) admission {
 	running, busyThreads, queued := activeRuns(runs)
@@ -154,14 +158,15 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 		if t := threadKey(q); t != "" && (oldestOfThread[t] == nil || queuedBefore(q, oldestOfThread[t])) {
 			oldestOfThread[t] = q
 		}
-		if q.Spec.Payload != nil && hasPayload(q) {
+		switch left := payloadDeadline(q).Sub(now); {
+		case q.Spec.Payload == nil: // a status written by hand: never sendable
+			plan.fail = append(plan.fail, refusal{q, "The run has no payload to send"})
+		case hasPayload(q):
 			ready = append(ready, q)
-			continue
-		}
-		if left := payloadDeadline(q).Sub(now); left > 0 {
+		case left > 0:
 			plan.wake = minPositive(plan.wake, left)
-		} else {
-			plan.fail = append(plan.fail, refusal{q, missingPayload(q)})
+		default:
+			plan.overdue = append(plan.overdue, q)
 		}
 	}
 	var eligible []*agentsv1alpha1.AgentRun
@@ -210,14 +215,15 @@ func waitedForPayload(run *agentsv1alpha1.AgentRun) bool {
 
 // missingPayload is the message of a run whose payload never came.
 func missingPayload(run *agentsv1alpha1.AgentRun) string {
-	if run.Spec.Payload == nil {
-		return "The run has no payload to send"
-	}
 	return fmt.Sprintf("The payload Secret %s does not exist", run.Spec.Payload.SecretName)
 }
 
+// minPositive is the sooner of two waits, where zero means none.
 func minPositive(a, b time.Duration) time.Duration {
-	if a <= 0 || b < a {
+	switch {
+	case b <= 0:
+		return a
+	case a <= 0 || b < a:
 		return b
 	}
 	return a
@@ -256,6 +262,14 @@ func (h *newestOnTop) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// appendedTo tells whether run was appended to th, and not to an earlier
+// thread of the same name: it started once th existed (creation times are
+// whole seconds, so a run of an earlier thread started in the second th was
+// created counts too).
+func appendedTo(run *agentsv1alpha1.AgentRun, th *agentsv1alpha1.AgentThread) bool {
+	return run.Status.StartedAt != nil && !run.Status.StartedAt.Truncate(time.Second).Before(th.CreationTimestamp.Time)
 }
 
 // threadFromRuns derives what a thread's status says of its runs: the A2A

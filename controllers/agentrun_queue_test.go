@@ -83,6 +83,11 @@ func TestPlanAdmission(t *testing.T) {
 			Reason: agentsv1alpha1.ReasonWaitingForPayload, LastTransitionTime: metav1.NewTime(time.Unix(at, 0))}}
 		return r
 	}
+	noRef := qrun("noref", queued, "", 1)
+	noRef.Spec.Payload = nil
+	noRef.Status.State = queued
+	deleting := qrun("a", queued, "", 1)
+	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(5, 0)}
 	now := time.Unix(10, 0) // runs received at seconds 0-7 are within the payload grace
 	cases := []struct {
 		name    string
@@ -93,6 +98,7 @@ func TestPlanAdmission(t *testing.T) {
 		start   []string
 		fail    []string
 		reason  string // of the first failure
+		overdue []string
 		wake    time.Duration
 	}{
 		{name: "the only queued run starts", agent: agent(1), runs: []agentsv1alpha1.AgentRun{qrun("a", queued, "", 1)}, start: []string{"a"}},
@@ -116,14 +122,17 @@ func TestPlanAdmission(t *testing.T) {
 		{name: "a run waiting for its payload holds its thread", agent: agent(4),
 			runs: []agentsv1alpha1.AgentRun{qrun("a", queued, "ops", 1), qrun("b", queued, "ops", 2)}, missing: noPayload{"a": true},
 			wake: 21 * time.Second},
-		{name: "a payload that never came fails the run", agent: agent(4), now: time.Unix(31, 0),
-			runs: []agentsv1alpha1.AgentRun{qrun("a", queued, "", 1)}, missing: noPayload{"a": true},
-			fail: []string{"a"}, reason: "The payload Secret a does not exist"},
+		{name: "a payload not there past the grace is overdue", agent: agent(4), now: time.Unix(31, 0),
+			runs: []agentsv1alpha1.AgentRun{qrun("a", queued, "", 1)}, missing: noPayload{"a": true}, overdue: []string{"a"}},
+		{name: "a queued run without a payload reference (a status written by hand) fails", agent: agent(4),
+			runs: []agentsv1alpha1.AgentRun{noRef, qrun("b", queued, "", 2)}, start: []string{"b"},
+			fail: []string{"noref"}, reason: "The run has no payload to send"},
+		{name: "a queued run being deleted is left alone", agent: agent(1),
+			runs: []agentsv1alpha1.AgentRun{deleting, qrun("b", queued, "", 2)}, start: []string{"b"}},
 		{name: "a run marked waiting for its payload gets the grace again from the mark", agent: agent(4), now: time.Unix(40, 0),
 			runs: []agentsv1alpha1.AgentRun{waiting("a", 35)}, missing: noPayload{"a": true}, wake: 25 * time.Second},
 		{name: "... and is overdue again when it has passed", agent: agent(4), now: time.Unix(66, 0),
-			runs: []agentsv1alpha1.AgentRun{waiting("a", 35)}, missing: noPayload{"a": true},
-			fail: []string{"a"}, reason: "The payload Secret a does not exist"},
+			runs: []agentsv1alpha1.AgentRun{waiting("a", 35)}, missing: noPayload{"a": true}, overdue: []string{"a"}},
 		{name: "a deleted Agent fails every queued run, not the running ones", agent: nil,
 			runs: []agentsv1alpha1.AgentRun{qrun("r", running, "", 0), qrun("a", queued, "", 1), qrun("b", queued, "ops", 2)},
 			fail: []string{"a", "b"}, reason: "Agent triage was deleted before the run started"},
@@ -150,6 +159,9 @@ func TestPlanAdmission(t *testing.T) {
 			}
 			if len(plan.fail) > 0 && plan.fail[0].message != tc.reason {
 				t.Errorf("failure message %q, want %q", plan.fail[0].message, tc.reason)
+			}
+			if got := names(plan.overdue); !slices.Equal(got, append([]string{}, tc.overdue...)) {
+				t.Errorf("overdue %v, want %v", got, tc.overdue)
 			}
 			if plan.wake != tc.wake {
 				t.Errorf("wake %s, want %s", plan.wake, tc.wake)
@@ -269,6 +281,43 @@ func TestAppendedAfter(t *testing.T) {
 				t.Errorf("appendedAfter(%s, %s) = %v, want %v", tc.a.Name, tc.b.Name, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestMinPositive(t *testing.T) {
+	for _, tc := range []struct{ a, b, want time.Duration }{
+		{0, 0, 0}, {0, 2, 2}, {2, 0, 2}, {2, 3, 2}, {3, 2, 2},
+	} {
+		if got := minPositive(tc.a, tc.b); got != tc.want {
+			t.Errorf("minPositive(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestAppendedTo(t *testing.T) {
+	created := time.Date(2026, 11, 23, 6, 0, 10, 0, time.UTC)
+	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", CreationTimestamp: metav1.NewTime(created)}}
+	run := func(started *time.Time) *agentsv1alpha1.AgentRun {
+		r := qrun("r", agentsv1alpha1.RunSuccess, "ops", 1)
+		if started != nil {
+			r.Status.StartedAt = &metav1.Time{Time: *started}
+		}
+		return &r
+	}
+	at := func(d time.Duration) *time.Time { t := created.Add(d); return &t }
+	for _, tc := range []struct {
+		name    string
+		started *time.Time
+		want    bool
+	}{
+		{"never started", nil, false},
+		{"started before the thread was created: an earlier thread's", at(-2 * time.Second), false},
+		{"started after (queued before or after, alike)", at(3 * time.Second), true},
+		{"started in the second the thread was created", at(400 * time.Millisecond), true},
+	} {
+		if got := appendedTo(run(tc.started), th); got != tc.want {
+			t.Errorf("%s: appendedTo = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

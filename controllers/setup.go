@@ -141,7 +141,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
 			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock,
 		},
-		"AgentRun execution": &AgentRunReconciler{
+		"AgentRun execution": &AgentRunExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: deps.A2ACallTimeout,
 		},

@@ -157,28 +157,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	before := ep.DeepCopy()
 	s := &endpointScope{ep: ep, brandNew: brandNew}
 
-	defer func() {
-		s.setCondition(endpointReadyCondition(&ep.Status, s.idHeldByOlder, retErr))
-		if retErr == nil {
-			ep.Status.ObservedGeneration = ep.Generation
-		}
-		if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
-			// Remembered before the write: a write whose answer is lost may
-			// still have landed, and the next look must read it live.
-			r.idsWritten.Store(req.NamespacedName, ep.UID)
-		}
-		err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
-		switch {
-		case err == nil:
-			for _, f := range s.afterStatus {
-				f()
-			}
-		case apierrors.IsConflict(err) && s.createdSecret != nil:
-			retErr = errors.Join(retErr, err, r.dropCreatedSecret(ctx, s.createdSecret))
-		default:
-			retErr = errors.Join(retErr, err)
-		}
-	}()
+	defer func() { retErr = r.writeStatus(ctx, req.NamespacedName, before, s, retErr) }()
 
 	var errs []error
 	for _, phase := range []func(context.Context, *endpointScope) error{
@@ -195,6 +174,36 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
+}
+
+// writeStatus ends a reconcile that is returning phasesErr: Ready and
+// observedGeneration from that outcome, then one status patch against
+// before. After the patch the events that waited for it are recorded; if it
+// met a conflict, a Secret this reconcile created is deleted again
+// (dropCreatedSecret). It returns phasesErr joined with its own errors.
+func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, key types.NamespacedName, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
+	ep := s.ep
+	s.setCondition(endpointReadyCondition(&ep.Status, s.idHeldByOlder, phasesErr))
+	if phasesErr == nil {
+		ep.Status.ObservedGeneration = ep.Generation
+	}
+	if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
+		// Remembered before the write: a write whose answer is lost may
+		// still have landed, and the next look must read it live.
+		r.idsWritten.Store(key, ep.UID)
+	}
+	err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
+	switch {
+	case err == nil:
+		for _, f := range s.afterStatus {
+			f()
+		}
+		return phasesErr
+	case apierrors.IsConflict(err) && s.createdSecret != nil:
+		return errors.Join(phasesErr, err, r.dropCreatedSecret(ctx, s.createdSecret))
+	default:
+		return errors.Join(phasesErr, err)
+	}
 }
 
 // brandNew tells whether ep looks as if it never had an ID: its cached copy

@@ -64,6 +64,9 @@ func (r *WebhookEndpointReconciler) reconcileSecretSource(ctx context.Context, s
 	}
 }
 
+// reconcileGeneratedSecret reports on the generated Secret or, when a
+// secret must be made (generatedSecretAction), makes one, writes it and
+// puts its hash in status.
 func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
@@ -72,67 +75,90 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	ep.Status.AuthMode = agentsv1alpha1.AuthSecret
 
 	if !fresh && !rotate {
-		exists, err := r.secretExists(ctx, ep.Namespace, name)
-		if err != nil {
-			return err
-		}
-		current := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
-		switch {
-		case !exists:
-			if current == nil || current.Reason != agentsv1alpha1.ReasonGeneratedSecretDeleted {
-				r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventGeneratedSecretDeleted, "Observe",
-					"Secret %s was deleted; the endpoint keeps accepting its secret. Rotate to get a new one", name)
-			}
-			s.setCondition(secretReadyCondition(secretGeneratedDeleted, name, "", 0))
-		case current != nil && current.Reason == agentsv1alpha1.ReasonSecretRotated:
-			// keep saying it was rotated until the next change
-		default:
-			s.setCondition(secretReadyCondition(secretUnchanged, name, "", 0))
-		}
-		return nil
+		return r.observeGeneratedSecret(ctx, s, name)
 	}
-
 	value, err := newSecretValue(r.Rand, ep.Spec.SenderOf())
 	if err != nil {
 		return fmt.Errorf("generating the secret: %w", err)
 	}
-	written := false
+	if written, err := r.writeGeneratedSecret(ctx, s, name, value); err != nil || !written {
+		return err
+	}
+	r.useGeneratedSecret(s, name, value, rotation, rotate)
+	return nil
+}
+
+// observeGeneratedSecret reports on a generated secret that stays as it is:
+// its Secret deleted (warned once), rotated (said until the next change), or
+// unchanged.
+func (r *WebhookEndpointReconciler) observeGeneratedSecret(ctx context.Context, s *endpointScope, name string) error {
+	ep := s.ep
+	exists, err := r.secretExists(ctx, ep.Namespace, name)
+	if err != nil {
+		return err
+	}
+	current := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+	switch {
+	case !exists:
+		if current == nil || current.Reason != agentsv1alpha1.ReasonGeneratedSecretDeleted {
+			r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventGeneratedSecretDeleted, "Observe",
+				"Secret %s was deleted; the endpoint keeps accepting its secret. Rotate to get a new one", name)
+		}
+		s.setCondition(secretReadyCondition(secretGeneratedDeleted, name, "", 0))
+	case current != nil && current.Reason == agentsv1alpha1.ReasonSecretRotated:
+		// keep saying it was rotated until the next change
+	default:
+		s.setCondition(secretReadyCondition(secretUnchanged, name, "", 0))
+	}
+	return nil
+}
+
+// writeGeneratedSecret writes value into the Secret called name: created
+// for a brand-new endpoint, else applied. It reports false, with status
+// saying so, when a Secret of that name is not the endpoint's.
+func (r *WebhookEndpointReconciler) writeGeneratedSecret(ctx context.Context, s *endpointScope, name, value string) (bool, error) {
+	ep := s.ep
 	if s.brandNew {
 		// Create, not overwrite: one request, and it fails if a Secret of
 		// that name exists already.
+		var err error
 		if s.createdSecret, err = r.createGeneratedSecret(ctx, ep, name, value); err != nil {
-			return err
+			return false, err
 		}
-		written = s.createdSecret != nil
-		if !written {
-			// Ours from an earlier try, or someone else's: look closer,
-			// with the endpoint as the API server has it.
-			if err := r.confirmCurrent(ctx, ep); err != nil {
-				return err
-			}
+		if s.createdSecret != nil {
+			return true, nil
 		}
-	}
-	if !written {
-		// Never take over a Secret of that name that is not the endpoint's.
-		if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
-			if taken {
-				ep.Status.SecretHash, ep.Status.SecretName = "", ""
-				s.setCondition(secretReadyCondition(secretNameTaken, name, "", 0))
-			}
-			return err
-		}
-		if err := r.applyGeneratedSecret(ctx, ep, name, value); err != nil {
-			return err
+		// Ours from an earlier try, or someone else's: look closer, with
+		// the endpoint as the API server has it.
+		if err := r.confirmCurrent(ctx, ep); err != nil {
+			return false, err
 		}
 	}
+	// Never take over a Secret of that name that is not the endpoint's.
+	if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
+		if taken {
+			ep.Status.SecretHash, ep.Status.SecretName = "", ""
+			s.setCondition(secretReadyCondition(secretNameTaken, name, "", 0))
+		}
+		return false, err
+	}
+	if err := r.applyGeneratedSecret(ctx, ep, name, value); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// useGeneratedSecret puts the hash of value, now in Secret name, in status.
+// The events wait for the status write: until the hash is there, the new
+// secret does not work.
+func (r *WebhookEndpointReconciler) useGeneratedSecret(s *endpointScope, name, value, rotation string, rotate bool) {
+	ep := s.ep
 	now := metav1.NewTime(r.Clock.Now())
 	s.secretValue = []byte(value)
 	ep.Status.SecretName = name
 	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(value))
 	ep.Status.SecretRotatedAt = &now
 	ep.Status.LastHandledRotation = rotation
-	// The events wait for the status write: until the hash is there, the
-	// new secret does not work.
 	if rotate {
 		s.setCondition(secretReadyCondition(secretRotated, name, "", 0))
 		s.afterStatusWritten(func() {
@@ -146,7 +172,6 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 				"Generated the secret into Secret %s", name)
 		})
 	}
-	return nil
 }
 
 // generatedSecretApply is the Secret holding an endpoint's generated secret,

@@ -134,156 +134,55 @@ func (h *Handler) triggeringDisabled() bool {
 	return h.flagDisabled || h.runtimeDisabled.Load()
 }
 
+// serve runs the checks of the design contract ("Check order"), one step a
+// line, in that order. A step either answers the call and returns its
+// status, or returns notAnswered and lets the call through to the next.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, held *int64) int {
-	// Endpoint IDs are base64url and never need escaping: a path sent with
-	// escapes (%2F and the like) is not the route.
-	id, ok := endpointIDFromPath(r.URL.Path)
-	if !ok || r.URL.RawPath != "" {
-		return reject(w, answerNoRoute)
+	c := callState{w: w, r: r}
+	if code := h.checkRoute(&c); code != notAnswered { // not the route: 404; not POST: 405
+		return code
 	}
-	if r.Method != http.MethodPost {
-		w.Header()["Allow"] = allowPost
-		return reject(w, answerMethod)
+	if code := h.checkTriggering(&c); code != notAnswered { // 1. triggering disabled: 503
+		return code
 	}
-	// 1. triggering disabled for the deployment
-	if h.triggeringDisabled() {
-		return reject(w, answerDisabled)
+	if code := h.lookUpEndpoint(&c); code != notAnswered { // 2. unknown endpoint: 404 or 401
+		return code
 	}
-	// 2. the endpoint, from memory
-	e := h.table.lookup(id)
-	if e == nil {
-		if hasAnyCredential(r.Header) {
-			return reject(w, answerNotFound)
-		}
-		return reject(w, answerUnauthorized) // the same bytes as a real endpoint's missing credential
+	if code := h.checkPreParseLimit(&c); code != notAnswered { // 3. unauthenticated endpoint: 429
+		return code
 	}
-	ep, snd := e.obj, e.sender
-	now := h.clock.Now()
-	var body []byte
-	bodyRead := false
-	if ep.Spec.AllowUnauthenticated {
-		// 3. pre-parse rate limit, before the body is read
-		if v := h.preParse.take(id, now); !v.allowed {
-			return h.rateLimited(r.Context(), w, e, nil, v, now, limitUnauthenticated, h.unauthenticatedLimit)
-		}
-	} else {
-		// 4. the credential: a secret compared by its SHA-256 digest, or a
-		// signature of the body (read first, within the size limit)
-		values := snd.credentialValues(r.Header)
-		if len(values) == 0 {
-			return reject(w, answerUnauthorized)
-		}
-		if len(values) != 1 {
-			return reject(w, answerForbidden)
-		}
-		if !snd.kind.Signed() {
-			secret, ok := snd.secretOf(values[0])
-			if !ok || !matchesDigest(secret, e.digests(now)...) {
-				return reject(w, answerForbidden)
-			}
-		} else {
-			var code int
-			if body, code = h.readBody(w, r, held); code != 0 {
-				return code
-			}
-			bodyRead = true
-			if !snd.verify(r.Header, values[0], body, h.table.keysFor(e, now), h.clock.Now()) {
-				return reject(w, answerBadSignature)
-			}
-		}
+	if code := h.checkCredential(&c, held); code != notAnswered { // 4. authenticated endpoint: 401, 403 (signed: 413 first)
+		return code
 	}
-	var c delivery
-	if bodyRead {
-		// handshakes of verified senders: answered, no run
-		if c = snd.describe(r.Header, body); c.handshake != nil {
-			return status(w, http.StatusOK, c.handshake)
-		}
+	if code := h.answerHandshake(&c); code != notAnswered { // a verified sender's handshake: 200, no run
+		return code
 	}
-	// 5. paused, agent, thread
-	if a, ok := h.unavailable422(e); !ok {
-		return reject(w, a)
+	if code := h.checkAvailable(&c); code != notAnswered { // 5. paused, agent, thread: 422
+		return code
 	}
-	// 6. size: Content-Length at once, chunked bodies while reading
-	if !bodyRead {
-		var code int
-		if body, code = h.readBody(w, r, held); code != 0 {
-			return code
-		}
-		c = snd.describe(r.Header, body)
-		if ep.Spec.AllowUnauthenticated {
-			// Anyone may call: an ID anyone can choose must not claim the
-			// real sender's delivery.
-			c.deliveryID = ""
-		}
+	if code := h.readBodyOnce(&c, held); code != notAnswered { // 6. body over 1 MiB: 413
+		return code
 	}
-	now = h.clock.Now() // reading the body may have taken a while
-	// event filter
-	if !snd.admits(c.event) {
-		return status(w, http.StatusOK, answerIgnored)
+	// Reading the body may have taken a while.
+	c.now = h.clock.Now()
+	if code := h.answerIgnoredEvent(&c); code != notAnswered { // an event not in spec.sender.events: 200
+		return code
 	}
-	// a delivery already accepted: the API server knows its run. Not while
-	// the backlog cap or the rate limit would refuse the call anyway: a 429
-	// costs no API request (a sender retrying after Retry-After still gets
-	// its runId).
-	if c.deliveryID != "" && !h.backlog.full(ep.UID, now) && !h.invocation.full(id, now) {
-		runID := deliveryRunName(ep, c.deliveryID)
-		if dup, err := h.store.duplicate(r.Context(), ep.Namespace, runID, body); err != nil {
-			h.log.Error(err, "looking up an earlier delivery", "endpoint", ep.Namespace+"/"+ep.Name)
-			return h.unavailable(w)
-		} else if dup {
-			h.metrics.duplicates.Inc()
-			return acceptedAnswer(w, runID)
-		}
+	if code := h.answerDuplicate(&c); code != notAnswered { // a delivery accepted before: 202, its runId
+		return code
 	}
-	// 7. the backlog cap, then the invocation rate limit. The call holds
-	// its place in the backlog until its run is stored.
-	bv := h.backlog.reserve(ep.UID, now)
-	if !bv.allowed {
-		return h.backlogFull(r.Context(), w, e, &c, bv, now)
+	if code := h.reserveBacklog(&c); code != notAnswered { // 7. backlog cap: 429
+		return code
 	}
-	stored := false
-	defer func() {
-		if !stored {
-			h.backlog.release(ep.UID, bv)
-		}
-	}()
-	if v := h.invocation.take(id, now); !v.allowed {
-		return h.rateLimited(r.Context(), w, e, &c, v, now, limitInvocation, h.invocationLimit)
+	// The call holds its place in the backlog until its run is stored.
+	defer h.releaseBacklog(&c)
+	if code := h.checkInvocationLimit(&c); code != notAnswered { // 7. invocation rate limit: 429
+		return code
 	}
-	// 8. the owner must still be a member
-	member, err := h.membership.IsMember(r.Context(), ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
-	if err != nil {
-		h.log.Error(err, "checking the owner's membership", "endpoint", ep.Namespace+"/"+ep.Name)
-		return h.unavailable(w)
+	if code := h.checkMembership(&c); code != notAnswered { // 8. owner no longer a member: 422
+		return code
 	}
-	if !member {
-		return h.ownerNotMember(w, e, &c, now)
-	}
-	// 9. the run, then its payload
-	run, err := h.newRun(e, &c, now)
-	if err != nil {
-		return h.unavailable(w)
-	}
-	if c.deliveryID != "" {
-		run.Name = deliveryRunName(ep, c.deliveryID)
-	}
-	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
-		SecretName:  run.Name,
-		Bytes:       int64(len(body)),
-		ContentType: cut(r.Header.Get("Content-Type"), MaxContentTypeLength),
-	}
-	dup, err := h.store.createRun(r.Context(), run, body)
-	if err != nil {
-		h.log.Error(err, "storing a run", "endpoint", ep.Namespace+"/"+ep.Name)
-		return h.unavailable(w)
-	}
-	if dup {
-		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment
-	} else {
-		stored = true
-		h.metrics.runsCreated.Inc()
-	}
-	return acceptedAnswer(w, run.Name)
+	return h.storeRun(&c) // 9. the run, then its payload: 202 (503 if either write fails)
 }
 
 // unavailable422 checks step 5: the endpoint is not paused, its Agent is

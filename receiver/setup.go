@@ -85,6 +85,36 @@ func CacheOptions(opts *Options) cache.Options {
 // the runtime switch, the readiness check and the HTTP server on
 // opts.ListenAddress. It returns the handler for tests.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
+	deps, err := deps.withDefaults(mgr)
+	if err != nil {
+		return nil, err
+	}
+	h, err := newHandler(mgr, opts, deps)
+	if err != nil {
+		return nil, err
+	}
+	synced, err := h.watchInformers(ctx, mgr)
+	if err != nil {
+		return nil, err
+	}
+	ready := allSynced(synced)
+	if err := mgr.AddReadyzCheck("informers", func(*http.Request) error {
+		if !ready() {
+			return errors.New("informers have not synced yet")
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// withDefaults fills in what tests did not inject: the real clock,
+// crypto/rand and the membership check against mgr's API server.
+func (deps Dependencies) withDefaults(mgr ctrl.Manager) (Dependencies, error) {
 	if deps.Clock == nil {
 		deps.Clock = clock.RealClock{}
 	}
@@ -94,10 +124,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
 		if err != nil {
-			return nil, err
+			return deps, err
 		}
 		deps.Membership = checker
 	}
+	return deps, nil
+}
+
+// newHandler builds the handler from opts, its metrics registered, its table
+// telling the backlog and the handler of changed and deleted endpoints.
+func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
 	m, err := newMetrics(crmetrics.Registry)
 	if err != nil {
 		return nil, err
@@ -120,7 +156,13 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	}
 	h.table.onUpsert = h.backlog.observe
 	h.table.onDelete = h.forget
+	return h, nil
+}
 
+// watchInformers feeds the table and the runtime switch from mgr's informers: every
+// kind is tried, and the errors are joined. It returns what tells whether
+// each informer has synced.
+func (h *Handler) watchInformers(ctx context.Context, mgr ctrl.Manager) ([]toolscache.InformerSynced, error) {
 	var synced []toolscache.InformerSynced
 	watch := func(obj client.Object, upsert, remove func(client.Object)) error {
 		inf, err := mgr.GetCache().GetInformer(ctx, obj)
@@ -144,18 +186,30 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		watch(&agentsv1alpha1.Agent{}, typed(t.upsertAgent), typed(t.deleteAgent)),
 		watch(&agentsv1alpha1.AgentThread{}, typed(t.upsertThread), typed(t.deleteThread)),
 		watch(&corev1.Secret{}, typed(t.upsertKey), typed(t.deleteKey)),
-		watch(&corev1.ConfigMap{}, typed(func(cm *corev1.ConfigMap) {
-			h.runtimeDisabled.Store(cm.Name == ConfigMapName && cm.Data["triggering"] == "disabled")
-		}), typed(func(cm *corev1.ConfigMap) {
-			if cm.Name == ConfigMapName {
-				h.runtimeDisabled.Store(false)
-			}
-		})),
+		watch(&corev1.ConfigMap{}, typed(h.observeConfigMap), typed(h.forgetConfigMap)),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	ready := func() bool {
+	return synced, nil
+}
+
+// observeConfigMap sets the runtime switch from the receiver's ConfigMap.
+func (h *Handler) observeConfigMap(cm *corev1.ConfigMap) {
+	h.runtimeDisabled.Store(cm.Name == ConfigMapName && cm.Data["triggering"] == "disabled")
+}
+
+// forgetConfigMap turns the runtime switch back on when the receiver's
+// ConfigMap is deleted.
+func (h *Handler) forgetConfigMap(cm *corev1.ConfigMap) {
+	if cm.Name == ConfigMapName {
+		h.runtimeDisabled.Store(false)
+	}
+}
+
+// allSynced tells whether every informer has synced.
+func allSynced(synced []toolscache.InformerSynced) func() bool {
+	return func() bool {
 		for _, s := range synced {
 			if !s() {
 				return false
@@ -163,18 +217,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		}
 		return true
 	}
-	if err := mgr.AddReadyzCheck("informers", func(*http.Request) error {
-		if !ready() {
-			return errors.New("informers have not synced yet")
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
-		return nil, err
-	}
-	return h, nil
 }
 
 // withObject unwraps informer tombstones.

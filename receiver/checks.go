@@ -1,0 +1,274 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"net/http"
+	"time"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The steps of serve, in the order it runs them. Each answers the call and
+// returns its status, or returns notAnswered.
+
+// notAnswered is what a step returns when it lets the call through.
+const notAnswered = 0
+
+// callState is one call on its way through the steps of serve: what the
+// steps before have found out. What the call reserved of the body budget
+// (held) is passed apart, to the steps that read the body: inside callState
+// it would escape to the heap, one allocation more per call.
+type callState struct {
+	w http.ResponseWriter
+	r *http.Request
+
+	id  string
+	e   *endpoint
+	ep  *agentsv1alpha1.WebhookEndpoint
+	snd *sender
+	now time.Time
+
+	body     []byte
+	bodyRead bool
+	d        delivery
+
+	// bv is the call's place in the backlog, given back unless stored.
+	bv     backlogVerdict
+	stored bool
+}
+
+// checkRoute answers anything but POST /api/webhooks/{endpointId}/receive.
+// Endpoint IDs are base64url and never need escaping: a path sent with
+// escapes (%2F and the like) is not the route.
+func (h *Handler) checkRoute(c *callState) int {
+	id, ok := endpointIDFromPath(c.r.URL.Path)
+	if !ok || c.r.URL.RawPath != "" {
+		return reject(c.w, answerNoRoute)
+	}
+	if c.r.Method != http.MethodPost {
+		c.w.Header()["Allow"] = allowPost
+		return reject(c.w, answerMethod)
+	}
+	c.id = id
+	return notAnswered
+}
+
+// checkTriggering is step 1: triggering disabled for the deployment.
+func (h *Handler) checkTriggering(c *callState) int {
+	if h.triggeringDisabled() {
+		return reject(c.w, answerDisabled)
+	}
+	return notAnswered
+}
+
+// lookUpEndpoint is step 2: the endpoint, from memory.
+func (h *Handler) lookUpEndpoint(c *callState) int {
+	e := h.table.lookup(c.id)
+	if e == nil {
+		if hasAnyCredential(c.r.Header) {
+			return reject(c.w, answerNotFound)
+		}
+		return reject(c.w, answerUnauthorized) // the same bytes as a real endpoint's missing credential
+	}
+	c.e, c.ep, c.snd = e, e.obj, e.sender
+	c.now = h.clock.Now()
+	return notAnswered
+}
+
+// checkPreParseLimit is step 3 for an unauthenticated endpoint: the
+// pre-parse rate limit, before the body is read.
+func (h *Handler) checkPreParseLimit(c *callState) int {
+	if !c.ep.Spec.AllowUnauthenticated {
+		return notAnswered
+	}
+	if v := h.preParse.take(c.id, c.now); !v.allowed {
+		return h.rateLimited(c.r.Context(), c.w, c.e, nil, v, c.now, limitUnauthenticated, h.unauthenticatedLimit)
+	}
+	return notAnswered
+}
+
+// checkCredential is step 4 for an authenticated endpoint: a secret
+// compared by its SHA-256 digest, or a signature of the body (read first,
+// within the size limit).
+func (h *Handler) checkCredential(c *callState, held *int64) int {
+	if c.ep.Spec.AllowUnauthenticated {
+		return notAnswered
+	}
+	values := c.snd.credentialValues(c.r.Header)
+	if len(values) == 0 {
+		return reject(c.w, answerUnauthorized)
+	}
+	if len(values) != 1 {
+		return reject(c.w, answerForbidden)
+	}
+	if !c.snd.kind.Signed() {
+		secret, ok := c.snd.secretOf(values[0])
+		if !ok || !matchesDigest(secret, c.e.digests(c.now)...) {
+			return reject(c.w, answerForbidden)
+		}
+		return notAnswered
+	}
+	return h.checkSignature(c, values[0], held)
+}
+
+// checkSignature reads the body of a signed sender's call and verifies
+// signature over it.
+func (h *Handler) checkSignature(c *callState, signature string, held *int64) int {
+	body, code := h.readBody(c.w, c.r, held)
+	if code != 0 {
+		return code
+	}
+	c.body, c.bodyRead = body, true
+	if !c.snd.verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
+		return reject(c.w, answerBadSignature)
+	}
+	return notAnswered
+}
+
+// answerHandshake answers the handshake of a verified sender: no run.
+func (h *Handler) answerHandshake(c *callState) int {
+	if !c.bodyRead {
+		return notAnswered
+	}
+	if c.d = c.snd.describe(c.r.Header, c.body); c.d.handshake != nil {
+		return status(c.w, http.StatusOK, c.d.handshake)
+	}
+	return notAnswered
+}
+
+// checkAvailable is step 5: paused, agent, thread.
+func (h *Handler) checkAvailable(c *callState) int {
+	if a, ok := h.unavailable422(c.e); !ok {
+		return reject(c.w, a)
+	}
+	return notAnswered
+}
+
+// readBodyOnce is step 6 for a call whose body is not read yet: its size,
+// Content-Length at once, chunked bodies while reading.
+func (h *Handler) readBodyOnce(c *callState, held *int64) int {
+	if c.bodyRead {
+		return notAnswered
+	}
+	body, code := h.readBody(c.w, c.r, held)
+	if code != 0 {
+		return code
+	}
+	c.body = body
+	c.d = c.snd.describe(c.r.Header, c.body)
+	if c.ep.Spec.AllowUnauthenticated {
+		// Anyone may call: an ID anyone can choose must not claim the
+		// real sender's delivery.
+		c.d.deliveryID = ""
+	}
+	return notAnswered
+}
+
+// answerIgnoredEvent is the event filter.
+func (h *Handler) answerIgnoredEvent(c *callState) int {
+	if !c.snd.admits(c.d.event) {
+		return status(c.w, http.StatusOK, answerIgnored)
+	}
+	return notAnswered
+}
+
+// answerDuplicate answers a delivery already accepted: the API server knows
+// its run. Not while the backlog cap or the rate limit would refuse the call
+// anyway: a 429 costs no API request (a sender retrying after Retry-After
+// still gets its runId).
+func (h *Handler) answerDuplicate(c *callState) int {
+	if c.d.deliveryID == "" || h.backlog.full(c.ep.UID, c.now) || h.invocation.full(c.id, c.now) {
+		return notAnswered
+	}
+	runID := deliveryRunName(c.ep, c.d.deliveryID)
+	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
+		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c.w)
+	} else if dup {
+		h.metrics.duplicates.Inc()
+		return acceptedAnswer(c.w, runID)
+	}
+	return notAnswered
+}
+
+// reserveBacklog is step 7, first half: the backlog cap. The call holds its
+// place in the backlog until its run is stored (releaseBacklog).
+func (h *Handler) reserveBacklog(c *callState) int {
+	c.bv = h.backlog.reserve(c.ep.UID, c.now)
+	if !c.bv.allowed {
+		return h.backlogFull(c.r.Context(), c.w, c.e, &c.d, c.bv, c.now)
+	}
+	return notAnswered
+}
+
+// releaseBacklog gives back the place reserveBacklog took, unless the run
+// was stored.
+func (h *Handler) releaseBacklog(c *callState) {
+	if !c.stored {
+		h.backlog.release(c.ep.UID, c.bv)
+	}
+}
+
+// checkInvocationLimit is step 7, second half: the invocation rate limit.
+func (h *Handler) checkInvocationLimit(c *callState) int {
+	if v := h.invocation.take(c.id, c.now); !v.allowed {
+		return h.rateLimited(c.r.Context(), c.w, c.e, &c.d, v, c.now, limitInvocation, h.invocationLimit)
+	}
+	return notAnswered
+}
+
+// checkMembership is step 8: the owner must still be a member.
+func (h *Handler) checkMembership(c *callState) int {
+	member, err := h.membership.IsMember(c.r.Context(), c.ep.Namespace, c.ep.Spec.AgentRef.Name, c.ep.Spec.Owner)
+	if err != nil {
+		h.log.Error(err, "checking the owner's membership", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c.w)
+	}
+	if !member {
+		return h.ownerNotMember(c.w, c.e, &c.d, c.now)
+	}
+	return notAnswered
+}
+
+// storeRun is step 9: the run, then its payload. It always answers.
+func (h *Handler) storeRun(c *callState) int {
+	run, err := h.newRun(c.e, &c.d, c.now)
+	if err != nil {
+		return h.unavailable(c.w)
+	}
+	if c.d.deliveryID != "" {
+		run.Name = deliveryRunName(c.ep, c.d.deliveryID)
+	}
+	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
+		SecretName:  run.Name,
+		Bytes:       int64(len(c.body)),
+		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
+	}
+	dup, err := h.store.createRun(c.r.Context(), run, c.body)
+	if err != nil {
+		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c.w)
+	}
+	if dup {
+		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment
+	} else {
+		c.stored = true
+		h.metrics.runsCreated.Inc()
+	}
+	return acceptedAnswer(c.w, run.Name)
+}

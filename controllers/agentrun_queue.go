@@ -98,6 +98,7 @@ func receiptKey(name string) string {
 // its queued runs (in no particular order).
 func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads map[string]bool, queued []*agentsv1alpha1.AgentRun) {
 	busyThreads = map[string]bool{}
+	queued = make([]*agentsv1alpha1.AgentRun, 0, len(agentRuns))
 	for i := range agentRuns {
 		r := &agentRuns[i]
 		if !r.DeletionTimestamp.IsZero() && r.EffectiveState() == agentsv1alpha1.RunQueued {
@@ -152,24 +153,24 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 		}
 		return plan
 	}
-	var ready []*agentsv1alpha1.AgentRun
+	ready := make([]*agentsv1alpha1.AgentRun, 0, len(queued))
 	oldestOfThread := map[string]*agentsv1alpha1.AgentRun{}
 	for _, q := range queued {
 		if t := threadKey(q); t != "" && (oldestOfThread[t] == nil || queuedBefore(q, oldestOfThread[t])) {
 			oldestOfThread[t] = q
 		}
-		switch left := payloadDeadline(q).Sub(now); {
+		switch {
 		case q.Spec.Payload == nil: // a status written by hand: never sendable
 			plan.fail = append(plan.fail, refusal{q, "The run has no payload to send"})
 		case hasPayload(q):
 			ready = append(ready, q)
-		case left > 0:
-			plan.wake = minPositive(plan.wake, left)
+		case payloadDeadline(q).After(now):
+			plan.wake = minPositive(plan.wake, payloadDeadline(q).Sub(now))
 		default:
 			plan.overdue = append(plan.overdue, q)
 		}
 	}
-	var eligible []*agentsv1alpha1.AgentRun
+	eligible := ready[:0] // filtered in place
 	for _, q := range ready {
 		if t := threadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
 			eligible = append(eligible, q)

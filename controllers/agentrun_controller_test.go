@@ -242,6 +242,22 @@ var _ = Describe("AgentRun dispatcher", func() {
 		})).To(Succeed())
 		return run
 	}
+	// queueRunWithoutPayload stores a run as the receiver does, but not
+	// (yet) its payload Secret.
+	queueRunWithoutPayload := func(ctx SpecContext, name string) *agentsv1alpha1.AgentRun {
+		GinkgoHelper()
+		run := &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name},
+				ReceivedAt: metav1.NewTime(fakeClock.Now()),
+			},
+		}
+		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		return run
+	}
 	// runState reports the state, and the message with it so a failure shows why.
 	runState := func(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {
 		return func() agentsv1alpha1.RunState {
@@ -562,16 +578,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 	})
 
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {
-		run := &agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late"},
-			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
-				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-				Payload:    &agentsv1alpha1.PayloadReference{SecretName: "run-late"},
-				ReceivedAt: metav1.NewTime(fakeClock.Now()),
-			},
-		}
-		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		run := queueRunWithoutPayload(ctx, "run-late")
 		Consistently(runState(ctx, run), 500*time.Millisecond).Should(BeEmpty(), "waits for its payload")
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late", OwnerReferences: []metav1.OwnerReference{{
@@ -584,16 +591,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 	})
 
 	It("fails a run whose payload never comes, a grace after finding it missing", func(ctx SpecContext) {
-		run := &agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-nopayload"},
-			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
-				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-				Payload:    &agentsv1alpha1.PayloadReference{SecretName: "run-nopayload"},
-				ReceivedAt: metav1.NewTime(fakeClock.Now()),
-			},
-		}
-		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		run := queueRunWithoutPayload(ctx, "run-nopayload")
 		// A change to the Agent makes admission look again (the operator's
 		// timer for the grace's end runs on real time, the clock here is fake).
 		lookAgain := func(model string) {

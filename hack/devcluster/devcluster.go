@@ -637,9 +637,12 @@ func (c *Cluster) pointAgentsAtDemoAgent(ctx context.Context, dev client.Client,
 	return nil
 }
 
-// waitReady waits until every endpoint of ns is Ready and the receiver
-// serves it: the operator's Ready comes before the receiver's informer
-// has the endpoint, and a call in between gets 404.
+// waitReady waits until every endpoint of ns is Ready, the receiver serves
+// it, and its owner may trigger its Agent: the operator's Ready comes before
+// the receiver's informer has the endpoint (a call in between gets 404), and
+// before kube-controller-manager has aggregated hookrun's trigger verb into
+// the edit role the samples' owner holds (a call in between gets 422
+// owner_not_member).
 func (c *Cluster) waitReady(ctx context.Context, ns string) error {
 	// Each endpoint is probed until it is served, then never again: a probe
 	// of an unauthenticated endpoint spends one of its pre-parse rate limit.
@@ -653,7 +656,7 @@ func (c *Cluster) waitReady(ctx context.Context, ns string) error {
 			if !ready(ep.Status.Conditions) || ep.Status.URL == "" {
 				return false, nil
 			}
-			if !served[ep.Status.URL] && !Serves(ctx, ep.Status.URL) {
+			if !served[ep.Status.URL] && (!Serves(ctx, ep.Status.URL) || !c.ownerMayTrigger(ctx, &ep)) {
 				return false, nil
 			}
 			served[ep.Status.URL] = true

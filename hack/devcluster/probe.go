@@ -24,7 +24,10 @@ import (
 	"net/http"
 	"net/url"
 
+	"k8s.io/utils/clock"
+
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/membership"
 )
 
 // Serves tells whether the receiver at rawURL's host knows the endpoint
@@ -63,4 +66,12 @@ func Serves(ctx context.Context, rawURL string) bool {
 		return true
 	}
 	return false
+}
+
+// ownerMayTrigger asks the API server, as the receiver does, whether ep's
+// owner may trigger its Agent now.
+func (c *Cluster) ownerMayTrigger(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) bool {
+	fresh := membership.NewSubjectAccessReviewChecker(c.AdminClient, func(context.Context) error { return nil }, clock.RealClock{}, 0)
+	member, err := fresh.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
+	return err == nil && member
 }

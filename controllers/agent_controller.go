@@ -24,8 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,34 +54,36 @@ const (
 	authSecretNotReferable
 )
 
-// agentCondition is the Agent's Ready condition; urlRefused: the operator's
-// allow-list refuses the host of spec.a2a.url.
-func agentCondition(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool) metav1.Condition {
+// agentSummary is the Agent's Ready, Reconciling and Stalled; urlRefused:
+// the operator's allow-list refuses the host of spec.a2a.url. A URL or token
+// the operator cannot use is Stalled; an archived Agent is as asked: Ready
+// (kstatus Current) with reason AgentArchived.
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool) summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentURLNotAllowed,
+		return stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
 			fmt.Sprintf("The host of spec.a2a.url is not on the operator's agent allow-list (--agent-allowed-hosts, --agent-allowed-cidrs); runs fail unsent. Use an allowed URL or ask the cluster's operators to allow %s",
 				a2a.Sanitize(hostOfURL(agent.Spec.A2A.URL))))
 	case auth == authSecretMissing:
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
+		return stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
 	case auth == authSecretKeyMissing:
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAuthSecretNotFound,
+		return stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
 	case auth == authSecretNotReferable:
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonSecretNotReferable,
+		return stalled(agentsv1alpha1.ReasonSecretNotReferable,
 			notReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case agent.Spec.Archived:
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentArchived,
-			"Archived: its endpoints answer 422 agent_unavailable until spec.archived is false")
+		return current(agentsv1alpha1.ReasonAgentArchived,
+			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
 	default:
-		return condition(agentsv1alpha1.ConditionReady, true, agentsv1alpha1.ReasonAvailable,
+		return current(agentsv1alpha1.ReasonAvailable,
 			fmt.Sprintf("Runs are sent to %s over A2A %s", agent.Spec.A2A.URL, agent.Spec.A2A.ProtocolVersion))
 	}
 }
 
-// Reconcile sets the Agent's Ready condition.
+// Reconcile sets the Agent's Ready, Reconciling and Stalled conditions.
 func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	agent := &agentsv1alpha1.Agent{}
 	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
@@ -91,14 +91,13 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	}
 	before := agent.DeepCopy()
 	auth, err := r.authSecretState(ctx, agent)
-	cond := agentCondition(agent, auth, r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL)))
+	sum := agentSummary(agent, auth, r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL)))
 	if err != nil {
-		cond = reconcileFailedCondition(err)
+		sum = reconcileFailed(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
-	cond.ObservedGeneration = agent.Generation
-	meta.SetStatusCondition(&agent.Status.Conditions, cond)
+	setSummary(&agent.Status.Conditions, sum, agent.Generation)
 	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -139,12 +138,7 @@ func (p *pass) overdue(ctx context.Context, run *agentsv1alpha1.AgentRun) error 
 		return p.end(ctx, run, missingPayload(run))
 	}
 	marked := run.DeepCopy()
-	meta.RemoveStatusCondition(&marked.Status.Conditions, agentsv1alpha1.ConditionReady)
-	meta.SetStatusCondition(&marked.Status.Conditions, metav1.Condition{
-		Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: agentsv1alpha1.ReasonWaitingForPayload,
-		Message:            fmt.Sprintf("%s; the run fails if it does not appear within %s", missingPayload(run), payloadGrace),
-		ObservedGeneration: run.Generation, LastTransitionTime: metav1.NewTime(p.now),
-	})
+	setWaitingForPayload(marked, fmt.Sprintf("%s; the run fails if it does not appear within %s", missingPayload(run), payloadGrace), p.now)
 	p.wake = minPositive(p.wake, payloadGrace)
 	return p.write(ctx, run, marked, waitedForPayload)
 }

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,22 +27,43 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// runReadyCondition is a run's Ready condition for its state: True once it
-// has succeeded; False while it waits or runs, and when it ended otherwise.
-func runReadyCondition(run *agentsv1alpha1.AgentRun) metav1.Condition {
-	const t = agentsv1alpha1.ConditionReady
+// runSummary is a run's Ready, Reconciling and Stalled for its state. A
+// queued or running run is Reconciling (kstatus InProgress); a run that
+// succeeded is Ready (Current). One that ended in error or was skipped is
+// done without success: Stalled (kstatus Failed, as for a failed Job), so
+// that a tool waiting for the run to finish stops waiting.
+func runSummary(run *agentsv1alpha1.AgentRun) summary {
 	switch run.EffectiveState() {
 	case agentsv1alpha1.RunSuccess:
-		return condition(t, true, agentsv1alpha1.ReasonSucceeded, "The agent finished the task")
+		return current(agentsv1alpha1.ReasonSucceeded, "The agent finished the task")
 	case agentsv1alpha1.RunError:
-		return condition(t, false, agentsv1alpha1.ReasonFailed, run.Status.Message)
+		return stalled(agentsv1alpha1.ReasonFailed, endedMessage(run, "The run failed"))
 	case agentsv1alpha1.RunSkipped:
-		return condition(t, false, agentsv1alpha1.ReasonSkipped, run.Status.Message)
+		return stalled(agentsv1alpha1.ReasonSkipped, endedMessage(run, "The call was recorded without running"))
 	case agentsv1alpha1.RunRunning:
-		return condition(t, false, agentsv1alpha1.ReasonRunning, "Sent to the agent; waiting for its task to end")
+		return reconciling(agentsv1alpha1.ReasonRunning, "Sent to the agent; waiting for its task to end")
 	default:
-		return condition(t, false, agentsv1alpha1.ReasonQueued, "Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload")
+		return reconciling(agentsv1alpha1.ReasonQueued, "Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload")
 	}
+}
+
+// endedMessage is the message of a run that ended without success: its
+// status message, or fallback when it has none.
+func endedMessage(run *agentsv1alpha1.AgentRun, fallback string) string {
+	if run.Status.Message != "" {
+		return run.Status.Message
+	}
+	return fallback
+}
+
+// setWaitingForPayload marks a queued run whose payload is missing past its
+// grace: Ready (and Reconciling) get reason WaitingForPayload and Ready's
+// lastTransitionTime is now, from which the second grace counts.
+func setWaitingForPayload(run *agentsv1alpha1.AgentRun, msg string, now time.Time) {
+	meta.RemoveStatusCondition(&run.Status.Conditions, agentsv1alpha1.ConditionReady)
+	s := reconciling(agentsv1alpha1.ReasonWaitingForPayload, msg)
+	s.ready.LastTransitionTime = metav1.NewTime(now)
+	setSummary(&run.Status.Conditions, s, run.Generation)
 }
 
 // runSucceededCondition says how a finished run ended; nil while it has not.
@@ -65,9 +87,7 @@ func runSucceededCondition(run *agentsv1alpha1.AgentRun) *metav1.Condition {
 // with its state.
 func setRunConditions(run *agentsv1alpha1.AgentRun) {
 	s := &run.Status
-	ready := runReadyCondition(run)
-	ready.ObservedGeneration = run.Generation
-	meta.SetStatusCondition(&s.Conditions, ready)
+	setSummary(&s.Conditions, runSummary(run), run.Generation)
 	if succeeded := runSucceededCondition(run); succeeded != nil {
 		succeeded.ObservedGeneration = run.Generation
 		meta.SetStatusCondition(&s.Conditions, *succeeded)

@@ -22,8 +22,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -48,19 +46,19 @@ type AgentThreadReconciler struct {
 	client.Client
 }
 
-// threadCondition is the AgentThread's Ready condition; agent is nil when it
-// does not exist.
-func threadCondition(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) metav1.Condition {
+// threadSummary is the AgentThread's Ready, Reconciling and Stalled; agent
+// is nil when it does not exist (Stalled). A thread of an archived Agent is
+// as asked: Ready (kstatus Current) with reason AgentArchived.
+func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) summary {
 	if agent == nil {
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentNotFound,
+		return stalled(agentsv1alpha1.ReasonAgentNotFound,
 			fmt.Sprintf("Agent %q does not exist in this namespace; create it (spec.agentRef cannot change)", th.Spec.AgentRef.Name))
 	}
 	if agent.Spec.Archived {
-		return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonAgentArchived,
+		return current(agentsv1alpha1.ReasonAgentArchived,
 			fmt.Sprintf("Agent %q is archived; no runs are appended until it is unarchived", agent.Name))
 	}
-	return condition(agentsv1alpha1.ConditionReady, true, agentsv1alpha1.ReasonAvailable,
-		fmt.Sprintf("Thread of Agent %q", agent.Name))
+	return current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
 }
 
 // Reconcile sets the thread's Ready condition and context.
@@ -83,14 +81,13 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if derr := r.deriveFromRuns(ctx, th); derr != nil {
 		err = errors.Join(err, derr)
 	}
-	cond := threadCondition(th, agent)
+	sum := threadSummary(th, agent)
 	if err != nil {
-		cond = reconcileFailedCondition(err)
+		sum = reconcileFailed(err)
 	} else {
 		th.Status.ObservedGeneration = th.Generation
 	}
-	cond.ObservedGeneration = th.Generation
-	meta.SetStatusCondition(&th.Status.Conditions, cond)
+	setSummary(&th.Status.Conditions, sum, th.Generation)
 	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 

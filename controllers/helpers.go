@@ -32,8 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // ensureOwner makes owner the only owner of its kind on obj (a
@@ -83,13 +81,6 @@ func patchStatusIfChanged(ctx context.Context, c client.Client, before, obj clie
 		return fmt.Errorf("patching status of %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
-}
-
-// reconcileFailedCondition is the Ready condition of a reconcile that failed
-// with a transient error.
-func reconcileFailedCondition(err error) metav1.Condition {
-	return condition(agentsv1alpha1.ConditionReady, false, agentsv1alpha1.ReasonReconcileFailed,
-		fmt.Sprintf("Reconciling failed and will be retried: %v", err))
 }
 
 // result returns res only when err is nil: controller-runtime ignores a

@@ -200,7 +200,8 @@ var _ = Describe("Agent and AgentThread reconcilers", func() {
 		patch := client.MergeFrom(agent.DeepCopy())
 		agent.Spec.Archived = true
 		Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())
-		Eventually(agentReady(ctx, "triage")).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived))
+		// Archived as asked: Ready (kstatus Current), the reason says archived.
+		Eventually(agentReady(ctx, "triage")).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAgentArchived))
 	})
 
 	It("makes a thread's Agent its owner and shows an attached context", func(ctx SpecContext) {

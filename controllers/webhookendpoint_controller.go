@@ -176,14 +176,15 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
-// writeStatus ends a reconcile that is returning phasesErr: Ready and
-// observedGeneration from that outcome, then one status patch against
-// before. After the patch the events that waited for it are recorded; if it
-// met a conflict, a Secret this reconcile created is deleted again
-// (dropCreatedSecret). It returns phasesErr joined with its own errors.
+// writeStatus ends a reconcile that is returning phasesErr: Ready,
+// Reconciling, Stalled and observedGeneration from that outcome, then one
+// status patch against before. After the patch the events that waited for
+// it are recorded; if it met a conflict, a Secret this reconcile created is
+// deleted again (dropCreatedSecret). It returns phasesErr joined with its
+// own errors.
 func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, key types.NamespacedName, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
-	s.setCondition(endpointReadyCondition(&ep.Status, s.idHeldByOlder, phasesErr))
+	setSummary(&ep.Status.Conditions, endpointSummary(&ep.Status, s.idHeldByOlder, phasesErr), ep.Generation)
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}

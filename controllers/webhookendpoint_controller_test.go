@@ -327,7 +327,8 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 			cur := endpointState(ctx, ep)()
 			g.Expect(cur.Status.Phase).To(Equal(agentsv1alpha1.EndpointPaused))
 			g.Expect(cur.Status.PauseReason).To(Equal(agentsv1alpha1.PauseReasonPaused))
-			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonPaused))
+			// Paused as asked: Ready (kstatus Current), the reason says paused.
+			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonPaused))
 		}).Should(Succeed())
 
 		cur := endpointState(ctx, ep)()

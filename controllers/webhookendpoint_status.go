@@ -227,38 +227,47 @@ func sameOwner(a, b *agentsv1alpha1.Owner) bool {
 	return a.User == b.User && slices.Equal(slices.Sorted(slices.Values(a.Groups)), slices.Sorted(slices.Values(b.Groups)))
 }
 
-// endpointReadyCondition summarises the endpoint: Ready when it has a URL,
-// its secret, agent and thread are ready and it is not paused. reconcileErr
-// is the error of this reconcile, if any.
-func endpointReadyCondition(status *agentsv1alpha1.WebhookEndpointStatus, idHeldByOlder bool, reconcileErr error) metav1.Condition {
-	const t = agentsv1alpha1.ConditionReady
+// endpointSummary summarises the endpoint for Ready, Reconciling and
+// Stalled. It is Ready (kstatus Current) once it has a URL and its secret,
+// agent and thread are ready, also when it is paused by its owner or its
+// Agent is archived (the reason says so: the endpoint is as asked, and calls
+// answer 422). It is Stalled while something only a change from outside can
+// fix is wrong (a missing Agent, thread or Secret, an ID conflict, an owner
+// who is no longer a member), and Reconciling on a transient error
+// (reconcileErr, this reconcile's).
+func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldByOlder bool, reconcileErr error) summary {
 	if idHeldByOlder {
-		return condition(t, false, agentsv1alpha1.ReasonEndpointIDConflict,
+		return stalled(agentsv1alpha1.ReasonEndpointIDConflict,
 			"Another, older WebhookEndpoint has this endpoint ID and receives its calls; this one is not served. "+
 				"Delete this endpoint and create it again for a new ID, or give it another one")
 	}
 	if reconcileErr != nil {
-		return reconcileFailedCondition(reconcileErr)
+		return reconcileFailed(reconcileErr)
 	}
+	var archived *metav1.Condition
 	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
 		c := meta.FindStatusCondition(status.Conditions, ct)
-		if c == nil {
-			return condition(t, false, agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
-		}
-		if c.Status != metav1.ConditionTrue {
-			return condition(t, false, c.Reason, c.Message)
+		switch {
+		case c == nil:
+			return reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
+		case c.Reason == agentsv1alpha1.ReasonAgentArchived:
+			archived = c
+		case c.Status != metav1.ConditionTrue:
+			return stalled(c.Reason, c.Message)
 		}
 	}
 	if status.URL == "" {
-		return condition(t, false, agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
+		return reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
 	}
-	switch status.PauseReason {
-	case agentsv1alpha1.PauseReasonOwnerNotMember:
-		return condition(t, false, agentsv1alpha1.ReasonOwnerNotMember,
+	switch {
+	case status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
+		return stalled(agentsv1alpha1.ReasonOwnerNotMember,
 			"Paused: the owner may no longer trigger the Agent. Calls answer 422 until the owner is a member again or another member sets spec.owner to themselves")
-	case agentsv1alpha1.PauseReasonPaused:
-		return condition(t, false, agentsv1alpha1.ReasonPaused,
-			"Paused by the owner: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
+	case status.PauseReason == agentsv1alpha1.PauseReasonPaused:
+		return current(agentsv1alpha1.ReasonPaused,
+			"Paused by the owner, as spec.paused asks: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
+	case archived != nil:
+		return current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
 	}
-	return condition(t, true, agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
+	return current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
 }

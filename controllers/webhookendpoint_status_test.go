@@ -243,70 +243,122 @@ func TestOwnerNotMemberPauseDecidesNothingOnError(t *testing.T) {
 	}
 }
 
-func TestEndpointReadyCondition(t *testing.T) {
+func TestEndpointSummary(t *testing.T) {
 	ok := func(ct, reason string) metav1.Condition { return condition(ct, true, reason, "") }
 	good := []metav1.Condition{
 		ok(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentFound),
 		ok(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadNotRequired),
 		ok(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretGenerated),
 	}
-	with := func(c metav1.Condition) []metav1.Condition {
+	with := func(cs ...metav1.Condition) []metav1.Condition {
 		out := append([]metav1.Condition{}, good...)
-		for i := range out {
-			if out[i].Type == c.Type {
-				out[i] = c
+		for _, c := range cs {
+			for i := range out {
+				if out[i].Type == c.Type {
+					out[i] = c
+				}
 			}
 		}
 		return out
 	}
+	notOK := func(ct, reason string) metav1.Condition { return condition(ct, false, reason, reason+" message") }
+	archived := notOK(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentArchived)
+	missingSecret := notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretNotFound)
+	paused := func(r agentsv1alpha1.PauseReason, conds []metav1.Condition) agentsv1alpha1.WebhookEndpointStatus {
+		return agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: conds, PauseReason: r}
+	}
+	active := paused(agentsv1alpha1.PauseReasonNone, good)
 	cases := []struct {
 		name     string
 		status   agentsv1alpha1.WebhookEndpointStatus
 		conflict bool
 		err      error
-		want     metav1.ConditionStatus
+		progress progress
 		reason   string
 	}{
-		{"ready", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, false, nil, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable},
-		{"reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, false, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
-		{"agent missing", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound},
-		{"thread of other agent", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonThreadOfAnotherAgent},
-		{"secret too short", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: with(condition(agentsv1alpha1.ConditionSecretReady, false, agentsv1alpha1.ReasonSecretTooShort, ""))}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretTooShort},
-		{"paused", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonPaused}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonPaused},
-		{"owner not member", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember},
-		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
-		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, false, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonReconcileFailed},
-		{"ID held by an older endpoint", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, true, nil, metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict},
-		{"ID conflict before a reconcile error", agentsv1alpha1.WebhookEndpointStatus{URL: "u", Conditions: good}, true, errors.New("boom"), metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict},
+		{"ready", active, false, nil, progressCurrent, agentsv1alpha1.ReasonAvailable},
+		{"paused by the owner: as asked", paused(agentsv1alpha1.PauseReasonPaused, good), false, nil, progressCurrent, agentsv1alpha1.ReasonPaused},
+		{"agent archived: as asked", paused("", with(archived)), false, nil, progressCurrent, agentsv1alpha1.ReasonAgentArchived},
+		{"paused and agent archived", paused(agentsv1alpha1.PauseReasonPaused, with(archived)), false, nil, progressCurrent, agentsv1alpha1.ReasonPaused},
+		{"reconcile error", active, false, errors.New("boom"), progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, false, nil, progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, false, nil, progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"agent missing", paused("", with(notOK(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentNotFound))), false, nil,
+			progressStalled, agentsv1alpha1.ReasonAgentNotFound},
+		{"thread missing", paused("", with(notOK(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadNotFound))), false, nil,
+			progressStalled, agentsv1alpha1.ReasonThreadNotFound},
+		{"thread of other agent", paused("", with(notOK(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadOfAnotherAgent))), false, nil,
+			progressStalled, agentsv1alpha1.ReasonThreadOfAnotherAgent},
+		{"secret missing", paused("", with(missingSecret)), false, nil, progressStalled, agentsv1alpha1.ReasonSecretNotFound},
+		{"secret not referable", paused("", with(notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretNotReferable))), false, nil,
+			progressStalled, agentsv1alpha1.ReasonSecretNotReferable},
+		{"secret too short", paused("", with(notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretTooShort))), false, nil,
+			progressStalled, agentsv1alpha1.ReasonSecretTooShort},
+		{"agent archived and secret missing: the misconfiguration wins", paused(agentsv1alpha1.PauseReasonPaused, with(archived, missingSecret)), false, nil,
+			progressStalled, agentsv1alpha1.ReasonSecretNotFound},
+		{"owner not member", paused(agentsv1alpha1.PauseReasonOwnerNotMember, good), false, nil, progressStalled, agentsv1alpha1.ReasonOwnerNotMember},
+		{"ID held by an older endpoint", active, true, nil, progressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
+		{"ID conflict before a reconcile error", active, true, errors.New("boom"), progressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := endpointReadyCondition(&tc.status, tc.conflict, tc.err)
-			if got.Type != agentsv1alpha1.ConditionReady || got.Status != tc.want || got.Reason != tc.reason {
-				t.Errorf("got %s reason %s (%q), want %s reason %s", got.Status, got.Reason, got.Message, tc.want, tc.reason)
-			}
+			checkSummary(t, endpointSummary(&tc.status, tc.conflict, tc.err), tc.progress, tc.reason, "")
 		})
 	}
 }
 
-func TestAgentAndThreadConditions(t *testing.T) {
+func TestAgentSummary(t *testing.T) {
 	agent := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}, Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{
 		URL: "http://a/", ProtocolVersion: "1.0", AuthSecretRef: &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"},
 	}}}
 	archived := agent.DeepCopy()
 	archived.Spec.Archived = true
-	checkCondition(t, agentCondition(agent, authSecretFound, false), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0")
-	checkCondition(t, agentCondition(agent, authSecretMissing, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`)
-	checkCondition(t, agentCondition(agent, authSecretKeyMissing, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`)
-	checkCondition(t, agentCondition(agent, authSecretNotReferable, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable,
-		"kubectl label secret tok agents.hookrun.dev/allow-reference=true")
-	checkCondition(t, agentCondition(agent, authSecretFound, true), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a")
-	checkCondition(t, agentCondition(archived, authSecretFound, false), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "answer 422")
+	cases := []struct {
+		name       string
+		agent      *agentsv1alpha1.Agent
+		auth       authSecretState
+		urlRefused bool
+		progress   progress
+		reason     string
+		message    string
+	}{
+		{"available", agent, authSecretFound, false, progressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0"},
+		{"archived: as asked", archived, authSecretFound, false, progressCurrent, agentsv1alpha1.ReasonAgentArchived, "answer 422"},
+		{"token Secret missing", agent, authSecretMissing, false, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
+		{"token key missing", agent, authSecretKeyMissing, false, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`},
+		{"token Secret not referable", agent, authSecretNotReferable, false, progressStalled, agentsv1alpha1.ReasonSecretNotReferable,
+			"kubectl label secret tok agents.hookrun.dev/allow-reference=true"},
+		{"URL not allowed", agent, authSecretFound, true, progressStalled, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a"},
+		{"archived with a missing token: the misconfiguration wins", archived, authSecretMissing, false, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkSummary(t, agentSummary(tc.agent, tc.auth, tc.urlRefused), tc.progress, tc.reason, tc.message)
+		})
+	}
+}
 
+func TestThreadSummary(t *testing.T) {
+	agent := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}}
+	archived := agent.DeepCopy()
+	archived.Spec.Archived = true
 	th := &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}}}
-	checkCondition(t, threadCondition(th, nil), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`)
-	checkCondition(t, threadCondition(th, archived), agentsv1alpha1.ConditionReady, metav1.ConditionFalse, agentsv1alpha1.ReasonAgentArchived, "archived")
-	checkCondition(t, threadCondition(th, agent), agentsv1alpha1.ConditionReady, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable, `Agent "triage"`)
+	cases := []struct {
+		name     string
+		agent    *agentsv1alpha1.Agent
+		progress progress
+		reason   string
+		message  string
+	}{
+		{"agent available", agent, progressCurrent, agentsv1alpha1.ReasonAvailable, `Agent "triage"`},
+		{"agent archived: as asked", archived, progressCurrent, agentsv1alpha1.ReasonAgentArchived, "archived"},
+		{"agent missing", nil, progressStalled, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
+		})
+	}
 }
 
 func TestRandomToken(t *testing.T) {

@@ -98,7 +98,7 @@ type AgentStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Ready.
+	// conditions: Ready, and Reconciling or Stalled while True (kstatus).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -121,7 +121,12 @@ type Agent struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   AgentSpec   `json:"spec"`
+	Spec AgentSpec `json:"spec"`
+
+	// Status is the observed state. A new object reads as observedGeneration
+	// -1 until the operator has looked at it, so that kstatus (Flux) reads it
+	// as InProgress, not as Current.
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status AgentStatus `json:"status,omitempty"`
 }
 

@@ -171,7 +171,7 @@ type AgentRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Ready.
+	// conditions: Ready, Succeeded once ended, and Reconciling or Stalled while True (kstatus).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -231,7 +231,12 @@ type AgentRun struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   AgentRunSpec   `json:"spec"`
+	Spec AgentRunSpec `json:"spec"`
+
+	// Status is the observed state. A new object reads as observedGeneration
+	// -1 until the operator has looked at it, so that kstatus (Flux) reads it
+	// as InProgress, not as Current.
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status AgentRunStatus `json:"status,omitempty"`
 }
 

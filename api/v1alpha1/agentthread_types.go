@@ -46,7 +46,7 @@ type AgentThreadStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Ready.
+	// conditions: Ready, and Reconciling or Stalled while True (kstatus).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -77,7 +77,12 @@ type AgentThread struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   AgentThreadSpec   `json:"spec"`
+	Spec AgentThreadSpec `json:"spec"`
+
+	// Status is the observed state. A new object reads as observedGeneration
+	// -1 until the operator has looked at it, so that kstatus (Flux) reads it
+	// as InProgress, not as Current.
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status AgentThreadStatus `json:"status,omitempty"`
 }
 

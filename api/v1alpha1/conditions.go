@@ -16,10 +16,22 @@ limitations under the License.
 
 package v1alpha1
 
-// Condition types. Every kind has Ready; WebhookEndpoints add the others.
+// Condition types. Every kind has Ready, and Reconciling and Stalled as
+// kstatus (sigs.k8s.io/cli-utils) reads them; WebhookEndpoints add the others.
 const (
-	// ConditionReady summarises whether the object can be used.
+	// ConditionReady is True once the object is reconciled as its spec asks:
+	// usable, or paused or archived as asked (the reason says which). False
+	// while it is not, with the reason of the first thing that is wrong.
 	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator is still working
+	// towards the spec (a transient error it retries, a run queued or
+	// running) and absent otherwise. kstatus reads it as InProgress.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the object cannot become Ready without a
+	// change from outside (a missing Agent or Secret, a refused URL, an
+	// endpoint ID conflict), or, for an AgentRun, once it ended without
+	// success; absent otherwise. kstatus reads it as Failed.
+	ConditionStalled = "Stalled"
 	// ConditionSecretReady tells whether an endpoint's secret hash is known.
 	ConditionSecretReady = "SecretReady"
 	// ConditionAgentReady tells whether an endpoint's Agent exists and is not archived.

@@ -150,7 +150,8 @@ type WebhookEndpointStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Ready, SecretReady, AgentReady, ThreadReady.
+	// conditions: Ready, SecretReady, AgentReady, ThreadReady, and Reconciling or
+	// Stalled while True (kstatus).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -245,7 +246,12 @@ type WebhookEndpoint struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   WebhookEndpointSpec   `json:"spec"`
+	Spec WebhookEndpointSpec `json:"spec"`
+
+	// Status is the observed state. A new object reads as observedGeneration
+	// -1 until the operator has looked at it, so that kstatus (Flux) reads it
+	// as InProgress, not as Current.
+	// +kubebuilder:default={"observedGeneration":-1}
 	Status WebhookEndpointStatus `json:"status,omitempty"`
 }
 

@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -247,14 +248,19 @@ func held[T client.Object](ctx SpecContext, obj T) T {
 	create(ctx, obj)
 	DeferCleanup(func(ctx SpecContext) {
 		// Locked: the operator may drop a finalizer of its own meanwhile.
-		Eventually(func() error {
-			cur := obj.DeepCopyObject().(T)
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
-				return client.IgnoreNotFound(err)
+		Eventually(func(g Gomega) {
+			cur, ok := obj.DeepCopyObject().(T)
+			g.Expect(ok).To(BeTrue())
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), cur)
+			if apierrors.IsNotFound(err) {
+				return
 			}
-			patch := client.MergeFromWithOptions(cur.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+			g.Expect(err).NotTo(HaveOccurred())
+			before, ok := cur.DeepCopyObject().(client.Object)
+			g.Expect(ok).To(BeTrue())
 			controllerutil.RemoveFinalizer(cur, finalizer)
-			return client.IgnoreNotFound(k8sClient.Patch(ctx, cur, patch))
+			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+			g.Expect(client.IgnoreNotFound(k8sClient.Patch(ctx, cur, patch))).To(Succeed())
 		}).Should(Succeed())
 	})
 	return obj

@@ -99,7 +99,7 @@ func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
 		LeaderElectionID:        "hookrun-operator.agents.hookrun.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		Client:                  client.Options{Cache: controllers.ClientCacheOptions()},
-		Cache:                   controllers.CacheOptions(),
+		Cache:                   controllers.CacheOptions(opts.Namespace),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the operator's manager: %w", err)

@@ -449,7 +449,11 @@ var _ = Describe("access control", func() {
 			{receiver, "patch", g, "webhookendpoints", "status", false}, // the operator alone writes the pause
 			{receiver, "patch", g, "webhookendpoints", "", false},
 			{receiver, "trigger", g, "agents", "", false},
-			{receiver, "list", "", "configmaps", "", false}, // only in its own namespace
+			{receiver, "list", "", "configmaps", "", false},   // only in its own namespace
+			{receiver, "create", "", "configmaps", "", false}, // its rejection report: only in its own namespace
+			{receiver, "update", "", "configmaps", "", false},
+			{operator, "list", "", "configmaps", "", false}, // the rejection reports: only in the receiver's namespace
+			{operator, "delete", "", "configmaps", "", false},
 			{operator, "create", g, "agentruns", "", false},
 			{operator, "delete", g, "agentruns", "", true},
 			{operator, "delete", g, "webhookendpoints", "", false},

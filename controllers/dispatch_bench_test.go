@@ -68,7 +68,7 @@ func BenchmarkQueueToSend(b *testing.B) {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Client: client.Options{Cache: ClientCacheOptions()}, Cache: CacheOptions(),
+		Client: client.Options{Cache: ClientCacheOptions()}, Cache: CacheOptions(DefaultNamespace),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {

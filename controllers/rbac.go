@@ -18,7 +18,8 @@ package controllers
 
 // RBAC of the operator. `make manifests` turns these markers into the
 // hookrun-operator ClusterRole in config/rbac/operator_role.yaml, and the
-// namespaced ones (leader election) into a Role of the same name. /readyz
+// namespaced ones (leader election, and reading and expiring the receiver
+// replicas' rejection reports) into a Role of the same name. /readyz
 // confirms a denied SubjectAccessReview (see package membership).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agents;webhookendpoints;agentthreads;agentruns,verbs=get;list;watch
@@ -30,3 +31,4 @@ package controllers
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:urls=/readyz,verbs=get
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=hookrun-system
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;delete,namespace=hookrun-system

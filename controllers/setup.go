@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -59,10 +60,17 @@ func ClientCacheOptions() *client.CacheOptions {
 // never reads them, and they would be much of its memory. Secrets are
 // watched as metadata only (the only kind that is), and keep only hookrun's own annotations: the
 // others can hold the Secret's data (kubectl.kubernetes.io/last-applied-configuration
-// of a Secret applied client-side, as Argo CD does by default).
-func CacheOptions() cache.Options {
+// of a Secret applied client-side, as Argo CD does by default). The only
+// ConfigMaps cached are the receiver replicas' rejection reports in
+// namespace, the receiver's.
+func CacheOptions(namespace string) cache.Options {
 	stripManagedFields := cache.TransformStripManagedFields()
-	return cache.Options{DefaultTransform: func(in any) (any, error) {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{namespace: {}},
+			Label:      labels.SelectorFromSet(labels.Set{agentsv1alpha1.LabelRejectionReport: "true"}),
+		},
+	}, DefaultTransform: func(in any) (any, error) {
 		out, err := stripManagedFields(in)
 		if err != nil {
 			return out, err
@@ -145,6 +153,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: deps.A2ACallTimeout,
 		},
+		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

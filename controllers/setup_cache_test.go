@@ -43,7 +43,7 @@ var _ = Describe("The operator's cache", func() {
 		}
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
-		c, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultTransform: CacheOptions().DefaultTransform})
+		c, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultTransform: CacheOptions(DefaultNamespace).DefaultTransform})
 		Expect(err).NotTo(HaveOccurred())
 		cctx, cancel := context.WithCancel(ctx)
 		DeferCleanup(cancel)

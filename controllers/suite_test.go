@@ -126,7 +126,7 @@ func startManager() func() {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Client:                 client.Options{Cache: ClientCacheOptions()},
-		Cache:                  CacheOptions(),
+		Cache:                  CacheOptions(testOptions.Namespace),
 		// Specs restart the manager; the controller names stay the same.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})

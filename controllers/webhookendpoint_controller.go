@@ -168,6 +168,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.reconcileSigningKey,
 		r.reconcilePhase,
 		r.reconcileRuns,
+		r.reconcileRejections,
 	} {
 		if err := phase(ctx, s); err != nil {
 			errs = append(errs, err)
@@ -368,7 +369,9 @@ func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpo
 		})
 	}
 	ep.Status.OwnerNotMemberHandledUntil = handledUntil
+	wasPhase, wasReason := ep.Status.Phase, ep.Status.PauseReason
 	ep.Status.Phase, ep.Status.PauseReason = endpointPhase(ep.Spec.Paused, paused)
+	r.ownerPauseEvent(s, wasPhase, wasReason)
 	return nil
 }
 
@@ -403,6 +406,8 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
 		Watches(&agentsv1alpha1.AgentRun{}, delayedEndpointHandler(r.RunCountDelay)).
+		// The receiver replicas' rejection reports (the cache holds no other ConfigMaps).
+		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
 		Complete(r)
 }

@@ -45,6 +45,8 @@ const (
 // rejections allocate nothing to encode.
 type answer struct {
 	status        int
+	code          string
+	slot          codeSlot
 	body          []byte
 	contentLength []string
 }
@@ -55,7 +57,7 @@ func newAnswer(status int, code, message string) answer {
 		panic(err)
 	}
 	b = append(b, '\n')
-	return answer{status: status, body: b, contentLength: []string{strconv.Itoa(len(b))}}
+	return answer{status: status, code: code, slot: slotOf(code), body: b, contentLength: []string{strconv.Itoa(len(b))}}
 }
 
 var (

@@ -19,7 +19,6 @@ package receiver
 import (
 	"errors"
 	"io"
-	"net/http"
 	"sync/atomic"
 )
 
@@ -61,25 +60,26 @@ func reservation(contentLength int64) int64 {
 // budget, adding what it reserved to held; a non-zero code means the call was
 // answered (413; 503 while the budget is spent; 400 for a body that could
 // not be read).
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, held *int64) ([]byte, int) {
+func (h *Handler) readBody(c *callState, held *int64) ([]byte, int) {
+	r := c.r
 	if r.ContentLength > MaxBodyBytes {
-		return nil, reject(w, answerTooLarge)
+		return nil, c.reject(answerTooLarge, reasonTooLarge)
 	}
 	n := reservation(r.ContentLength)
 	if !h.bodies.take(n) {
 		h.metrics.bodyBudgetFull.Inc()
-		w.Header()["Retry-After"] = busyRetryAfter
-		return nil, reject(w, answerBusy)
+		c.w.Header()["Retry-After"] = busyRetryAfter
+		return nil, c.reject(answerBusy, reasonBodyBudget)
 	}
 	*held += n
 	body, err := readBody(r.Body, r.ContentLength)
 	if errors.Is(err, errTooLarge) {
-		return nil, reject(w, answerTooLarge)
+		return nil, c.reject(answerTooLarge, reasonTooLarge)
 	}
 	if err != nil {
 		// A malformed chunked body, or a client too slow to send it. If it
 		// is still there it gets a JSON answer like every other.
-		return nil, reject(w, answerBadBody)
+		return nil, c.reject(answerBadBody, reasonBadBody)
 	}
 	return body, 0
 }

@@ -50,6 +50,9 @@ type callState struct {
 	// bv is the call's place in the backlog, given back unless stored.
 	bv     backlogVerdict
 	stored bool
+
+	// rejection is what refused the call, if anything did (reject).
+	rejection rejection
 }
 
 // checkRoute answers anything but POST /api/webhooks/{endpointId}/receive.
@@ -58,11 +61,11 @@ type callState struct {
 func (h *Handler) checkRoute(c *callState) int {
 	id, ok := endpointIDFromPath(c.r.URL.Path)
 	if !ok || c.r.URL.RawPath != "" {
-		return reject(c.w, answerNoRoute)
+		return c.reject(answerNoRoute, reasonNoRoute)
 	}
 	if c.r.Method != http.MethodPost {
 		c.w.Header()["Allow"] = allowPost
-		return reject(c.w, answerMethod)
+		return c.reject(answerMethod, reasonMethod)
 	}
 	c.id = id
 	return notAnswered
@@ -71,7 +74,7 @@ func (h *Handler) checkRoute(c *callState) int {
 // checkTriggering is step 1: triggering disabled for the deployment.
 func (h *Handler) checkTriggering(c *callState) int {
 	if h.triggeringDisabled() {
-		return reject(c.w, answerDisabled)
+		return c.reject(answerDisabled, reasonDisabled)
 	}
 	return notAnswered
 }
@@ -81,9 +84,9 @@ func (h *Handler) lookUpEndpoint(c *callState) int {
 	e := h.table.lookup(c.id)
 	if e == nil {
 		if hasAnyCredential(c.r.Header) {
-			return reject(c.w, answerNotFound)
+			return c.reject(answerNotFound, reasonUnknownID)
 		}
-		return reject(c.w, answerUnauthorized) // the same bytes as a real endpoint's missing credential
+		return c.reject(answerUnauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
 	}
 	c.e, c.ep, c.snd = e, e.obj, e.sender
 	c.now = h.clock.Now()
@@ -97,7 +100,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 		return notAnswered
 	}
 	if v := h.preParse.take(c.id, c.now); !v.allowed {
-		return h.rateLimited(c.r.Context(), c.w, c.e, nil, v, c.now, limitUnauthenticated, h.unauthenticatedLimit)
+		return h.rateLimited(c, nil, v, limitUnauthenticated, h.unauthenticatedLimit)
 	}
 	return notAnswered
 }
@@ -111,15 +114,21 @@ func (h *Handler) checkCredential(c *callState, held *int64) int {
 	}
 	values := c.snd.credentialValues(c.r.Header)
 	if len(values) == 0 {
-		return reject(c.w, answerUnauthorized)
+		return c.reject(answerUnauthorized, reasonMissingCredential)
 	}
 	if len(values) != 1 {
-		return reject(c.w, answerForbidden)
+		return c.reject(answerForbidden, reasonRepeatedCredential)
 	}
 	if !c.snd.kind.Signed() {
 		secret, ok := c.snd.secretOf(values[0])
-		if !ok || !matchesDigest(secret, c.e.digests(c.now)...) {
-			return reject(c.w, answerForbidden)
+		switch {
+		case !ok:
+			return c.reject(answerForbidden, reasonNotBearer)
+		case !matchesDigest(secret, c.e.digests(c.now)...):
+			if !c.e.hasDigest {
+				return c.reject(answerForbidden, reasonNoSecretYet)
+			}
+			return c.reject(answerForbidden, reasonWrongSecret)
 		}
 		return notAnswered
 	}
@@ -129,13 +138,15 @@ func (h *Handler) checkCredential(c *callState, held *int64) int {
 // checkSignature reads the body of a signed sender's call and verifies
 // signature over it.
 func (h *Handler) checkSignature(c *callState, signature string, held *int64) int {
-	body, code := h.readBody(c.w, c.r, held)
+	body, code := h.readBody(c, held)
 	if code != 0 {
 		return code
 	}
 	c.body, c.bodyRead = body, true
 	if !c.snd.verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
-		return reject(c.w, answerBadSignature)
+		// The log line tells a missing key or a stale timestamp apart
+		// (signatureFailure), only when it is on.
+		return c.reject(answerBadSignature, reasonBadSignature)
 	}
 	return notAnswered
 }
@@ -153,8 +164,8 @@ func (h *Handler) answerHandshake(c *callState) int {
 
 // checkAvailable is step 5: paused, agent, thread.
 func (h *Handler) checkAvailable(c *callState) int {
-	if a, ok := h.unavailable422(c.e); !ok {
-		return reject(c.w, a)
+	if a, reason, ok := h.unavailable422(c.e); !ok {
+		return c.reject(a, reason)
 	}
 	return notAnswered
 }
@@ -165,7 +176,7 @@ func (h *Handler) readBodyOnce(c *callState, held *int64) int {
 	if c.bodyRead {
 		return notAnswered
 	}
-	body, code := h.readBody(c.w, c.r, held)
+	body, code := h.readBody(c, held)
 	if code != 0 {
 		return code
 	}
@@ -198,7 +209,7 @@ func (h *Handler) answerDuplicate(c *callState) int {
 	runID := deliveryRunName(c.ep, c.d.deliveryID)
 	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
 		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c.w)
+		return h.unavailable(c, reasonLookupFailed)
 	} else if dup {
 		h.metrics.duplicates.Inc()
 		return acceptedAnswer(c.w, runID)
@@ -211,7 +222,7 @@ func (h *Handler) answerDuplicate(c *callState) int {
 func (h *Handler) reserveBacklog(c *callState) int {
 	c.bv = h.backlog.reserve(c.ep.UID, c.now)
 	if !c.bv.allowed {
-		return h.backlogFull(c.r.Context(), c.w, c.e, &c.d, c.bv, c.now)
+		return h.backlogFull(c)
 	}
 	return notAnswered
 }
@@ -227,7 +238,7 @@ func (h *Handler) releaseBacklog(c *callState) {
 // checkInvocationLimit is step 7, second half: the invocation rate limit.
 func (h *Handler) checkInvocationLimit(c *callState) int {
 	if v := h.invocation.take(c.id, c.now); !v.allowed {
-		return h.rateLimited(c.r.Context(), c.w, c.e, &c.d, v, c.now, limitInvocation, h.invocationLimit)
+		return h.rateLimited(c, &c.d, v, limitInvocation, h.invocationLimit)
 	}
 	return notAnswered
 }
@@ -237,10 +248,10 @@ func (h *Handler) checkMembership(c *callState) int {
 	member, err := h.membership.IsMember(c.r.Context(), c.ep.Namespace, c.ep.Spec.AgentRef.Name, c.ep.Spec.Owner)
 	if err != nil {
 		h.log.Error(err, "checking the owner's membership", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c.w)
+		return h.unavailable(c, reasonMembershipFailed)
 	}
 	if !member {
-		return h.ownerNotMember(c.w, c.e, &c.d, c.now)
+		return h.ownerNotMember(c)
 	}
 	return notAnswered
 }
@@ -249,7 +260,7 @@ func (h *Handler) checkMembership(c *callState) int {
 func (h *Handler) storeRun(c *callState) int {
 	run, err := h.newRun(c.e, &c.d, c.now)
 	if err != nil {
-		return h.unavailable(c.w)
+		return h.unavailable(c, reasonStoreFailed)
 	}
 	if c.d.deliveryID != "" {
 		run.Name = deliveryRunName(c.ep, c.d.deliveryID)
@@ -262,7 +273,7 @@ func (h *Handler) storeRun(c *callState) int {
 	dup, err := h.store.createRun(c.r.Context(), run, c.body)
 	if err != nil {
 		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c.w)
+		return h.unavailable(c, reasonStoreFailed)
 	}
 	if dup {
 		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment

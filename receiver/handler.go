@@ -101,6 +101,8 @@ type Handler struct {
 	preParse             *limiters
 	backlog              *backlog
 	bodies               *bodyBudget
+	// rejections counts refused calls per endpoint for the report writer.
+	rejections *rejectionCounter
 
 	flagDisabled    bool
 	runtimeDisabled atomic.Bool
@@ -116,18 +118,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// it is answered (also if serving panics).
 	var held int64
 	defer func() { h.bodies.give(held) }()
-	code := h.serve(w, r, &held)
+	c := callState{w: w, r: r}
+	code := h.serve(&c, &held)
+	if code >= http.StatusBadRequest {
+		h.rejected(&c, code)
+	}
 	h.metrics.observe(code, time.Since(start))
 }
 
 // forget drops what the handler keeps of a deleted endpoint: its rate-limit
-// windows, its share of the backlog and when it last recorded its owner as
-// not a member.
+// windows, its share of the backlog, when it last recorded its owner as
+// not a member, and its rejection counts.
 func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.invocation.forget(endpointID)
 	h.preParse.forget(endpointID)
 	h.backlog.forget(uid)
 	h.pausing.Delete(uid)
+	h.rejections.forget(uid)
 }
 
 func (h *Handler) triggeringDisabled() bool {
@@ -137,73 +144,72 @@ func (h *Handler) triggeringDisabled() bool {
 // serve runs the checks of the design contract ("Check order"), one step a
 // line, in that order. A step either answers the call and returns its
 // status, or returns notAnswered and lets the call through to the next.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, held *int64) int {
-	c := callState{w: w, r: r}
-	if code := h.checkRoute(&c); code != notAnswered { // not the route: 404; not POST: 405
+func (h *Handler) serve(c *callState, held *int64) int {
+	if code := h.checkRoute(c); code != notAnswered { // not the route: 404; not POST: 405
 		return code
 	}
-	if code := h.checkTriggering(&c); code != notAnswered { // 1. triggering disabled: 503
+	if code := h.checkTriggering(c); code != notAnswered { // 1. triggering disabled: 503
 		return code
 	}
-	if code := h.lookUpEndpoint(&c); code != notAnswered { // 2. unknown endpoint: 404 or 401
+	if code := h.lookUpEndpoint(c); code != notAnswered { // 2. unknown endpoint: 404 or 401
 		return code
 	}
-	if code := h.checkPreParseLimit(&c); code != notAnswered { // 3. unauthenticated endpoint: 429
+	if code := h.checkPreParseLimit(c); code != notAnswered { // 3. unauthenticated endpoint: 429
 		return code
 	}
-	if code := h.checkCredential(&c, held); code != notAnswered { // 4. authenticated endpoint: 401, 403 (signed: 413 first)
+	if code := h.checkCredential(c, held); code != notAnswered { // 4. authenticated endpoint: 401, 403 (signed: 413 first)
 		return code
 	}
-	if code := h.answerHandshake(&c); code != notAnswered { // a verified sender's handshake: 200, no run
+	if code := h.answerHandshake(c); code != notAnswered { // a verified sender's handshake: 200, no run
 		return code
 	}
-	if code := h.checkAvailable(&c); code != notAnswered { // 5. paused, agent, thread: 422
+	if code := h.checkAvailable(c); code != notAnswered { // 5. paused, agent, thread: 422
 		return code
 	}
-	if code := h.readBodyOnce(&c, held); code != notAnswered { // 6. body over 1 MiB: 413
+	if code := h.readBodyOnce(c, held); code != notAnswered { // 6. body over 1 MiB: 413
 		return code
 	}
 	// Reading the body may have taken a while.
 	c.now = h.clock.Now()
-	if code := h.answerIgnoredEvent(&c); code != notAnswered { // an event not in spec.sender.events: 200
+	if code := h.answerIgnoredEvent(c); code != notAnswered { // an event not in spec.sender.events: 200
 		return code
 	}
-	if code := h.answerDuplicate(&c); code != notAnswered { // a delivery accepted before: 202, its runId
+	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId
 		return code
 	}
-	if code := h.reserveBacklog(&c); code != notAnswered { // 7. backlog cap: 429
+	if code := h.reserveBacklog(c); code != notAnswered { // 7. backlog cap: 429
 		return code
 	}
 	// The call holds its place in the backlog until its run is stored.
-	defer h.releaseBacklog(&c)
-	if code := h.checkInvocationLimit(&c); code != notAnswered { // 7. invocation rate limit: 429
+	defer h.releaseBacklog(c)
+	if code := h.checkInvocationLimit(c); code != notAnswered { // 7. invocation rate limit: 429
 		return code
 	}
-	if code := h.checkMembership(&c); code != notAnswered { // 8. owner no longer a member: 422
+	if code := h.checkMembership(c); code != notAnswered { // 8. owner no longer a member: 422
 		return code
 	}
-	return h.storeRun(&c) // 9. the run, then its payload: 202 (503 if either write fails)
+	return h.storeRun(c) // 9. the run, then its payload: 202 (503 if either write fails)
 }
 
 // unavailable422 checks step 5: the endpoint is not paused, its Agent is
 // there and not archived, and its target thread (if any) is the Agent's.
-func (h *Handler) unavailable422(e *endpoint) (answer, bool) {
+func (h *Handler) unavailable422(e *endpoint) (answer, string, bool) {
 	ep := e.obj
 	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
-		return answerPaused, false
+		return answerPaused, reasonPaused, false
 	}
 	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
-		return answerNoAgent, false
+		return answerNoAgent, reasonNoAgent, false
 	}
 	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
 		if ep.Spec.TargetThreadRef == nil {
-			return answerNoThread, false
+			return answerNoThread, reasonNoThread, false
 		}
 		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
-			return answerNoThread, false
+			return answerNoThread, reasonNoThread, false
 		}
 	}
-	return answer{}, true
+	return answer{}, "", true
 }
 
 // acceptedAnswer writes 202 {"runId":...,"status":"accepted"}.
@@ -226,9 +232,10 @@ func reject(w http.ResponseWriter, a answer) int {
 	return a.status
 }
 
-func (h *Handler) unavailable(w http.ResponseWriter) int {
-	w.Header()["Retry-After"] = []string{strconv.Itoa(StoreRetryAfter)}
-	return reject(w, answerUnavailable)
+// unavailable answers 503 with Retry-After: the run could not be stored.
+func (h *Handler) unavailable(c *callState, reason string) int {
+	c.w.Header()["Retry-After"] = []string{strconv.Itoa(StoreRetryAfter)}
+	return c.reject(answerUnavailable, reason)
 }
 
 // newRun is the AgentRun for a call: a snapshot of the endpoint now. A call

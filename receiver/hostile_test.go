@@ -115,8 +115,9 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		rand: rand.Reader, log: logr.Discard(), metrics: m,
 		invocationLimit: memRateCall, unauthenticatedLimit: memRateCall,
 		invocation: newLimiters(memRateCall), preParse: newLimiters(memRateCall),
-		backlog: newBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
-		bodies:  &bodyBudget{limit: DefaultMaxInflightBodyBytes},
+		backlog:    newBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
+		bodies:     &bodyBudget{limit: DefaultMaxInflightBodyBytes},
+		rejections: newRejectionCounter(),
 	}
 	h.table.onUpsert = h.backlog.observe
 	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{

@@ -22,8 +22,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // Defaults of the receiver's flags.
@@ -46,6 +52,9 @@ const (
 	// the API server.
 	DefaultKubeAPIQPS   = 500
 	DefaultKubeAPIBurst = 1000
+	// DefaultRejectionReportInterval is how often, at most, a replica
+	// writes its rejection report.
+	DefaultRejectionReportInterval = time.Minute
 )
 
 // Options are the settings of `hookrun receiver`.
@@ -83,14 +92,26 @@ type Options struct {
 	KubeAPIBurst int
 	// WatchNamespaces limits the endpoints served to these namespaces; empty means all.
 	WatchNamespaces []string
+	// PodName names this replica's rejection report,
+	// agentsv1alpha1.RejectionReportPrefix + PodName, in Namespace.
+	PodName string
+	// RejectionReportInterval is how often, at most, the report is written
+	// (only when a count changed).
+	RejectionReportInterval time.Duration
 }
 
 // NewOptions returns the options with their defaults; the namespace defaults
-// to $POD_NAMESPACE, else hookrun-system.
+// to $POD_NAMESPACE, else hookrun-system, and the pod name to $POD_NAME, else
+// the host name (a pod's host name is its name).
 func NewOptions() *Options {
 	ns := os.Getenv("POD_NAMESPACE")
 	if ns == "" {
 		ns = DefaultNamespace
+	}
+	pod := os.Getenv("POD_NAME")
+	if pod == "" {
+		host, _ := os.Hostname()
+		pod = nameOf(host)
 	}
 	return &Options{
 		ListenAddress:            DefaultListenAddress,
@@ -105,6 +126,8 @@ func NewOptions() *Options {
 		Namespace:                ns,
 		KubeAPIQPS:               DefaultKubeAPIQPS,
 		KubeAPIBurst:             DefaultKubeAPIBurst,
+		PodName:                  pod,
+		RejectionReportInterval:  DefaultRejectionReportInterval,
 	}
 }
 
@@ -125,6 +148,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the receiver may make to the API server.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
+	fs.StringVar(&o.PodName, "pod-name", o.PodName, "This replica's name: its rejection counts go to ConfigMap "+agentsv1alpha1.RejectionReportPrefix+"<pod name> in --namespace. Default: $POD_NAME, else the host name.")
+	fs.DurationVar(&o.RejectionReportInterval, "rejection-report-interval", o.RejectionReportInterval, "How often, at most, this replica writes its rejection counts per endpoint for the operator (only when one changed).")
 }
 
 // Validate reports every invalid option at once.
@@ -151,5 +176,24 @@ func (o *Options) Validate() error {
 	if o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace must not be empty"))
 	}
+	if errs2 := validation.IsDNS1123Subdomain(agentsv1alpha1.RejectionReportPrefix + o.PodName); o.PodName == "" || len(errs2) > 0 {
+		errs = append(errs, fmt.Errorf("--pod-name %q does not make a ConfigMap name: %v", o.PodName, errs2))
+	}
+	if o.RejectionReportInterval < time.Second {
+		errs = append(errs, fmt.Errorf("--rejection-report-interval must be at least 1s, got %s", o.RejectionReportInterval))
+	}
 	return errors.Join(errs...)
+}
+
+// nameOf makes a host name (a developer's machine may say My_Mac.local) fit
+// an object name: lower case, other characters than a-z, 0-9, '-' and '.'
+// become '-'.
+func nameOf(host string) string {
+	return strings.Map(func(r rune) rune {
+		switch r = unicode.ToLower(r); {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '.':
+			return r
+		}
+		return '-'
+	}, host)
 }

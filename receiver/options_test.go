@@ -19,6 +19,7 @@ package receiver
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -33,13 +34,15 @@ func TestOptionsFlags(t *testing.T) {
 		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
 		"--pprof-bind-address=127.0.0.1:9002", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
+		"--pod-name=hookrun-receiver-7d9f-x2", "--rejection-report-interval=15s",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Kubeconfig != "testdata-kubeconfig" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
 		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.PprofBindAddress != "127.0.0.1:9002" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
-		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" {
+		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" ||
+		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second {
 		t.Errorf("parsed %+v", *o)
 	}
 }
@@ -54,8 +57,22 @@ func TestOptionsNamespaceDefault(t *testing.T) {
 		t.Errorf("namespace with POD_NAMESPACE = %q, want hooks-prod", got)
 	}
 	o := NewOptions()
-	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 {
-		t.Errorf("rate limit defaults = %d/%d, want 60/60", o.RateLimit, o.UnauthenticatedRateLimit)
+	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 || o.RejectionReportInterval != time.Minute {
+		t.Errorf("defaults: rate limits %d/%d, report interval %s; want 60/60 and 1m", o.RateLimit, o.UnauthenticatedRateLimit, o.RejectionReportInterval)
+	}
+}
+
+func TestOptionsPodNameDefault(t *testing.T) {
+	t.Setenv("POD_NAME", "hookrun-receiver-5c7b9-abcde")
+	if got := NewOptions().PodName; got != "hookrun-receiver-5c7b9-abcde" {
+		t.Errorf("pod name with POD_NAME = %q", got)
+	}
+	t.Setenv("POD_NAME", "")
+	if o := NewOptions(); o.PodName == "" || o.Validate() != nil {
+		t.Errorf("pod name from the host name = %q: %v", o.PodName, o.Validate())
+	}
+	if got := nameOf("My_Mac.local"); got != "my-mac.local" {
+		t.Errorf("nameOf(My_Mac.local) = %q, want my-mac.local", got)
 	}
 }
 
@@ -71,6 +88,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"zero unauthenticated rate limit", func(o *Options) { o.UnauthenticatedRateLimit = 0 }, "--unauthenticated-rate-limit must be at least 1"},
 		{"no API budget", func(o *Options) { o.KubeAPIBurst = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
 		{"empty namespace", func(o *Options) { o.Namespace = "" }, "--namespace must not be empty"},
+		{"no pod name", func(o *Options) { o.PodName = "" }, "--pod-name"},
+		{"pod name not a name", func(o *Options) { o.PodName = "Receiver_1" }, "--pod-name"},
+		{"report interval under a second", func(o *Options) { o.RejectionReportInterval = time.Millisecond }, "--rejection-report-interval must be at least 1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

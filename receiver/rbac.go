@@ -25,12 +25,14 @@ package receiver
 // run's payload for a duplicate. A run whose
 // payload could not be stored is deleted (its Secret, if any, goes with it).
 // /readyz confirms a denied SubjectAccessReview (see package membership).
+// In its own namespace it writes its rejection report, a ConfigMap per
+// replica (report.go): create, and update to replace it.
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch,namespace=hookrun-system
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update,namespace=hookrun-system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch,namespace=hookrun-system
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:urls=/readyz,verbs=get

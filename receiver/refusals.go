@@ -19,7 +19,6 @@ package receiver
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -30,31 +29,35 @@ import (
 // recording its first refusal as a skipped run.
 
 // rateLimited answers 429 and records the first rejection of a window as a
-// skipped run.
-func (h *Handler) rateLimited(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v verdict, now time.Time, name string, limit int) int {
+// skipped run; d is the call's delivery, nil before the body is read.
+func (h *Handler) rateLimited(c *callState, d *delivery, v verdict, name string, limit int) int {
 	h.metrics.rateLimited.WithLabelValues(name).Inc()
 	if v.first {
-		h.recordRefusal(ctx, e, c, now, "", fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
+		h.recordRefusal(c.r.Context(), c.e, d, c.now, "", fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
 			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit))
 	}
-	w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
-	return reject(w, answerRateLimited)
+	c.w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
+	reason := reasonInvocationLimit
+	if name == limitUnauthenticated {
+		reason = reasonPreParseLimit
+	}
+	return c.reject(answerRateLimited, reason)
 }
 
 // backlogFull answers 429 backlog_full and records the first refusal since
 // the endpoint last admitted a call as a skipped run.
-func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *endpoint, c *delivery, v backlogVerdict, now time.Time) int {
+func (h *Handler) backlogFull(c *callState) int {
 	h.metrics.rateLimited.WithLabelValues(limitBacklog).Inc()
-	if v.first {
+	if v := c.bv; v.first {
 		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.perEndpoint)
 		if v.scope == backlogScopeAgent {
-			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, e.obj.Spec.AgentRef.Name)
+			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, c.ep.Spec.AgentRef.Name)
 		}
-		h.recordRefusal(ctx, e, c, now, "", message+", the most the receiver queues; "+
+		h.recordRefusal(c.r.Context(), c.e, &c.d, c.now, "", message+", the most the receiver queues; "+
 			"further calls are rejected with 429 backlog_full and not recorded until one is let through again")
 	}
-	w.Header()["Retry-After"] = backlogRetryAfter
-	return reject(w, answerBacklogFull)
+	c.w.Header()["Retry-After"] = backlogRetryAfter
+	return c.reject(answerBacklogFull, reasonBacklog)
 }
 
 // ownerNotMember records the call as a skipped run labelled
@@ -63,18 +66,18 @@ func (h *Handler) backlogFull(ctx context.Context, w http.ResponseWriter, e *end
 // hanging up must not lose what pauses the endpoint), and calls that arrive
 // before the pause reaches the informer are answered without recording
 // again.
-func (h *Handler) ownerNotMember(w http.ResponseWriter, e *endpoint, c *delivery, now time.Time) int {
-	ep := e.obj
+func (h *Handler) ownerNotMember(c *callState) int {
+	ep, now := c.ep, c.now
 	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
-		return reject(w, answerNotMember)
+		return c.reject(answerNotMember, reasonNotMember)
 	}
 	h.pausing.Store(ep.UID, now)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	h.recordRefusal(ctx, e, c, now, agentsv1alpha1.SkipReasonOwnerNotMember, fmt.Sprintf(
+	h.recordRefusal(ctx, c.e, &c.d, now, agentsv1alpha1.SkipReasonOwnerNotMember, fmt.Sprintf(
 		"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
 		ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
-	return reject(w, answerNotMember)
+	return c.reject(answerNotMember, reasonNotMember)
 }
 
 // recordRefusal stores a refused call as a skipped run with message and, if

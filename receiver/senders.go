@@ -181,6 +181,32 @@ func (s *sender) verify(h http.Header, signature string, body []byte, keys [][]b
 	return false
 }
 
+// inTolerance tells whether a signed call's timestamp, for the sender types
+// that sign one (StandardWebhooks, Stripe, Slack), is within the tolerance;
+// true for the others. Only the log line of a refused call asks.
+func (s *sender) inTolerance(h http.Header, signature string, now time.Time) bool {
+	var ts string
+	switch s.kind {
+	case agentsv1alpha1.SenderStandardWebhooks:
+		ts = single(h, hdrWebhookTimestamp)
+		if len(h[hdrWebhookSignature]) == 0 {
+			ts = single(h, hdrSvixTimestamp)
+		}
+	case agentsv1alpha1.SenderStripe:
+		for pair := range strings.SplitSeq(signature, ",") {
+			if v, ok := strings.CutPrefix(pair, "t="); ok {
+				ts = v
+				break
+			}
+		}
+	case agentsv1alpha1.SenderSlack:
+		ts = single(h, hdrSlackTimestamp)
+	default:
+		return true
+	}
+	return timely(ts, now, s.tolerance)
+}
+
 // single returns the one value of header k; "" when it is absent or repeated.
 func single(h http.Header, k string) string {
 	if v := h[k]; len(v) == 1 {

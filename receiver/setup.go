@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -109,6 +110,13 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
 		return nil, err
 	}
+	if err := mgr.Add(&reportWriter{
+		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(),
+		key:      types.NamespacedName{Namespace: opts.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + opts.PodName},
+		interval: opts.RejectionReportInterval, clock: deps.Clock, log: h.log,
+	}); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -152,6 +160,7 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
 		backlog:              newBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
 		bodies:               &bodyBudget{limit: opts.MaxInflightBodyBytes},
+		rejections:           newRejectionCounter(),
 		flagDisabled:         opts.DisableTriggering,
 	}
 	h.table.onUpsert = h.backlog.observe

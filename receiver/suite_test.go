@@ -56,6 +56,9 @@ const (
 	receiverNamespace = testenv.Namespace
 	testRateLimit     = 5
 	testUnauthLimit   = 3
+	// reportPod names the suite's receiver and so its rejection report.
+	reportPod      = "receiver-suite"
+	reportInterval = time.Second
 )
 
 var (
@@ -80,8 +83,11 @@ func TestReceiver(t *testing.T) {
 
 type countingTransport struct{ next http.RoundTripper }
 
+// RoundTrip counts every request but watches and the writes of the
+// replica's rejection report, which come once a reportInterval whatever the
+// calls (report_envtest_test.go).
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Query().Get("watch") != "true" {
+	if r.URL.Query().Get("watch") != "true" && !strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/"+receiverNamespace+"/configmaps") {
 		apiRequests.Add(1)
 	}
 	return c.next.RoundTrip(r)
@@ -114,6 +120,8 @@ var _ = BeforeSuite(func() {
 	opts.Namespace = receiverNamespace
 	opts.RateLimit = testRateLimit
 	opts.UnauthenticatedRateLimit = testUnauthLimit
+	opts.PodName = reportPod
+	opts.RejectionReportInterval = reportInterval
 	mgr, err := ctrl.NewManager(counted, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

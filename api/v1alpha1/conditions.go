@@ -150,6 +150,12 @@ const (
 	// EventMembershipRestored is recorded when an OwnerNotMember pause is
 	// lifted because the endpoint's owner may trigger the Agent again.
 	EventMembershipRestored = "MembershipRestored"
+	// EventPaused is recorded when an active endpoint is paused by its
+	// owner (spec.paused set to true).
+	EventPaused = "Paused"
+	// EventResumed is recorded when an endpoint paused by its owner is
+	// active again (spec.paused set to false).
+	EventResumed = "Resumed"
 	// EventGeneratedSecretDeleted is recorded when the generated Secret of
 	// an endpoint disappears.
 	EventGeneratedSecretDeleted = "GeneratedSecretDeleted"

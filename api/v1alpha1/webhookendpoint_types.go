@@ -226,6 +226,13 @@ type WebhookEndpointStatus struct {
 	// runs counts the AgentRuns of this endpoint that exist.
 	// +optional
 	Runs RunCounts `json:"runs,omitempty"`
+
+	// rejections counts the calls the receiver refused in the last one to
+	// two hours, by error code; absent when there were none. The operator
+	// writes it from the receiver replicas' reports, about once a minute at
+	// most.
+	// +optional
+	Rejections *EndpointRejections `json:"rejections,omitempty"`
 }
 
 // WebhookEndpoint is a URL that starts a run of an Agent for every accepted

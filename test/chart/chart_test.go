@@ -351,9 +351,10 @@ func smokeTest(t *testing.T, g *WithT, cfg *rest.Config, admin, owner client.Cli
 
 	oopts := controllers.NewOperatorOptions()
 	oopts.PublicBaseURL = rsrv.URL
+	oopts.Namespace = release
 	omgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, testenv.OperatorServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Client: client.Options{Cache: controllers.ClientCacheOptions()}, Cache: controllers.CacheOptions(),
+		Client: client.Options{Cache: controllers.ClientCacheOptions()}, Cache: controllers.CacheOptions(oopts.Namespace),
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(controllers.SetupOperator(ctx, omgr, oopts, controllers.Dependencies{})).To(Succeed())

@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// EndpointRejections counts the calls to an endpoint that the receiver
+// refused (any answer of status 400 or more), by error code, over all
+// receiver replicas, from the hour before the current one (UTC) until now.
+type EndpointRejections struct {
+	// since is the start of the counted period: the start of the previous
+	// whole hour (UTC). The counts therefore cover between one and two hours.
+	// +required
+	Since metav1.Time `json:"since"`
+
+	// counts are the refused calls by the error code of their answer
+	// (unauthorized, forbidden, rate_limited, ...; see docs/receiver.md).
+	// +optional
+	// +listType=map
+	// +listMapKey=code
+	// +kubebuilder:validation:MaxItems=16
+	Counts []RejectionCount `json:"counts,omitempty"`
+
+	// lastRejectionTime is when the newest counted call was refused.
+	// +optional
+	LastRejectionTime *metav1.Time `json:"lastRejectionTime,omitempty"`
+}
+
+// RejectionCount is how many calls were refused with one error code.
+type RejectionCount struct {
+	// code is the error code of the answers, as in their body.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Code string `json:"code"`
+	// count is the number of calls refused with code.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	Count int64 `json:"count"`
+}
+
+// The rejection reports: every receiver replica counts the calls it refused
+// per endpoint in memory and, at most once a minute and only when a count
+// changed, writes them to a ConfigMap of its own in its namespace, named
+// RejectionReportPrefix + its pod name and labelled LabelRejectionReport:
+// "true". Each data key is an endpoint's UID, its value the JSON of a
+// RejectionReportEntry. The operator adds up the entries of all reports into
+// each endpoint's status.rejections (the receiver writes no endpoint status)
+// and deletes a report once nothing in it is recent enough to count.
+const (
+	LabelRejectionReport  = "agents.hookrun.dev/rejection-report"
+	RejectionReportPrefix = "hookrun-receiver-report-"
+	// AnnotationReportWrittenAt is when the replica last wrote the report (RFC 3339).
+	AnnotationReportWrittenAt = "agents.hookrun.dev/written-at"
+	// RejectionWindow is the length of the periods rejections are counted in.
+	// status.rejections adds up the current period and the one before it.
+	RejectionWindow = time.Hour
+)
+
+// RejectionReportEntry is one endpoint's counts in one replica's report.
+// +kubebuilder:object:generate=false
+type RejectionReportEntry struct {
+	// Namespace and Name are the endpoint's, so that a report names the
+	// endpoints it changes without a lookup by UID.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Window is the start of the period Counts belong to: a multiple of
+	// RejectionWindow (UTC).
+	Window time.Time `json:"window"`
+	// Counts are the refused calls in Window by error code.
+	Counts map[string]int64 `json:"counts,omitempty"`
+	// Previous are the refused calls by error code in the period before Window.
+	Previous map[string]int64 `json:"previous,omitempty"`
+	// Last is when the newest of them was refused.
+	Last time.Time `json:"last"`
+}
+
+// Encode returns the entry as a report holds it.
+func (e *RejectionReportEntry) Encode() (string, error) {
+	b, err := json.Marshal(e)
+	return string(b), err
+}
+
+// DecodeRejectionReportEntry parses an entry of a report.
+func DecodeRejectionReportEntry(s string) (RejectionReportEntry, error) {
+	var e RejectionReportEntry
+	err := json.Unmarshal([]byte(s), &e)
+	return e, err
+}

@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// reportWriter hands this replica's rejection counts to the operator: at
+// most once per interval, and only when a count changed, it writes them to
+// the replica's own report ConfigMap (agentsv1alpha1.RejectionReportPrefix
+// + pod name). The operator adds the reports up into endpoint status; the
+// receiver writes no endpoint status. Refusing a call never waits for it.
+type reportWriter struct {
+	counter  *rejectionCounter
+	client   client.Client
+	reader   client.Reader
+	key      types.NamespacedName
+	interval time.Duration
+	clock    clock.PassiveClock
+	log      logr.Logger
+}
+
+// NeedLeaderElection: every replica reports its own counts.
+func (w *reportWriter) NeedLeaderElection() bool { return false }
+
+// Start restores the counts of the report this replica wrote before a
+// restart, then writes the report at every multiple of the interval (so the
+// replicas write at about the same moment, and the operator writes an
+// endpoint's status once for all of them) until ctx ends, and once more then.
+func (w *reportWriter) Start(ctx context.Context) error {
+	w.restore(ctx)
+	for {
+		now := time.Now()
+		timer := time.NewTimer(now.Truncate(w.interval).Add(w.interval).Sub(now))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			// The counts since the last report, before the replica goes
+			// (write bounds itself with cleanupTimeout).
+			w.logError(w.flush(context.WithoutCancel(ctx)))
+			return nil
+		case <-timer.C:
+		}
+		w.logError(w.flush(ctx))
+	}
+}
+
+func (w *reportWriter) logError(err error) {
+	if err != nil {
+		w.log.Error(err, "writing the rejection report", "configMap", w.key.String())
+	}
+}
+
+// flush writes the report if a count changed since the last one.
+func (w *reportWriter) flush(ctx context.Context) error {
+	now := w.clock.Now()
+	lines, changed := w.counter.take(now, maxReportEntries)
+	if !changed {
+		return nil
+	}
+	cm, err := w.report(lines, now)
+	if err == nil {
+		err = w.write(ctx, cm)
+	}
+	if err != nil {
+		w.counter.markChanged() // the next tick tries again
+		return err
+	}
+	return nil
+}
+
+// report is the ConfigMap holding lines.
+func (w *reportWriter) report(lines []reportLine, now time.Time) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   w.key.Namespace,
+			Name:        w.key.Name,
+			Labels:      map[string]string{agentsv1alpha1.LabelRejectionReport: "true"},
+			Annotations: map[string]string{agentsv1alpha1.AnnotationReportWrittenAt: now.UTC().Format(time.RFC3339)},
+		},
+		Data: make(map[string]string, len(lines)),
+	}
+	for i := range lines {
+		entry := lines[i].entry.reportEntry()
+		v, err := entry.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encoding the rejections of endpoint %s/%s: %w", entry.Namespace, entry.Name, err)
+		}
+		cm.Data[string(lines[i].uid)] = v
+	}
+	return cm, nil
+}
+
+// write replaces the report (the replica is its only writer; the operator
+// only deletes it once nothing in it counts), creating it if it is not there.
+func (w *reportWriter) write(ctx context.Context, cm *corev1.ConfigMap) error {
+	ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
+	defer cancel()
+	err := w.client.Update(ctx, cm)
+	if apierrors.IsNotFound(err) {
+		cm.ResourceVersion = ""
+		err = w.client.Create(ctx, cm)
+	}
+	if err != nil {
+		return fmt.Errorf("writing ConfigMap %s: %w", w.key, err)
+	}
+	return nil
+}
+
+// restore reads the report this replica wrote before it restarted, if any,
+// so that a restart does not lose its counts. It is best effort: a report
+// that cannot be read is written anew.
+func (w *reportWriter) restore(ctx context.Context) {
+	cm := &corev1.ConfigMap{}
+	if err := w.reader.Get(ctx, w.key, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			w.log.Error(err, "reading the rejection report written before a restart", "configMap", w.key.String())
+		}
+		return
+	}
+	for uid, v := range cm.Data {
+		entry, err := agentsv1alpha1.DecodeRejectionReportEntry(v)
+		if err != nil {
+			continue
+		}
+		w.counter.restore(types.UID(uid), entry)
+	}
+}

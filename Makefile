@@ -8,6 +8,8 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 HELM_VERSION ?= v3.22.0
 KUSTOMIZE_VERSION ?= v5.8.1
+# promtool of Prometheus 3.16 (module version v0.316.0), for the chart's alert tests.
+PROMTOOL_VERSION ?= v0.316.0
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
@@ -16,6 +18,7 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMTOOL_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -46,7 +49,7 @@ generate: $(CONTROLLER_GEN) ## Write deepcopy code for the API types.
 manifests: $(CONTROLLER_GEN) $(HELM) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac) and the chart's generated parts.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	hack/gen-rbac.sh "$(CONTROLLER_GEN)"
-	hack/gen-chart.sh "$(HELM)"
+	hack/gen-chart.sh "$(HELM)" "$(K8S_VERSION)"
 
 .PHONY: fmt
 fmt: ## go fmt.
@@ -74,8 +77,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
 FUZZ_TIME ?= 30000x
 
 .PHONY: test
-test: control-plane $(HELM) $(KUSTOMIZE) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart, the receiver under -race, short fuzz runs.
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test $(GO_TEST_FLAGS) ./...
+test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, the receiver under -race, short fuzz runs.
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) go test $(GO_TEST_FLAGS) ./...
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
@@ -135,6 +138,15 @@ $(KUSTOMIZE): | $(LOCALBIN)
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install the pinned kustomize into bin/.
+
+# Without service discovery (build tag remove_all_sd): the rule tests need
+# none, and it leaves out the cloud SDKs.
+$(PROMTOOL): export GOFLAGS := $(GOFLAGS) -tags=remove_all_sd
+$(PROMTOOL): | $(LOCALBIN)
+	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
+
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Install the pinned promtool into bin/ (the chart's alert tests run it).
 
 # go-install-tool installs package $(2)@$(3) as the versioned binary $(1);
 # $(4) names the binary go install writes when it is not the package's last element.

@@ -23,6 +23,7 @@ import (
 	"os"
 	goruntime "runtime"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -33,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -42,6 +44,22 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
+
+func init() {
+	metrics.Registry.MustRegister(newBuildInfo(version, goruntime.Version()))
+}
+
+// newBuildInfo is hookrun_build_info, on the operator's and the receiver's
+// /metrics: always 1, labelled with what was built.
+func newBuildInfo(version, goVersion string) prometheus.Gauge {
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "hookrun_build_info",
+		Help:        "Always 1; labelled with the hookrun version and the Go version it was built with.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": goVersion},
+	})
+	info.Set(1)
+	return info
+}
 
 func main() {
 	if err := newRootCommand().ExecuteContext(ctrl.SetupSignalHandler()); err != nil {

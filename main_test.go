@@ -19,10 +19,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -97,14 +99,18 @@ func TestSubcommandsServeProbes(t *testing.T) {
 		{"receiver", "--listen-address=127.0.0.1:0", "--namespace=default"},
 	} {
 		t.Run(sub[0], func(t *testing.T) {
-			probe := freeAddress(t)
+			probe, metrics := freeAddress(t), freeAddress(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)
 			go func() {
-				_, err := runRoot(ctx, append(sub, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address="+probe)...)
+				_, err := runRoot(ctx, append(sub, "--kubeconfig="+kubeconfig, "--metrics-bind-address="+metrics, "--health-probe-bind-address="+probe)...)
 				done <- err
 			}()
 			waitReady(t, "http://"+probe+"/readyz", done)
+			buildInfo := `hookrun_build_info{goversion="` + goruntime.Version() + `",version="dev"} 1`
+			if body := get(t, "http://"+metrics+"/metrics"); !strings.Contains(body, buildInfo+"\n") {
+				t.Errorf("hookrun %s's /metrics has no %s:\n%s", sub[0], buildInfo, body)
+			}
 			cancel()
 			select {
 			case err := <-done:
@@ -116,6 +122,21 @@ func TestSubcommandsServeProbes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// get is the body of a GET of url.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
 
 func freeAddress(t *testing.T) string {

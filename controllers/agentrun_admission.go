@@ -163,7 +163,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
 		return err
 	}
-	queueLatency.Observe(p.now.Sub(run.Spec.ReceivedAt.Time).Seconds())
+	observeRunStarted(run, p.now)
 	return nil
 }
 

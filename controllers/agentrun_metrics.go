@@ -18,62 +18,74 @@ package controllers
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// Dispatch metrics, on the operator's /metrics.
+// Dispatch metrics, on the operator's /metrics, by the run's Agent
+// (namespace, agent). Agents are few (each is a deployed agent service), so
+// these stay small: about 30 series per Agent. Endpoints, which may be
+// thousands, label none of them. The series of a deleted Agent stay until
+// the operator restarts.
 var (
 	runsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookrun_runs_finished_total",
-		Help: "AgentRuns that reached a final state, by state (success, error).",
-	}, []string{"state"})
-	queueLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Help: "AgentRuns that reached a final state, by Agent (namespace, agent) and state (success, error).",
+	}, []string{"namespace", "agent", "state"})
+	queueLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "hookrun_run_queue_seconds",
-		Help:    "From the call's 202 (receivedAt) to the run being sent to the agent.",
+		Help:    "From the call's 202 (receivedAt) to the run being sent to the agent, by Agent (namespace, agent).",
 		Buckets: []float64{.01, .025, .05, .1, .2, .5, 1, 2.5, 5, 10, 30, 60},
-	})
-	runDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+	}, []string{"namespace", "agent"})
+	runDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "hookrun_run_duration_seconds",
-		Help:    "From sending a run to its final state.",
+		Help:    "From sending a run to its final state, by Agent (namespace, agent).",
 		Buckets: prometheus.ExponentialBuckets(0.1, 2.5, 12),
-	})
+	}, []string{"namespace", "agent"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth)
+// observeRunEnded counts a run that has just reached its final state and,
+// when it was sent, how long it ran.
+func observeRunEnded(run *agentsv1alpha1.AgentRun) {
+	agent := run.Spec.AgentRef.Name
+	runsFinished.WithLabelValues(run.Namespace, agent, string(run.Status.State)).Inc()
+	if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
+		runDuration.WithLabelValues(run.Namespace, agent).Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
+	}
 }
 
-// queueDepth counts queued runs from the operator's cache when scraped.
+// observeRunStarted records how long a run that has just started waited
+// since its call was accepted.
+func observeRunStarted(run *agentsv1alpha1.AgentRun, now time.Time) {
+	queueLatency.WithLabelValues(run.Namespace, run.Spec.AgentRef.Name).Observe(now.Sub(run.Spec.ReceivedAt.Time).Seconds())
+}
+
+// queueDepth counts queued runs from the operator's cache when scraped, on
+// the leader.
 var queueDepth = &queueDepthCollector{
 	desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
 }
 
 type queueDepthCollector struct {
-	desc   *prometheus.Desc
-	reader atomic.Pointer[client.Reader]
+	leaderCache
+	desc *prometheus.Desc
 }
-
-// use points the collector at the manager's cache.
-func (c *queueDepthCollector) use(r client.Reader) { c.reader.Store(&r) }
 
 func (c *queueDepthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *queueDepthCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.reader.Load()
-	if r == nil {
+	r, ok := c.get()
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	runs := &agentsv1alpha1.AgentRunList{}
-	if err := (*r).List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
 		return
 	}
 	type key struct{ ns, agent string }

@@ -119,10 +119,7 @@ func utf8Boundary(s string, at int) int {
 // runEnded reports a run that has just reached its final state: metrics, and
 // a Warning event when it ended in error.
 func runEnded(recorder events.EventRecorder, run *agentsv1alpha1.AgentRun) {
-	runsFinished.WithLabelValues(string(run.Status.State)).Inc()
-	if run.Status.StartedAt != nil && run.Status.CompletedAt != nil {
-		runDuration.Observe(run.Status.CompletedAt.Sub(run.Status.StartedAt.Time).Seconds())
-	}
+	observeRunEnded(run)
 	if run.Status.State == agentsv1alpha1.RunError && recorder != nil {
 		recorder.Eventf(run, nil, corev1.EventTypeWarning, agentsv1alpha1.EventRunFailed, "Run", "%s", run.Status.Message)
 	}

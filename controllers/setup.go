@@ -124,7 +124,8 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	queueDepth.use(mgr.GetCache())
+	queueDepth.use(mgr.GetCache(), mgr.Elected())
+	endpointReadiness.use(mgr.GetCache(), mgr.Elected())
 	endpoints := &WebhookEndpointReconciler{
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),

@@ -64,14 +64,28 @@ const (
 	teamSpace = "team-a"
 )
 
-// helm runs the pinned helm (make test sets HELM) and returns its output.
-func helm(t *testing.T, args ...string) string {
+// kubeVersion is the Kubernetes version helm template renders for: the
+// chart requires 1.36 or later, and go install builds a helm that assumes 1.20.
+const kubeVersion = "1.37.0"
+
+// helmCommand is the pinned helm (make test sets HELM) with args, rendering
+// for kubeVersion.
+func helmCommand(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	bin := os.Getenv("HELM")
 	if bin == "" {
 		t.Fatal("HELM is not set: run `make test`, which installs the pinned helm into bin/")
 	}
-	out, err := exec.Command(bin, args...).CombinedOutput()
+	if len(args) > 0 && (args[0] == "template" || args[0] == "lint") {
+		args = append(args, "--kube-version", kubeVersion)
+	}
+	return exec.Command(bin, args...)
+}
+
+// helm runs the pinned helm and returns its output.
+func helm(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := helmCommand(t, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -92,7 +106,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`")
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(chart, "crds")}, ErrorIfCRDPathMissing: true}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(testenv.Root(), "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
 	cfg, err := env.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
@@ -115,7 +129,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	full := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
 		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true",
-		"-f", egressValues(t))
+		"-f", egressValues(t), "-f", podValues(t))
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(devcluster.WriteKubeconfig(cfg, "admin", kubeconfig)).To(Succeed())
 	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,
@@ -320,7 +334,7 @@ func TestChartOperatorAgentEgress(t *testing.T) {
 
 	// The schema refuses what the operator would.
 	for _, bad := range []string{"operator.agentAllowedHosts={agent.example.com:443}", "operator.agentAllowedCIDRs={example.com}"} {
-		out, err := exec.Command(os.Getenv("HELM"), "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
+		out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
 			"--set", bad).CombinedOutput()
 		g.Expect(err).To(HaveOccurred(), "helm template --set %s:\n%s", bad, out)
 		g.Expect(string(out)).To(ContainSubstring("does not match pattern"))

@@ -60,7 +60,8 @@ func objects(t *testing.T, stream string) map[string]*unstructured.Unstructured 
 
 // `kustomize build config/default` renders what `helm template` renders with
 // the default values in namespace hookrun-system, but for the Namespace
-// itself (helm install --create-namespace makes it).
+// itself (helm install --create-namespace makes it) and the chart's labels
+// and keep annotations on the CRDs.
 func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 	kustomize := os.Getenv("KUSTOMIZE")
 	if kustomize == "" {
@@ -76,6 +77,16 @@ func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 		"--namespace", "hookrun-system", "--include-crds", "--set", "publicBaseURL=https://hooks.example.com"))
 
 	delete(fromKustomize, "v1/Namespace//hookrun-system")
+	crds := 0
+	for k, o := range fromHelm {
+		if o.GetKind() == "CustomResourceDefinition" {
+			withoutChartMetadata(t, k, o)
+			crds++
+		}
+	}
+	if crds != 4 {
+		t.Errorf("the chart rendered %d CRDs, want 4", crds)
+	}
 	var keys []string
 	for k := range fromKustomize {
 		keys = append(keys, k)
@@ -100,4 +111,25 @@ func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 	if len(fromHelm) < 25 {
 		t.Errorf("the chart rendered only %d objects", len(fromHelm))
 	}
+}
+
+// withoutChartMetadata removes from a CRD the labels and annotations only the
+// chart gives it, failing if any is missing.
+func withoutChartMetadata(t *testing.T, key string, crd *unstructured.Unstructured) {
+	t.Helper()
+	labels, annotations := crd.GetLabels(), crd.GetAnnotations()
+	if labels["app.kubernetes.io/managed-by"] != "Helm" || labels["app.kubernetes.io/name"] != "hookrun" {
+		t.Errorf("%s: labels %v, want the chart's", key, labels)
+	}
+	for k, want := range map[string]string{
+		"helm.sh/resource-policy":         "keep",
+		"argocd.argoproj.io/sync-options": "Delete=false,Prune=false",
+	} {
+		if annotations[k] != want {
+			t.Errorf("%s: annotation %s is %q, want %q", key, k, annotations[k], want)
+		}
+		delete(annotations, k)
+	}
+	crd.SetLabels(nil)
+	crd.SetAnnotations(annotations)
 }

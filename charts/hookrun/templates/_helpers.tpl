@@ -1,3 +1,10 @@
+{{/* The prefix of the names of the objects of the operator and the receiver
+(fullnameOverride, default hookrun). The roles for people, the admission
+policies and the CRDs keep their names: they are hookrun's API. */}}
+{{- define "hookrun.fullname" -}}
+{{- .Values.fullnameOverride | default "hookrun" -}}
+{{- end }}
+
 {{/* Labels of every object. */}}
 {{- define "hookrun.labels" -}}
 app.kubernetes.io/name: hookrun
@@ -18,19 +25,43 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}
 
-{{/* The pod and container security settings both components use. */}}
-{{- define "hookrun.podSecurityContext" -}}
-runAsNonRoot: true
-runAsUser: 65532
-runAsGroup: 65532
-seccompProfile:
-  type: RuntimeDefault
+{{/* The pod template's labels: podLabels, then the selector labels (which
+podLabels cannot override). Args: root, component, values (the component's). */}}
+{{- define "hookrun.podLabels" -}}
+{{- $selector := include "hookrun.selector" (dict "root" .root "component" .component) | fromYaml }}
+{{- toYaml (merge $selector (.values.podLabels | default dict)) }}
 {{- end }}
-{{- define "hookrun.containerSecurityContext" -}}
-allowPrivilegeEscalation: false
-readOnlyRootFilesystem: true
-capabilities:
-  drop: ["ALL"]
+
+{{/* Where a component's pods run, from its values (args: root, component,
+values). A topology spread constraint without a labelSelector counts the
+component's pods. */}}
+{{- define "hookrun.podScheduling" -}}
+{{- with .values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.topologySpreadConstraints }}
+{{- $selector := include "hookrun.selector" (dict "root" $.root "component" $.component) | fromYaml }}
+topologySpreadConstraints:
+{{- range . }}
+{{- $constraint := deepCopy . }}
+{{- if not (hasKey $constraint "labelSelector") }}
+{{- $_ := set $constraint "labelSelector" (dict "matchLabels" $selector) }}
+{{- end }}
+- {{ toYaml $constraint | nindent 2 | trim }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{- define "hookrun.publicBaseURL" -}}

@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"sync/atomic"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// The operator's metrics, on its /metrics (docs/operations.md, Monitoring):
+// run metrics by Agent (agentrun_metrics.go) and endpoints by readiness
+// (webhookendpoint_metrics.go).
+func init() {
+	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth, endpointReadiness)
+}
+
+// leaderCache is what the gauges computed at scrape time read: the
+// manager's cache, once this replica leads. A standby replica reports none
+// of them, so a sum over replicas counts each object once, and it starts no
+// informer for them.
+type leaderCache struct {
+	reader  atomic.Pointer[client.Reader]
+	elected atomic.Pointer[<-chan struct{}]
+}
+
+// use points the gauges at the manager's cache; they report once elected
+// is closed.
+func (l *leaderCache) use(r client.Reader, elected <-chan struct{}) {
+	l.reader.Store(&r)
+	l.elected.Store(&elected)
+}
+
+// get is the cache, or false before use or while this replica does not lead.
+func (l *leaderCache) get() (client.Reader, bool) {
+	r, elected := l.reader.Load(), l.elected.Load()
+	if r == nil || elected == nil {
+		return nil, false
+	}
+	select {
+	case <-*elected:
+		return *r, true
+	default:
+		return nil, false
+	}
+}

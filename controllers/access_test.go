@@ -330,6 +330,22 @@ var _ = Describe("access control", func() {
 			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.SecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
 	})
 
+	It("lets only someone who may read a Secret name it in an endpoint's endpointIDSecretRef, whose value becomes the ID in status", func(ctx SpecContext) {
+		labelledSecret(ctx, "pinned-id")
+		mayGetSecret(ctx, bob, "pinned-id")
+		withIDRef := func(name string) *agentsv1alpha1.WebhookEndpoint {
+			ep := endpoint(name, nil)
+			ep.Spec.EndpointIDSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "pinned-id", Key: "token"}
+			return ep
+		}
+		const policy = "hookrun-secret-references"
+		Eventually(func() error { return as(alice, "team-a").Create(ctx, withIDRef("alices"), client.DryRunAll) }).
+			Should(refusedBy(policy, "you may not read Secret pinned-id in namespace "+ns+", so you may not name it in spec.endpointIDSecretRef"))
+		Expect(as(bob).Create(ctx, withIDRef("bobs"))).To(Succeed(), "bob may read the Secret")
+		Expect(change(ctx, as(bob), &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bobs"}},
+			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.EndpointIDSecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
+	})
+
 	It("lets only the operator and admins write the status of the four kinds, and the receiver that of runs", func(ctx SpecContext) {
 		// frank owns the namespace: every verb on every hookrun resource,
 		// status included, as a wildcard role gives. So does dave, an admin,

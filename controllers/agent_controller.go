@@ -33,11 +33,14 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-// AgentReconciler reports whether an Agent can take runs.
+// AgentReconciler reports whether an Agent can take runs, and keeps its
+// cleanup finalizer: deleting the Agent deletes its endpoints and threads
+// (agent_cleanup.go).
 type AgentReconciler struct {
 	client.Client
 	// APIReader reads the bearer token Secret around the cache (its
-	// metadata, and its data only when it is labelled for hookrun).
+	// metadata, and its data only when it is labelled for hookrun), and
+	// confirms that a deleted Agent's endpoints and threads are gone.
 	APIReader client.Reader
 	// AllowList is the operator's agent allow-list; nil allows every agent.
 	AllowList *a2a.AllowList
@@ -89,6 +92,9 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if deleting, res, err := r.reconcileCleanup(ctx, agent); deleting || err != nil {
+		return res, err
+	}
 	before := agent.DeepCopy()
 	auth, err := r.authSecretState(ctx, agent)
 	sum := agentSummary(agent, auth, r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL)))
@@ -130,13 +136,14 @@ func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1al
 }
 
 // SetupWithManager registers the reconciler; a change to a token Secret
-// re-checks the Agents that use it.
+// re-checks the Agents that use it, and the endpoints and threads its
+// cleanup acts on start it too (watchDependents).
 func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.Agent{}).
 		Named("agent").
 		Watches(&corev1.Secret{},
 			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentList{}, indexAgentAuthSecret)),
-			builder.OnlyMetadata).
-		Complete(r)
+			builder.OnlyMetadata)
+	return r.watchDependents(b).Complete(r)
 }

@@ -34,11 +34,10 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentthreads,verbs=patch
-
-// AgentThreadReconciler reports whether a thread's Agent exists, makes the
-// Agent the thread's owner, and derives from the thread's runs its A2A
-// context and latest run. It is the only writer of thread status: what it
+// AgentThreadReconciler reports whether a thread's Agent exists and derives
+// from the thread's runs its A2A context and latest run. The thread carries
+// no owner reference to its Agent: the Agent's finalizer deletes its threads
+// (agent_cleanup.go). It is the only writer of thread status: what it
 // shows is computed again from the runs on every look, so a write that
 // fails, or an operator that dies before making it, leaves nothing wrong
 // for long.
@@ -75,8 +74,6 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		agent = nil
 	case getErr != nil:
 		err = fmt.Errorf("reading Agent %s: %w", th.Spec.AgentRef.Name, getErr)
-	default:
-		err = ensureOwner(ctx, r.Client, th, agent)
 	}
 	if derr := r.deriveFromRuns(ctx, th); derr != nil {
 		err = errors.Join(err, derr)

@@ -19,54 +19,15 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
-
-// ensureOwner makes owner the only owner of its kind on obj (a
-// non-controller reference, so the garbage collector deletes obj with
-// owner) and drops references to earlier owners of that kind, which would
-// otherwise keep obj alive. It patches metadata only, with an optimistic
-// lock, and updates obj's owner references and resourceVersion.
-func ensureOwner(ctx context.Context, c client.Client, obj, owner client.Object) error {
-	gvk, err := apiutil.GVKForObject(owner, c.Scheme())
-	if err != nil {
-		return err
-	}
-	refs := obj.GetOwnerReferences()
-	kept := slices.DeleteFunc(slices.Clone(refs), func(ref metav1.OwnerReference) bool {
-		gv, _ := schema.ParseGroupVersion(ref.APIVersion)
-		return gv.Group == gvk.Group && ref.Kind == gvk.Kind && ref.UID != owner.GetUID()
-	})
-	if len(kept) == len(refs) && slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool { return ref.UID == owner.GetUID() }) {
-		return nil
-	}
-	patched, ok := obj.DeepCopyObject().(client.Object)
-	if !ok {
-		return fmt.Errorf("cannot copy %T", obj)
-	}
-	patched.SetOwnerReferences(kept)
-	if err := controllerutil.SetOwnerReference(owner, patched, c.Scheme()); err != nil {
-		return err
-	}
-	if err := c.Patch(ctx, patched, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("making %s %s the owner of %s: %w", gvk.Kind, owner.GetName(), obj.GetName(), err)
-	}
-	obj.SetOwnerReferences(patched.GetOwnerReferences())
-	obj.SetResourceVersion(patched.GetResourceVersion())
-	return nil
-}
 
 // patchStatusIfChanged writes obj's status when it differs from what was
 // read, as a merge patch against before with an optimistic lock: a status
@@ -75,7 +36,7 @@ func patchStatusIfChanged(ctx context.Context, c client.Client, before, obj clie
 	if equality.Semantic.DeepEqual(beforeStatus, status) {
 		return nil
 	}
-	// Our own metadata writes (owner references) moved the resourceVersion.
+	// Our own metadata writes (the Agent's finalizer) moved the resourceVersion.
 	before.SetResourceVersion(obj.GetResourceVersion())
 	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("patching status of %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)

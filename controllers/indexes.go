@@ -32,6 +32,9 @@ const (
 	indexEndpointAgent     = "spec.agentRef.name"
 	indexEndpointThread    = "spec.targetThreadRef.name"
 	indexEndpointSecretRef = "spec.secretRef.name"
+	// indexEndpointIDSecret indexes the endpoints still waiting for the ID
+	// their spec.endpointIDSecretRef pins (it is read once).
+	indexEndpointIDSecret = "spec.endpointIDSecretRef.name"
 	// indexEndpointID indexes endpoints by status.endpointID, in every
 	// namespace: two with one ID are a conflict.
 	indexEndpointID      = "status.endpointID"
@@ -70,6 +73,12 @@ var indexes = []indexSpec{
 			return nil
 		}
 		return []string{ep.Spec.SecretRef.Name} // a SecretKeyReference, not a LocalObjectReference
+	})},
+	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointIDSecret, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
+		if ep.Spec.EndpointIDSecretRef == nil || ep.Status.EndpointID != "" {
+			return nil
+		}
+		return []string{ep.Spec.EndpointIDSecretRef.Name}
 	})},
 	{&agentsv1alpha1.WebhookEndpoint{}, indexEndpointID, by(func(ep *agentsv1alpha1.WebhookEndpoint) []string {
 		if ep.Status.EndpointID == "" {

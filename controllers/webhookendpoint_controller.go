@@ -48,7 +48,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 )
 
-// +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints,verbs=patch
+// Generated Secrets are owned by their endpoint with blockOwnerDeletion,
+// which needs update on the finalizers where OwnerReferencesPermissionEnforcement is on.
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/finalizers,verbs=update
 
 const (
@@ -107,6 +108,9 @@ type endpointScope struct {
 	secretValue []byte
 	// idHeldByOlder: another, older endpoint has this endpoint's ID.
 	idHeldByOlder bool
+	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
+	// yet, and why; it comes before everything else in Ready.
+	idProblem *summary
 	// runs are the endpoint's AgentRuns (from the cache), once listed.
 	runs       []agentsv1alpha1.AgentRun
 	runsListed bool
@@ -185,7 +189,11 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // own errors.
 func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, key types.NamespacedName, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
-	setSummary(&ep.Status.Conditions, endpointSummary(&ep.Status, s.idHeldByOlder, phasesErr), ep.Generation)
+	sum := endpointSummary(&ep.Status, s.idHeldByOlder, phasesErr)
+	if s.idProblem != nil {
+		sum = *s.idProblem
+	}
+	setSummary(&ep.Status.Conditions, sum, ep.Generation)
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}
@@ -252,19 +260,19 @@ func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bo
 	return fresh, rotate
 }
 
-// reconcileIdentity generates the endpoint ID once, derives the URL and
-// finds out whether an older endpoint has the same ID (the receiver serves
-// that one).
+// reconcileIdentity gives the endpoint its ID once (random, or pinned by
+// spec.endpointIDSecretRef), derives the URL and finds out whether an older
+// endpoint has the same ID (the receiver serves that one).
 func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
 	if s.ep.Status.EndpointID == "" {
-		id, err := randomToken(r.Rand)
-		if err != nil {
-			return fmt.Errorf("generating the endpoint ID: %w", err)
+		id, err := r.newEndpointID(ctx, s)
+		if err != nil || id == "" {
+			return err
 		}
 		s.ep.Status.EndpointID = id
 	}
 	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
-	if s.brandNew {
+	if s.brandNew && s.ep.Spec.EndpointIDSecretRef == nil {
 		return nil // a fresh random ID of 256 bits
 	}
 	same := &agentsv1alpha1.WebhookEndpointList{}
@@ -300,8 +308,9 @@ func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o cl
 	return out
 }
 
-// reconcileAgent reports on the Agent and makes it the endpoint's owner, so
-// deleting the Agent deletes its endpoints.
+// reconcileAgent reports on the Agent. The endpoint carries no owner
+// reference to it: the Agent's finalizer deletes its endpoints
+// (agent_cleanup.go).
 func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpointScope) error {
 	agent := &agentsv1alpha1.Agent{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: s.ep.Spec.AgentRef.Name}, agent)
@@ -313,7 +322,7 @@ func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpo
 		return fmt.Errorf("reading Agent %q: %w", s.ep.Spec.AgentRef.Name, err)
 	}
 	s.setCondition(agentReadyCondition(agent.Name, agent))
-	return ensureOwner(ctx, r.Client, s.ep, agent)
+	return nil
 }
 
 // reconcileThread reports on a ContinueExisting endpoint's thread.
@@ -413,7 +422,8 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // endpointsForSecret enqueues the endpoint whose signing key or generated
-// Secret this is (or would be), and the endpoints whose spec.secretRef names it.
+// Secret this is (or would be), the endpoints whose spec.secretRef names it,
+// and those without an ID whose spec.endpointIDSecretRef names it.
 func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
 	if o.GetNamespace() == r.Namespace {
 		if req, ok := signingKeyEndpoint(o); ok {
@@ -421,6 +431,7 @@ func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o cl
 		}
 	}
 	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
+	reqs = append(reqs, mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointIDSecret)(ctx, o)...)
 	// By name, not label: a foreign Secret holding the generated name blocks
 	// the endpoint, and its deletion must unblock it.
 	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {

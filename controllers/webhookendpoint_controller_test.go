@@ -464,23 +464,20 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		})
 	})
 
-	It("is owned by its Agent alone, so deleting the Agent deletes the endpoint", func(ctx SpecContext) {
+	It("never gets an owner reference, also when it moves to another Agent (the Agent's finalizer deletes it)", func(ctx SpecContext) {
 		ep := newEndpoint(ns, "github-issues", "triage")
 		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
-		agent := get(ctx, newAgent(ns, "triage"))
-		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ConsistOf(And(
-			HaveField("Kind", "Agent"), HaveField("Name", "triage"), HaveField("UID", agent.GetUID()))))
-
-		// Moving the endpoint to another Agent moves the ownership: a stale
-		// reference would keep the endpoint alive when its new Agent goes.
+		readyEndpoint(ctx, ep)
 		other := newAgent(ns, "other")
 		Expect(k8sClient.Create(ctx, other)).To(Succeed())
 		cur := endpointState(ctx, ep)()
 		patch := client.MergeFrom(cur.DeepCopy())
 		cur.Spec.AgentRef.Name = "other"
 		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
-		Eventually(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(ConsistOf(And(
-			HaveField("Kind", "Agent"), HaveField("Name", "other"), HaveField("UID", other.UID))))
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionAgentReady)
+		}).Should(HaveField("Message", ContainSubstring(`"other"`)))
+		Consistently(func() []metav1.OwnerReference { return endpointState(ctx, ep)().OwnerReferences }).Should(BeEmpty())
 	})
 
 	It("never replaces an ID or a secret from a cached copy that is behind the API server", func(ctx SpecContext) {

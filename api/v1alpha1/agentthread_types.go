@@ -68,6 +68,7 @@ type AgentThreadStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=ath,categories=hookrun
+// +kubebuilder:selectablefield:JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Context",type=string,JSONPath=`.status.contextId`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

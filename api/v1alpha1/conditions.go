@@ -61,6 +61,10 @@ const (
 	// ReasonEndpointIDConflict: another, older endpoint has the same
 	// status.endpointID; it keeps the ID and this one is not served.
 	ReasonEndpointIDConflict = "EndpointIDConflict"
+	// ReasonEndpointIDInvalid: the value in the Secret of
+	// spec.endpointIDSecretRef is not an endpoint ID (43 characters of
+	// base64url, the text form of 32 bytes); the endpoint gets no ID.
+	ReasonEndpointIDInvalid = "EndpointIDInvalid"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"

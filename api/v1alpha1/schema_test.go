@@ -410,6 +410,38 @@ var _ = Describe("WebhookEndpoint validation", func() {
 		expectInvalid(k8sClient.Patch(ctx, ep, patch), "spec.targetThreadRef is required when threadStrategy is ContinueExisting")
 	})
 
+	It("takes spec.endpointIDSecretRef only while the endpoint has no ID, and lets it go at any time", func(ctx SpecContext) {
+		ref := &agentsv1alpha1.SecretKeyReference{Name: "hook-id", Key: "id"}
+		ep := validEndpoint(newNamespace(ctx))
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		patch := client.MergeFrom(ep.DeepCopy())
+		ep.Spec.EndpointIDSecretRef = ref
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed(), "no ID yet: the pinned one can still be chosen")
+		patch = client.MergeFrom(ep.DeepCopy())
+		ep.Spec.EndpointIDSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "other-id", Key: "id"}
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed(), "nor is it read yet")
+
+		ep.Status.EndpointID = strings.Repeat("A", 43)
+		Expect(k8sClient.Status().Update(ctx, ep)).To(Succeed(), "the operator writes the ID it read")
+		patch = client.MergeFrom(ep.DeepCopy())
+		ep.Spec.EndpointIDSecretRef = ref
+		expectInvalid(k8sClient.Patch(ctx, ep, patch), "spec.endpointIDSecretRef can be set only when the endpoint is created, or while it has no endpoint ID yet")
+		patch = client.MergeFrom(ep.DeepCopy())
+		ep.Spec.EndpointIDSecretRef = nil
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed(), "removing it keeps the ID")
+		patch = client.MergeFrom(ep.DeepCopy())
+		ep.Spec.EndpointIDSecretRef = ref
+		expectInvalid(k8sClient.Patch(ctx, ep, patch), "spec.endpointIDSecretRef can be set only when the endpoint is created")
+
+		unpinned := validEndpoint(newNamespace(ctx))
+		Expect(k8sClient.Create(ctx, unpinned)).To(Succeed())
+		unpinned.Status.EndpointID = strings.Repeat("B", 43)
+		Expect(k8sClient.Status().Update(ctx, unpinned)).To(Succeed())
+		patch = client.MergeFrom(unpinned.DeepCopy())
+		unpinned.Spec.EndpointIDSecretRef = ref
+		expectInvalid(k8sClient.Patch(ctx, unpinned, patch), "store its status.endpointID in a Secret and create an endpoint that names it")
+	})
+
 	DescribeTable("refuses invalid status values",
 		func(ctx SpecContext, mutate func(*agentsv1alpha1.WebhookEndpointStatus), msgs ...string) {
 			ep := validEndpoint(newNamespace(ctx))

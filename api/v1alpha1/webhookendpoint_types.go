@@ -119,6 +119,21 @@ type WebhookEndpointSpec struct {
 	// +optional
 	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
 
+	// endpointIDSecretRef pins the endpoint ID, and with it the URL, to the
+	// value of this Secret key instead of a random one: an endpoint applied
+	// again after a cluster rebuild, with the Secret restored (External
+	// Secrets, Sealed Secrets), keeps the URL its senders know. The value
+	// must be 43 characters of base64url without padding, the text form of
+	// 32 bytes, as every endpoint ID is (make it from 32 random bytes: it is
+	// the URL, and the only credential of an unauthenticated endpoint). The
+	// Secret must carry the label agents.hookrun.dev/allow-reference: "true"
+	// and the requester must be allowed to read it. It is read once, while
+	// the endpoint has no ID: a later change of the Secret never changes the
+	// ID. It can be set when the endpoint is created, or while it has no ID
+	// yet. Until the value is read the endpoint has no URL.
+	// +optional
+	EndpointIDSecretRef *SecretKeyReference `json:"endpointIDSecretRef,omitempty"`
+
 	// sender says how the calling system authenticates (the secret in a
 	// header, a token, or a signature of the body), which of its events
 	// start runs, and how long a previous secret still works after a
@@ -240,6 +255,7 @@ type WebhookEndpointStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=whe;hook,categories=hookrun
+// +kubebuilder:selectablefield:JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Auth",type=string,JSONPath=`.status.authMode`
@@ -248,6 +264,7 @@ type WebhookEndpointStatus struct {
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it is used as a label value on runs"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.endpointIDSecretRef) || (has(oldSelf.spec.endpointIDSecretRef) && oldSelf.spec.endpointIDSecretRef == self.spec.endpointIDSecretRef) || !has(oldSelf.status) || !has(oldSelf.status.endpointID)",message="spec.endpointIDSecretRef can be set only when the endpoint is created, or while it has no endpoint ID yet: the ID is read once and never changes. To pin this endpoint's ID, store its status.endpointID in a Secret and create an endpoint that names it (docs/user-guide.md)"
 type WebhookEndpoint struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -272,7 +289,10 @@ type WebhookEndpointList struct {
 
 // HoldsIDBefore tells whether ep keeps status.endpointID over other when both
 // have it: the older one (by creationTimestamp, then UID) does. The receiver
-// serves it and the operator marks the other EndpointIDConflict.
+// serves it and the operator marks the other EndpointIDConflict. For an ID
+// pinned through spec.endpointIDSecretRef, older too means the endpoint
+// object created first, not the one that read its Secret first: after a
+// rebuild, the one applied first.
 func (ep *WebhookEndpoint) HoldsIDBefore(other *WebhookEndpoint) bool {
 	if !ep.CreationTimestamp.Equal(&other.CreationTimestamp) {
 		return ep.CreationTimestamp.Before(&other.CreationTimestamp)

@@ -91,6 +91,14 @@ func SigningKeySecretName(uid string) string {
 	return "hookrun-signing-key-" + uid
 }
 
+// FinalizerCleanup is the operator's finalizer on every Agent. WebhookEndpoints
+// and AgentThreads are applied by their users (often through GitOps, and Argo
+// CD does not prune objects that carry owner references), so they carry no
+// owner reference to their Agent: when an Agent is deleted the operator
+// deletes the endpoints and threads whose spec.agentRef names it, waits until
+// they are gone, and then removes this finalizer.
+const FinalizerCleanup = "agents.hookrun.dev/cleanup"
+
 // Annotation keys.
 const (
 	// AnnotationRotateSecret rotates an endpoint's generated secret whenever

@@ -658,6 +658,11 @@ func (in *WebhookEndpointSpec) DeepCopyInto(out *WebhookEndpointSpec) {
 		*out = new(SecretKeyReference)
 		**out = **in
 	}
+	if in.EndpointIDSecretRef != nil {
+		in, out := &in.EndpointIDSecretRef, &out.EndpointIDSecretRef
+		*out = new(SecretKeyReference)
+		**out = **in
+	}
 	if in.Sender != nil {
 		in, out := &in.Sender, &out.Sender
 		*out = new(Sender)

@@ -30,7 +30,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -285,33 +284,6 @@ var _ = Describe("a user's journey", func() {
 			return a.Status
 		}).Should(Equal(http.StatusAccepted))
 		Expect(succeeds(ctx, id).Spec.Owner.User).To(Equal(max))
-	})
-
-	It("deletes an Agent's endpoints with it (garbage collector)", func(ctx SpecContext) {
-		dev := developer()
-		agent := &agentsv1alpha1.Agent{}
-		Expect(dev.Get(ctx, client.ObjectKey{Namespace: ns, Name: "triage"}, agent)).To(Succeed())
-		temp := &agentsv1alpha1.Agent{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "temp"},
-			Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: agent.Spec.A2A.URL}},
-		}
-		Expect(dev.Create(ctx, temp)).To(Succeed())
-		Expect(dev.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "of-temp"},
-			Spec: agentsv1alpha1.WebhookEndpointSpec{
-				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "temp"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-			},
-		})).To(Succeed())
-		Eventually(func() []metav1.OwnerReference {
-			ep := &agentsv1alpha1.WebhookEndpoint{}
-			Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "of-temp"}, ep)).To(Succeed())
-			return ep.OwnerReferences
-		}).Should(ContainElement(HaveField("Name", "temp")))
-		Expect(dev.Delete(ctx, temp)).To(Succeed())
-		Eventually(func() bool {
-			err := cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "of-temp"}, &agentsv1alpha1.WebhookEndpoint{})
-			return apierrors.IsNotFound(err)
-		}).Should(BeTrue())
 	})
 
 	It("deletes an endpoint's runs and payloads with it, and its URL then answers like an unknown one", func(ctx SpecContext) {

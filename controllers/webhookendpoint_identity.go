@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// An endpoint's ID is random, or pinned: read once from the Secret key that
+// spec.endpointIDSecretRef names, so that an endpoint applied again after a
+// cluster rebuild keeps its URL. The pure decisions are table-tested in
+// webhookendpoint_identity_test.go.
+
+// pinnedIDOutcome is what reading spec.endpointIDSecretRef found.
+type pinnedIDOutcome int
+
+const (
+	pinnedIDValid pinnedIDOutcome = iota
+	pinnedIDSecretNotFound
+	pinnedIDSecretNotReferable
+	pinnedIDKeyMissing
+	pinnedIDMalformed
+	// pinnedIDReadFailed: a transient error; the reconcile returns it.
+	pinnedIDReadFailed
+)
+
+// validEndpointID tells whether id has the form of an endpoint ID: 43
+// characters of base64url without padding that decode to 32 bytes, as an
+// encoder writes them (the unused low bits zero).
+func validEndpointID(id string) bool {
+	if len(id) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
+		return false
+	}
+	b, err := base64.RawURLEncoding.Strict().DecodeString(id)
+	return err == nil && len(b) == tokenBytes
+}
+
+// pinnedID decides the ID that key of secret pins, from what reading the
+// Secret (getReferableSecret) returned.
+func pinnedID(secret *corev1.Secret, key string, readErr error) (string, pinnedIDOutcome) {
+	switch {
+	case apierrors.IsNotFound(readErr):
+		return "", pinnedIDSecretNotFound
+	case errors.Is(readErr, errSecretNotReferable):
+		return "", pinnedIDSecretNotReferable
+	case readErr != nil:
+		return "", pinnedIDReadFailed
+	}
+	value, ok := secret.Data[key]
+	switch {
+	case !ok:
+		return "", pinnedIDKeyMissing
+	case !validEndpointID(string(value)):
+		return "", pinnedIDMalformed
+	}
+	return string(value), pinnedIDValid
+}
+
+// pinnedIDSummary is the endpoint's summary while its pinned ID cannot be
+// used: it has no ID and no URL, and only a change of the Secret helps
+// (Stalled). size is the length of a malformed value.
+func pinnedIDSummary(outcome pinnedIDOutcome, ref *agentsv1alpha1.SecretKeyReference, size int) summary {
+	const noURL = "The endpoint has no ID and no URL until then (the value is read once)"
+	switch outcome {
+	case pinnedIDSecretNotFound:
+		return stalled(agentsv1alpha1.ReasonSecretNotFound,
+			fmt.Sprintf("Secret %q named in spec.endpointIDSecretRef does not exist. %s", ref.Name, noURL))
+	case pinnedIDSecretNotReferable:
+		return stalled(agentsv1alpha1.ReasonSecretNotReferable, notReferableMessage("spec.endpointIDSecretRef", ref.Name)+". "+noURL)
+	case pinnedIDKeyMissing:
+		return stalled(agentsv1alpha1.ReasonSecretKeyMissing,
+			fmt.Sprintf("Secret %q has no key %q (spec.endpointIDSecretRef.key). %s", ref.Name, ref.Key, noURL))
+	default: // pinnedIDMalformed
+		return stalled(agentsv1alpha1.ReasonEndpointIDInvalid,
+			fmt.Sprintf("Key %q of Secret %q holds %d bytes that are not an endpoint ID: it must be 43 characters of base64url without padding "+
+				"(A-Z a-z 0-9 - _, no newline), the text form of 32 random bytes, for example from "+
+				"head -c 32 /dev/urandom | basenc --base64url | tr -d '=\\n'. %s",
+				ref.Key, ref.Name, size, noURL))
+	}
+}
+
+// newEndpointID is the ID an endpoint without one gets: the value of
+// spec.endpointIDSecretRef, or random. It returns "" while a pinned ID
+// cannot be used; s.idProblem then says why.
+func (r *WebhookEndpointReconciler) newEndpointID(ctx context.Context, s *endpointScope) (string, error) {
+	ref := s.ep.Spec.EndpointIDSecretRef
+	if ref == nil {
+		id, err := randomToken(r.Rand)
+		if err != nil {
+			return "", fmt.Errorf("generating the endpoint ID: %w", err)
+		}
+		return id, nil
+	}
+	secret, err := getReferableSecret(ctx, r.APIReader, s.ep.Namespace, ref.Name)
+	id, outcome := pinnedID(secret, ref.Key, err)
+	switch outcome {
+	case pinnedIDValid:
+		return id, nil
+	case pinnedIDReadFailed:
+		return "", fmt.Errorf("reading Secret %s (spec.endpointIDSecretRef): %w", ref.Name, err)
+	}
+	size := 0
+	if secret != nil {
+		size = len(secret.Data[ref.Key])
+	}
+	problem := pinnedIDSummary(outcome, ref, size)
+	s.idProblem = &problem
+	return "", nil
+}

@@ -472,8 +472,13 @@ var _ = Describe("access control", func() {
 			{operator, "delete", "", "configmaps", "", false},
 			{operator, "create", g, "agentruns", "", false},
 			{operator, "delete", g, "agentruns", "", true},
-			{operator, "delete", g, "webhookendpoints", "", false},
+			{operator, "delete", g, "webhookendpoints", "", true}, // an Agent's cleanup (its finalizer)
+			{operator, "delete", g, "agentthreads", "", true},
+			{operator, "patch", g, "agents", "", true}, // the finalizer
+			{operator, "update", g, "agents", "finalizers", true},
+			{operator, "patch", g, "agents", "status", true},
 			{operator, "update", g, "agents", "", false},
+			{operator, "delete", g, "agents", "", false},
 			{operator, "trigger", g, "agents", "", false},
 			{operator, "create", "coordination.k8s.io", "leases", "", false}, // only in its own namespace
 		} {

@@ -125,10 +125,12 @@ func withoutAgentOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerRef
 	return kept
 }
 
-// reconcileCleanup takes the finalizer's step for agent. deleting tells the
-// caller that agent is being deleted and needs no status.
-func (r *AgentReconciler) reconcileCleanup(ctx context.Context, agent *agentsv1alpha1.Agent) (deleting bool, _ ctrl.Result, _ error) {
-	deleting = !agent.DeletionTimestamp.IsZero()
+// reconcileCleanup takes the finalizer's step for agent. stop tells the
+// caller to write no status this time: the Agent is being deleted, or its
+// finalizer was just added (that write starts the next reconcile, which
+// then writes the status against what it wrote: one write per reconcile).
+func (r *AgentReconciler) reconcileCleanup(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
+	deleting := !agent.DeletionTimestamp.IsZero()
 	dependents, err := r.dependents(ctx, agent)
 	if err != nil {
 		return deleting, ctrl.Result{}, err
@@ -136,7 +138,7 @@ func (r *AgentReconciler) reconcileCleanup(ctx context.Context, agent *agentsv1a
 	log := ctrl.LoggerFrom(ctx)
 	switch cleanupStepFor(agent, dependents) {
 	case cleanupAddFinalizer:
-		return deleting, ctrl.Result{}, r.patchFinalizer(ctx, agent, controllerutil.AddFinalizer)
+		return true, ctrl.Result{}, r.patchFinalizer(ctx, agent, controllerutil.AddFinalizer)
 	case cleanupRelease:
 		return deleting, ctrl.Result{}, r.releaseDependents(ctx, dependents)
 	case cleanupDelete:

@@ -92,7 +92,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting, res, err := r.reconcileCleanup(ctx, agent); deleting || err != nil {
+	if stop, res, err := r.reconcileCleanup(ctx, agent); stop || err != nil {
 		return res, err
 	}
 	before := agent.DeepCopy()

@@ -217,30 +217,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 	// queueRun stores a run and its payload as the receiver does.
 	queueRun := func(ctx SpecContext, name, body string, mutate func(*agentsv1alpha1.AgentRun)) *agentsv1alpha1.AgentRun {
 		GinkgoHelper()
-		run := &agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
-				agentsv1alpha1.LabelEndpoint: "github-issues", agentsv1alpha1.LabelAgent: "triage",
-			}},
-			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
-				Prompt: "Triage this.", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-				Owner:      &agentsv1alpha1.Owner{User: "alice@example.com"},
-				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"},
-				ReceivedAt: metav1.NewTime(fakeClock.Now()),
-			},
-		}
-		if mutate != nil {
-			mutate(run)
-		}
-		Expect(k8sClient.Create(ctx, run)).To(Succeed())
-		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
-			}}},
-			Type: agentsv1alpha1.SecretTypeWebhookPayload,
-			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)},
-		})).To(Succeed())
-		return run
+		return queueTestRun(ctx, ns, name, body, mutate)
 	}
 	// queueRunWithoutPayload stores a run as the receiver does, but not
 	// (yet) its payload Secret.
@@ -249,7 +226,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		run := &agentsv1alpha1.AgentRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "github-issues"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "hook"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
 				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name},
 				ReceivedAt: metav1.NewTime(fakeClock.Now()),
@@ -287,7 +264,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Expect(msgs[0].messageID).To(Equal(string(run.UID)))
 		Expect(msgs[0].contextID).To(Equal(got.Status.Thread.ContextID))
 		Expect(msgs[0].metadata).To(HaveKeyWithValue(MetadataKey, And(
-			HaveKeyWithValue("runId", "run-a"), HaveKeyWithValue("endpoint", ns+"/github-issues"),
+			HaveKeyWithValue("runId", "run-a"), HaveKeyWithValue("endpoint", ns+"/hook"),
 			HaveKeyWithValue("owner", "alice@example.com"), HaveKeyWithValue("trust", "Standard"),
 			HaveKeyWithValue("model", "big"), HaveKeyWithValue("threadTitle", "Webhook: Triage bot"))))
 		user, _ := agent.users.Load(string(run.UID))

@@ -111,8 +111,10 @@ chaos: control-plane build ## Reliability suite (short form runs in make test): 
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/hookrun, the demo agent bin/demo-agent and bin/hookrun-dev (make dev).
+build: ## Build bin/hookrun, the kubectl plugin bin/kubectl-hookrun, the demo agent bin/demo-agent and bin/hookrun-dev (make dev).
 	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(LOCALBIN)/hookrun .
+	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(LOCALBIN)/kubectl-hookrun ./hack/kubectl-hookrun
+	install -m 0755 hack/kubectl-hookrun/kubectl_complete-hookrun $(LOCALBIN)/kubectl_complete-hookrun
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/demo-agent ./hack/demo-agent
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-dev ./hack/dev
 

@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+func newEndpointsCommand(e *env) *cobra.Command {
+	var all bool
+	var format string
+	cmd := &cobra.Command{
+		Use:     "endpoints",
+		Aliases: []string{"endpoint", "ep", "ls"},
+		Short:   "List webhook endpoints: agent, sender, phase (and why), runs, last run, URL",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(format); err != nil {
+				return err
+			}
+			return e.listEndpoints(cmd.Context(), all, format)
+		},
+	}
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "List the endpoints of every namespace.")
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func (e *env) listEndpoints(ctx context.Context, all bool, format string) error {
+	if err := e.connect(); err != nil {
+		return err
+	}
+	var opts []client.ListOption
+	where := "in every namespace"
+	if !all {
+		ns, err := e.namespace()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, client.InNamespace(ns))
+		where = "in namespace " + ns
+	}
+	list := &agentsv1alpha1.WebhookEndpointList{}
+	if err := e.client.List(ctx, list, opts...); err != nil {
+		return refused(err, "list webhook endpoints "+where, roleRead)
+	}
+	sort.Slice(list.Items, func(i, j int) bool {
+		a, b := &list.Items[i], &list.Items[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	if format != "" {
+		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "WebhookEndpointList"
+		return printData(e.out, format, list)
+	}
+	if len(list.Items) == 0 {
+		fmt.Fprintf(e.errOut, "No webhook endpoints %s.\n", where)
+		return nil
+	}
+	w := tabwriter.NewWriter(e.out, 0, 8, 2, ' ', 0)
+	if all {
+		fmt.Fprint(w, "NAMESPACE\t")
+	}
+	fmt.Fprintln(w, "NAME\tAGENT\tSENDER\tPHASE\tRUNS\tLAST RUN\tURL")
+	now := e.now()
+	for i := range list.Items {
+		ep := &list.Items[i]
+		if all {
+			fmt.Fprintf(w, "%s\t", ep.Namespace)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.Name, ep.Spec.AgentRef.Name, ep.Spec.SenderOf(),
+			phaseOf(ep), runCounts(ep.Status.Runs), age(ep.Status.Runs.LastRunTime, now), orNone(ep.Status.URL))
+	}
+	return w.Flush()
+}
+
+// phaseOf is the endpoint's phase and, when it takes no calls, why.
+func phaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
+	ready := condition(ep.Status.Conditions, agentsv1alpha1.ConditionReady)
+	switch {
+	case ready == nil || ep.Status.ObservedGeneration < 0:
+		return "Pending"
+	case ep.Status.Phase == agentsv1alpha1.EndpointPaused && ep.Status.PauseReason == agentsv1alpha1.PauseReasonPaused:
+		return "Paused (by owner)"
+	case ep.Status.Phase == agentsv1alpha1.EndpointPaused:
+		return fmt.Sprintf("Paused (%s)", ep.Status.PauseReason)
+	case ready.Status != metav1.ConditionTrue:
+		return fmt.Sprintf("NotReady (%s)", ready.Reason)
+	case ready.Reason == agentsv1alpha1.ReasonAgentArchived:
+		return "Refusing (AgentArchived)"
+	}
+	return string(agentsv1alpha1.EndpointActive)
+}
+
+func runCounts(r agentsv1alpha1.RunCounts) string {
+	if r.Running > 0 {
+		return fmt.Sprintf("%d (%d running)", r.Total, r.Running)
+	}
+	return fmt.Sprint(r.Total)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}

@@ -1,0 +1,183 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command kubectl-hookrun is the kubectl plugin of hookrun: `kubectl hookrun
+// show NAME` prints an endpoint's card (its URL and a sample curl that works
+// as printed), and one command each lists endpoints and runs, shows and
+// rotates the secret, pauses and resumes, sends a test call and redelivers a
+// run. It acts with the user's own credentials, as kubectl does.
+//
+// Its source is under hack/ because the repository's top-level layout is
+// fixed (DESIGN.md section 1); `make build` writes bin/kubectl-hookrun.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // refused, failed or timed out; the message says which
+	exitUsage   = 2 // bad arguments or flags
+	programName = "kubectl hookrun"
+)
+
+func main() {
+	ctrllog.SetLogger(logr.Discard())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the plugin with args and returns its exit code.
+func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	cmd := newRootCommand(newEnv(out, errOut))
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(errOut, "error:", err)
+	if errors.As(err, new(usageError)) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// usageError is an error in the command line.
+type usageError struct{ error }
+
+// env is what every command works with: the user's kubeconfig flags, the
+// output streams, the clock and an HTTP client for calls to the receiver.
+type env struct {
+	flags   *genericclioptions.ConfigFlags
+	out     io.Writer
+	errOut  io.Writer
+	now     func() time.Time
+	http    *http.Client
+	timeout time.Duration
+
+	client client.WithWatch
+	rest   *rest.Config
+}
+
+func newEnv(out, errOut io.Writer) *env {
+	return &env{
+		flags: genericclioptions.NewConfigFlags(true),
+		out:   out, errOut: errOut,
+		now:  time.Now,
+		http: &http.Client{Timeout: 30 * time.Second},
+	}
+}
+
+var scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(agentsv1alpha1.AddToScheme(scheme))
+}
+
+// connect makes the API client from the kubeconfig flags (once).
+func (e *env) connect() error {
+	if e.client != nil {
+		return nil
+	}
+	cfg, err := e.flags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	e.rest, e.client = cfg, c
+	return nil
+}
+
+// namespace is the namespace of -n, or the kubeconfig context's.
+func (e *env) namespace() (string, error) {
+	ns, _, err := e.flags.ToRawKubeConfigLoader().Namespace()
+	return ns, err
+}
+
+func newRootCommand(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kubectl hookrun",
+		Short: "Work with hookrun's webhook endpoints and their runs",
+		Long: `kubectl hookrun shows hookrun's webhook endpoints as cards (the URL, what the
+sender must be configured with, a sample curl that works as printed, the recent
+invocations) and does each owner's task in one command: show the secret, rotate
+it, pause, resume, send a test call, redeliver a run.
+
+It uses your kubeconfig and your own rights, as kubectl does; docs/user-guide.md
+lists which role each command needs.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		CompletionOptions: cobra.CompletionOptions{
+			HiddenDefaultCmd: false,
+		},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if e.timeout <= 0 {
+				return usageError{fmt.Errorf("--wait-timeout must be positive")}
+			}
+			return nil
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	e.flags.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().DurationVar(&e.timeout, "wait-timeout", time.Minute,
+		"How long commands that wait (rotate, pause, resume, test, redeliver) wait for hookrun before giving up.")
+	root.AddCommand(
+		newEndpointsCommand(e),
+		newShowCommand(e),
+		newSecretCommand(e),
+		newRotateCommand(e),
+		newPauseCommand(e, true),
+		newPauseCommand(e, false),
+		newRunsCommand(e),
+		newTestCommand(e),
+		newRedeliverCommand(e),
+	)
+	return root
+}

@@ -1,0 +1,122 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+func newPauseCommand(e *env, pause bool) *cobra.Command {
+	var takeOwnership bool
+	cmd := &cobra.Command{
+		Use:   "pause NAME",
+		Short: "Pause an endpoint: calls are answered 422, URL, secret and history are kept",
+		Long: `Pause an endpoint (spec.paused: true) and wait until hookrun has paused it: calls
+are then answered 422 endpoint_paused; its URL, secret and history are kept.
+Only the endpoint's owner may pause it.`,
+		Args:              exactlyOne("endpoint name"),
+		ValidArgsFunction: e.completeEndpoints,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ns, err := e.namespace()
+			if err != nil {
+				return err
+			}
+			return e.setPaused(cmd.Context(), ns, args[0], pause, takeOwnership)
+		},
+	}
+	if !pause {
+		cmd.Use = "resume NAME"
+		cmd.Short = "Resume a paused endpoint (--take-ownership: take over one whose owner left)"
+		cmd.Long = `Resume an endpoint (spec.paused: false) and wait until it accepts calls again.
+Only the endpoint's owner may resume it.
+
+An endpoint paused with reason OwnerNotMember (its owner may no longer trigger
+its Agent) resumes when the owner is a member again, or when another member of
+the Agent takes ownership: --take-ownership sets spec.owner to you, and runs
+then act with your rights.`
+		cmd.Flags().BoolVar(&takeOwnership, "take-ownership", false,
+			"Become the endpoint's owner; allowed only while it is paused with reason OwnerNotMember and you may trigger its Agent.")
+	}
+	return cmd
+}
+
+func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) error {
+	ep, err := e.endpoint(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	ownerLeft := ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember
+	if takeOwnership && !ownerLeft {
+		return fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
+	}
+	spec := map[string]any{"paused": pause}
+	verb := "pause"
+	if !pause {
+		verb = "resume"
+	}
+	if takeOwnership {
+		me, err := e.whoAmI(ctx)
+		if err != nil {
+			return err
+		}
+		// The admission policy sets the groups to the requester's.
+		spec["owner"] = map[string]any{"user": me, "groups": nil}
+		verb = "take ownership of"
+	}
+	body, err := json.Marshal(map[string]any{"spec": spec})
+	if err != nil {
+		return err
+	}
+	if err := e.client.Patch(ctx, ep, client.RawPatch(client.Merge.Type(), body)); err != nil {
+		return refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), roleMember)
+	}
+	if !pause && ownerLeft && !takeOwnership {
+		return fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
+			"It resumes when the owner is a member again, or when a member takes ownership: kubectl hookrun resume %s --take-ownership",
+			ns, name, ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, name)
+	}
+	generation := ep.Generation
+	err = e.waitFor(ctx, func(ctx context.Context) (bool, error) {
+		cur, err := e.endpoint(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		ep = cur
+		paused := cur.Status.Phase == agentsv1alpha1.EndpointPaused
+		return cur.Status.ObservedGeneration >= generation && paused == pause, nil
+	})
+	if err != nil {
+		return fmt.Errorf("asked to %s endpoint %s/%s, but it is still %s after %s (kubectl describe webhookendpoint %s shows why)",
+			verb, ns, name, phaseOf(ep), e.timeout, name)
+	}
+	if pause {
+		fmt.Fprintf(e.out, "Endpoint %s/%s is paused: calls are answered 422 endpoint_paused; its URL, secret and history are kept.\nResume it with: kubectl hookrun resume %s\n", ns, name, name)
+		return nil
+	}
+	if takeOwnership {
+		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", ep.Spec.Owner.UserName(), ns, name)
+	}
+	fmt.Fprintf(e.out, "Endpoint %s/%s is %s: it accepts calls at %s\n", ns, name, phaseOf(ep), ep.Status.URL)
+	return nil
+}

@@ -1,0 +1,309 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// runFilter selects runs: of one endpoint (or all), in some states, received since.
+type runFilter struct {
+	all      bool
+	endpoint string
+	states   []string
+	since    time.Duration
+	limit    int
+}
+
+var runStates = []string{
+	string(agentsv1alpha1.RunQueued), string(agentsv1alpha1.RunRunning), string(agentsv1alpha1.RunSuccess),
+	string(agentsv1alpha1.RunError), string(agentsv1alpha1.RunSkipped),
+}
+
+func newRunsCommand(e *env) *cobra.Command {
+	var f runFilter
+	var format string
+	var watchRuns bool
+	cmd := &cobra.Command{
+		Use:     "runs [ENDPOINT]",
+		Aliases: []string{"run", "invocations"},
+		Short:   "Recent invocations, newest first: state, started, completed, duration, thread, message",
+		Long: `List the recent invocations (AgentRuns) of one endpoint, or of every endpoint in the
+namespace, newest first. --watch keeps printing runs as they arrive and change.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError{fmt.Errorf("expected at most one argument, an endpoint name; got %d", len(args))}
+			}
+			return nil
+		},
+		ValidArgsFunction: e.completeEndpoints,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(format); err != nil {
+				return err
+			}
+			for _, s := range f.states {
+				if !slices.Contains(runStates, s) {
+					return usageError{fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", "))}
+				}
+			}
+			if f.since < 0 || f.limit < 0 {
+				return usageError{fmt.Errorf("--since and --limit must not be negative")}
+			}
+			if len(args) == 1 {
+				f.endpoint = args[0]
+			}
+			return e.listRuns(cmd.Context(), f, format, watchRuns)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVarP(&f.all, "all-namespaces", "A", false, "List the runs of every namespace.")
+	fs.StringSliceVar(&f.states, "state", nil, "Only runs in these states ("+strings.Join(runStates, ", ")+"); repeat or separate with commas.")
+	fs.DurationVar(&f.since, "since", 0, "Only runs received within this duration, for example 1h.")
+	fs.IntVar(&f.limit, "limit", 20, "Print at most this many runs (0: all).")
+	fs.BoolVarP(&watchRuns, "watch", "w", false, "After listing, print runs as they arrive and change, until interrupted.")
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(runStates, cobra.ShellCompDirectiveNoFileComp))
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+// listOptions selects the runs of f in the user's namespace (or all).
+func (e *env) runListOptions(f runFilter) ([]client.ListOption, string, error) {
+	var opts []client.ListOption
+	where := "in every namespace"
+	if !f.all {
+		ns, err := e.namespace()
+		if err != nil {
+			return nil, "", err
+		}
+		opts = append(opts, client.InNamespace(ns))
+		where = "in namespace " + ns
+	}
+	if f.endpoint != "" {
+		opts = append(opts, client.MatchingLabels{agentsv1alpha1.LabelEndpoint: f.endpoint})
+		where = "of endpoint " + f.endpoint + " " + where
+	}
+	return opts, where, nil
+}
+
+// matches tells whether run passes f's state and time filters.
+func (f runFilter) matches(run *agentsv1alpha1.AgentRun, now time.Time) bool {
+	if len(f.states) > 0 && !slices.Contains(f.states, string(run.EffectiveState())) {
+		return false
+	}
+	return f.since == 0 || !run.Spec.ReceivedAt.Time.Before(now.Add(-f.since))
+}
+
+// recentRuns lists the runs f selects, newest first, at most f.limit.
+func (e *env) recentRuns(ctx context.Context, f runFilter) ([]agentsv1alpha1.AgentRun, string, string, error) {
+	if err := e.connect(); err != nil {
+		return nil, "", "", err
+	}
+	opts, where, err := e.runListOptions(f)
+	if err != nil {
+		return nil, "", "", err
+	}
+	list := &agentsv1alpha1.AgentRunList{}
+	if err := e.client.List(ctx, list, opts...); err != nil {
+		return nil, "", "", refused(err, "list runs "+where, roleRead)
+	}
+	now := e.now()
+	runs := slices.DeleteFunc(list.Items, func(r agentsv1alpha1.AgentRun) bool { return !f.matches(&r, now) })
+	sortNewestFirst(runs)
+	for i := range runs {
+		runs[i].ManagedFields = nil // as kubectl prints objects
+	}
+	if f.limit > 0 && len(runs) > f.limit {
+		runs = runs[:f.limit]
+	}
+	return runs, where, list.ResourceVersion, nil
+}
+
+func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := &runs[i], &runs[j]
+		if !a.Spec.ReceivedAt.Equal(&b.Spec.ReceivedAt) {
+			return a.Spec.ReceivedAt.After(b.Spec.ReceivedAt.Time)
+		}
+		return a.Name > b.Name // names end in a ULID: later sorts last
+	})
+}
+
+func (e *env) listRuns(ctx context.Context, f runFilter, format string, watchRuns bool) error {
+	runs, where, rv, err := e.recentRuns(ctx, f)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 && f.endpoint != "" && !f.all {
+		ns, _ := e.namespace()
+		if _, err := e.endpoint(ctx, ns, f.endpoint); err != nil {
+			return err
+		}
+	}
+	t := runTable{showEndpoint: f.endpoint == "", showNamespace: f.all, now: e.now}
+	switch {
+	case format != "" && !watchRuns:
+		list := &agentsv1alpha1.AgentRunList{Items: runs}
+		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "AgentRunList"
+		return printData(e.out, format, list)
+	case format != "":
+		for i := range runs {
+			if err := printData(e.out, format, &runs[i]); err != nil {
+				return err
+			}
+		}
+	case len(runs) == 0 && !watchRuns:
+		fmt.Fprintf(e.errOut, "No runs %s.\n", where)
+		return nil
+	default:
+		if err := t.print(e.out, runs, true); err != nil {
+			return err
+		}
+	}
+	if !watchRuns {
+		return nil
+	}
+	return e.watchRuns(ctx, f, rv, func(run *agentsv1alpha1.AgentRun) error {
+		if format != "" {
+			return printData(e.out, format, run)
+		}
+		return t.print(e.out, []agentsv1alpha1.AgentRun{*run}, false)
+	})
+}
+
+// watchRuns calls show for every run f selects that is added or changes
+// after resourceVersion rv, until ctx ends.
+func (e *env) watchRuns(ctx context.Context, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
+	opts, where, err := e.runListOptions(f)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
+	w, err := e.client.Watch(ctx, &agentsv1alpha1.AgentRunList{}, opts...)
+	if err != nil {
+		return refused(err, "watch runs "+where, roleRead)
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return fmt.Errorf("the API server ended the watch of runs %s", where)
+			}
+			run, isRun := ev.Object.(*agentsv1alpha1.AgentRun)
+			if ev.Type == watch.Error || !isRun {
+				return fmt.Errorf("watching runs %s: %v", where, ev.Object)
+			}
+			if ev.Type == watch.Deleted || !f.matches(run, e.now()) {
+				continue
+			}
+			if err := show(run); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// runTable prints runs as a table for people.
+type runTable struct {
+	showEndpoint, showNamespace bool
+	now                         func() time.Time
+}
+
+func (t runTable) print(out io.Writer, runs []agentsv1alpha1.AgentRun, header bool) error {
+	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	if header {
+		if t.showNamespace {
+			fmt.Fprint(w, "NAMESPACE\t")
+		}
+		fmt.Fprint(w, "RUN\t")
+		if t.showEndpoint {
+			fmt.Fprint(w, "ENDPOINT\t")
+		}
+		fmt.Fprintln(w, "STATE\tRECEIVED\tSTARTED\tCOMPLETED\tDURATION\tTHREAD\tMESSAGE")
+	}
+	now := t.now()
+	for i := range runs {
+		r := &runs[i]
+		if t.showNamespace {
+			fmt.Fprintf(w, "%s\t", r.Namespace)
+		}
+		fmt.Fprintf(w, "%s\t", r.Name)
+		if t.showEndpoint {
+			fmt.Fprintf(w, "%s\t", r.Spec.EndpointRef.Name)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.EffectiveState(), age(&r.Spec.ReceivedAt, now),
+			age(r.Status.StartedAt, now), age(r.Status.CompletedAt, now), orDash(r.Status.Duration), threadOf(r), oneLine(r.Status.Message, 100))
+	}
+	return w.Flush()
+}
+
+// threadOf names the thread a run worked in: its AgentThread, or a new
+// thread by the start of its A2A context ID.
+func threadOf(r *agentsv1alpha1.AgentRun) string {
+	t := r.Status.Thread
+	switch {
+	case t == nil:
+		if ref := r.Spec.TargetThreadRef; ref != nil {
+			return ref.Name
+		}
+		return "-"
+	case t.Name != "":
+		return t.Name
+	case t.ContextID != "":
+		return "new:" + t.ContextID[:min(8, len(t.ContextID))]
+	}
+	return "-"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// oneLine is s on one line, cut to n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	return cut(s, n)
+}
+
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

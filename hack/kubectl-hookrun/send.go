@@ -1,0 +1,404 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// sendOptions are the flags of test and redeliver.
+type sendOptions struct {
+	data, contentType, event string
+	receiverURL              string
+	noFollow                 bool
+	format                   string
+}
+
+func (o *sendOptions) addFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&o.receiverURL, "receiver-url", "",
+		"Send to this base URL (scheme and host, for example a port-forward's http://127.0.0.1:8080) instead of the one in the endpoint's URL; the path stays.")
+	fs.BoolVar(&o.noFollow, "no-follow", false, "Do not wait for the run to end; print the answer and stop.")
+	outputFlag(cmd, &o.format)
+}
+
+// delivered is what test and redeliver print with -o json|yaml.
+type delivered struct {
+	Endpoint   string                   `json:"endpoint"`
+	URL        string                   `json:"url"`
+	HTTPStatus int                      `json:"httpStatus"`
+	Answer     json.RawMessage          `json:"answer,omitempty"`
+	Run        *agentsv1alpha1.AgentRun `json:"run,omitempty"`
+}
+
+func newTestCommand(e *env) *cobra.Command {
+	var o sendOptions
+	cmd := &cobra.Command{
+		Use:   "test NAME",
+		Short: "Send one call as the endpoint's sender would, follow its run to the end and print the outcome",
+		Long: `Send one call to the endpoint as its configured sender would (the secret in its
+header, or the body signed with it; an event type and a new delivery ID), then
+follow the run until it ends and print its outcome. Every check of the receiver
+applies. Needs get on Secrets in the namespace for an endpoint with a secret.
+Exit status 0 when the run succeeded, 1 when the call was refused or the run failed.`,
+		Example: `  kubectl hookrun test github-issues
+  kubectl hookrun test github-issues --event pull_request --data @payload.json
+  echo '{"status":"firing"}' | kubectl hookrun test alerts --data @-`,
+		Args:              exactlyOne("endpoint name"),
+		ValidArgsFunction: e.completeEndpoints,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(o.format); err != nil {
+				return err
+			}
+			ns, err := e.namespace()
+			if err != nil {
+				return err
+			}
+			return e.test(cmd.Context(), cmd.InOrStdin(), ns, args[0], o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.data, "data", "d", "", "The body: text, @FILE, or @- for standard input (default: a sample of the sender's events).")
+	fs.StringVar(&o.contentType, "content-type", "application/json", "The Content-Type of the body.")
+	fs.StringVar(&o.event, "event", "", "The event type, for senders that name it in a header (GitHub, GitLab) or in the sample body (default: the first of spec.sender.events, or a common one).")
+	o.addFlags(cmd)
+	return cmd
+}
+
+func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o sendOptions) error {
+	ep, err := e.endpoint(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	t := ep.Spec.SenderOf()
+	if o.event != "" && !namesEvents(t) {
+		return usageError{fmt.Errorf("--event: senders of type %s name no event", t)}
+	}
+	if o.event != "" && o.data != "" && !eventInHeader(t) {
+		return usageError{fmt.Errorf("--event: a %s sender names its event in the body; put it into the body you send", t)}
+	}
+	d := delivery{event: o.event}
+	if d.event == "" {
+		d.event = defaultEvent(&ep.Spec)
+	}
+	var body []byte
+	switch {
+	case o.data == "":
+		id := ""
+		if bodyCarriesID(t) {
+			id = newDeliveryID("hookrun-test-")
+		}
+		body = sampleBody(t, d.event, id)
+	case o.data == "@-":
+		if body, err = io.ReadAll(io.LimitReader(stdin, agentsv1alpha1.MaxPayloadBytes+1)); err != nil {
+			return err
+		}
+	case strings.HasPrefix(o.data, "@"):
+		if body, err = os.ReadFile(o.data[1:]); err != nil {
+			return usageError{fmt.Errorf("--data: %w", err)}
+		}
+	default:
+		body = []byte(o.data)
+	}
+	if !eventInHeader(t) {
+		d.event = ""
+	}
+	if !bodyCarriesID(t) {
+		d.id = newDeliveryID("hookrun-test-")
+	}
+	return e.deliver(ctx, ep, body, o.contentType, d, o)
+}
+
+func newRedeliverCommand(e *env) *cobra.Command {
+	var o sendOptions
+	cmd := &cobra.Command{
+		Use:   "redeliver RUN",
+		Short: "Send a past run's stored payload again through the receiver, and follow the new run",
+		Long: `Send the body a run received, stored while its payload is retained, to its endpoint
+again, as the endpoint's sender would, with the event type the run recorded and a
+new delivery ID (a sender that carries the delivery ID in the body, Stripe or
+Slack, repeats it: while the first run exists the receiver answers with that
+run's id and starts nothing). Every check of the receiver applies. Needs get on
+Secrets in the namespace (the payload and the endpoint's secret are Secrets).`,
+		Args:              exactlyOne("run name (the runId)"),
+		ValidArgsFunction: e.completeRuns,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(o.format); err != nil {
+				return err
+			}
+			ns, err := e.namespace()
+			if err != nil {
+				return err
+			}
+			return e.redeliver(cmd.Context(), ns, args[0], o)
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// errPayloadGone: the run's payload is no longer stored.
+var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
+
+func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) error {
+	if err := e.connect(); err != nil {
+		return err
+	}
+	run := &agentsv1alpha1.AgentRun{}
+	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("run %q not found in namespace %s: %w", name, ns, errPayloadGone)
+		}
+		return refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
+	}
+	if run.Spec.Payload == nil {
+		return fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",
+			ns, name, run.EffectiveState(), oneLine(run.Status.Message, 200))
+	}
+	payload := &corev1.Secret{}
+	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
+		}
+		return refused(err, fmt.Sprintf("read the payload of run %s/%s (Secret %s)", ns, name, run.Spec.Payload.SecretName), roleSecrets)
+	}
+	body, ok := payload.Data[agentsv1alpha1.PayloadBodyKey]
+	if !ok {
+		return fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
+	}
+	ep, err := e.endpoint(ctx, ns, run.Spec.EndpointRef.Name)
+	if err != nil {
+		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
+	}
+	var d delivery
+	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
+		d.event = run.Spec.Sender.Event
+	}
+	if !bodyCarriesID(ep.Spec.SenderOf()) {
+		d.id = newDeliveryID("hookrun-redeliver-")
+	}
+	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), age(&run.Spec.ReceivedAt, e.now()))
+	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
+}
+
+// errRunFailed: the call was refused, ignored, or its run did not succeed.
+var errRunFailed = errors.New("no successful run")
+
+// deliver sends body to ep as its sender would, reports the answer and
+// follows the run it starts.
+func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d delivery, o sendOptions) error {
+	target, err := e.target(ep, o.receiverURL)
+	if err != nil {
+		return err
+	}
+	secret := ""
+	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
+		if secret, err = e.secretOf(ctx, ep); err != nil {
+			return fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
+		}
+	}
+	c, err := buildCall(&ep.Spec, secret, body, contentType, d, e.now())
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(c.body))
+	if err != nil {
+		return err
+	}
+	if c.contentType != "" {
+		req.Header.Set("Content-Type", c.contentType)
+	}
+	for _, h := range c.headers {
+		req.Header.Set(h.name, h.value)
+	}
+	human := o.format == ""
+	if human {
+		fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", target, ep.Spec.SenderOf(), describeDelivery(d), len(c.body))
+	}
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("calling the receiver at %s: %w (from outside the cluster, --receiver-url can name a port-forward)", target, err)
+	}
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	answer = bytes.TrimSpace(answer)
+	out := delivered{Endpoint: ep.Namespace + "/" + ep.Name, URL: target, HTTPStatus: resp.StatusCode}
+	if json.Valid(answer) {
+		out.Answer = answer
+	}
+	if human {
+		fmt.Fprintf(e.out, "%s %s\n", resp.Status, answer)
+	}
+	result := e.judgeAnswer(resp.StatusCode, answer, d)
+	if resp.StatusCode == http.StatusAccepted && !o.noFollow {
+		var accepted struct {
+			RunID string `json:"runId"`
+		}
+		if err := json.Unmarshal(answer, &accepted); err != nil || accepted.RunID == "" {
+			return fmt.Errorf("the receiver answered 202 without a runId: %s", answer)
+		}
+		out.Run, result = e.follow(ctx, ep.Namespace, accepted.RunID, human)
+	}
+	if !human {
+		if err := printData(e.out, o.format, out); err != nil {
+			return err
+		}
+	}
+	return result
+}
+
+// target is the URL to send to: the endpoint's, or its path on base.
+func (e *env) target(ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
+	if ep.Status.URL == "" {
+		return "", fmt.Errorf("endpoint %s/%s has no URL yet (%s)", ep.Namespace, ep.Name, phaseOf(ep))
+	}
+	if base == "" {
+		return ep.Status.URL, nil
+	}
+	u, err := url.Parse(ep.Status.URL)
+	if err != nil {
+		return "", err
+	}
+	b, err := url.Parse(base)
+	if err != nil || b.Scheme == "" || b.Host == "" {
+		return "", usageError{fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base)}
+	}
+	u.Scheme, u.Host = b.Scheme, b.Host
+	return u.String(), nil
+}
+
+func describeDelivery(d delivery) string {
+	var parts []string
+	if d.event != "" {
+		parts = append(parts, "event "+d.event)
+	}
+	if d.id != "" {
+		parts = append(parts, "delivery "+d.id)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// judgeAnswer says what an answer other than a followed 202 means.
+func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
+	var a struct {
+		Status string `json:"status"`
+		Error  struct {
+			Code, Message string
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(answer, &a)
+	switch {
+	case status == http.StatusAccepted:
+		return nil
+	case status == http.StatusOK && a.Status == "ignored":
+		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, d.event)
+	case status < 300:
+		return nil // a handshake (pong, challenge): answered, no run
+	case a.Error.Code != "":
+		return fmt.Errorf("%w: the receiver refused the call: %d %s: %s", errRunFailed, status, a.Error.Code, a.Error.Message)
+	}
+	return fmt.Errorf("%w: the receiver answered %d", errRunFailed, status)
+}
+
+// follow waits until the run ends, printing its states for people.
+func (e *env) follow(ctx context.Context, ns, name string, human bool) (*agentsv1alpha1.AgentRun, error) {
+	if human {
+		fmt.Fprintf(e.out, "Following run %s (kubectl hookrun runs shows it later)\n", name)
+	}
+	var run *agentsv1alpha1.AgentRun
+	var last agentsv1alpha1.RunState
+	err := e.waitFor(ctx, func(ctx context.Context) (bool, error) {
+		cur := &agentsv1alpha1.AgentRun{}
+		if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur); err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, nil // the receiver stores the run before it answers; a cache may lag
+			}
+			return false, refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
+		}
+		run = cur
+		if s := cur.EffectiveState(); s != last && human {
+			last = s
+			fmt.Fprintf(e.out, "  %s%s\n", s, stateDetail(cur))
+		}
+		return cur.EffectiveState().IsFinished(), nil
+	})
+	if err != nil {
+		state := "not found"
+		if run != nil {
+			state = string(run.EffectiveState())
+		}
+		return run, fmt.Errorf("run %s/%s is still %s after %s (--wait-timeout): %w", ns, name, state, e.timeout, err)
+	}
+	if human {
+		printOutcome(e.out, run)
+	}
+	if run.EffectiveState() != agentsv1alpha1.RunSuccess {
+		return run, fmt.Errorf("%w: run %s/%s ended %s: %s", errRunFailed, ns, name, run.EffectiveState(), oneLine(run.Status.Message, 500))
+	}
+	return run, nil
+}
+
+func stateDetail(r *agentsv1alpha1.AgentRun) string {
+	switch r.EffectiveState() {
+	case agentsv1alpha1.RunRunning:
+		return " (thread " + threadOf(r) + ")"
+	case agentsv1alpha1.RunSuccess, agentsv1alpha1.RunError:
+		if r.Status.Duration != "" {
+			return " after " + r.Status.Duration
+		}
+	}
+	return ""
+}
+
+func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
+	fmt.Fprintf(out, "Run %s: %s", r.Name, r.EffectiveState())
+	if r.Status.Duration != "" {
+		fmt.Fprintf(out, " in %s", r.Status.Duration)
+	}
+	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
+	if r.Status.Message != "" {
+		fmt.Fprintf(out, "Message: %s\n", r.Status.Message)
+	}
+	if r.Status.Output != "" {
+		fmt.Fprintln(out, "Output:")
+		for _, line := range strings.Split(strings.TrimRight(r.Status.Output, "\n"), "\n") {
+			fmt.Fprintln(out, "  "+line)
+		}
+	}
+}

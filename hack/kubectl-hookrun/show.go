@@ -1,0 +1,231 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// recentOnCard is how many invocations the card lists.
+const recentOnCard = 10
+
+// card is an endpoint's card, as show prints it (-o json|yaml prints this).
+type card struct {
+	Namespace  string                             `json:"namespace"`
+	Name       string                             `json:"name"`
+	Agent      string                             `json:"agent"`
+	Owner      string                             `json:"owner"`
+	Phase      string                             `json:"phase"`
+	URL        string                             `json:"url"`
+	Sender     agentsv1alpha1.SenderType          `json:"sender"`
+	Setup      []string                           `json:"setup"`
+	Secret     string                             `json:"secret,omitempty"` // where it is, never the value
+	Curl       string                             `json:"curl,omitempty"`
+	CurlNote   string                             `json:"curlNote,omitempty"`
+	Conditions []metav1.Condition                 `json:"conditions,omitempty"`
+	Runs       agentsv1alpha1.RunCounts           `json:"runs"`
+	Rejections *agentsv1alpha1.EndpointRejections `json:"rejections,omitempty"`
+	Recent     []agentsv1alpha1.AgentRun          `json:"recent"`
+}
+
+func newShowCommand(e *env) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print an endpoint's card: URL, sender setup, a sample curl that works as printed, conditions, recent invocations",
+		Long: `Print an endpoint's card: its URL, what the sender must be configured with, a
+sample curl for its sender type (carrying the secret, or signed with it; a
+timestamped signature is valid for spec.sender.tolerance), its conditions in
+words, its run counts and its last 10 invocations. The curl needs the secret:
+without get on Secrets in the namespace the card says so and shows the rest.`,
+		Args:              exactlyOne("endpoint name"),
+		ValidArgsFunction: e.completeEndpoints,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(format); err != nil {
+				return err
+			}
+			ns, err := e.namespace()
+			if err != nil {
+				return err
+			}
+			c, err := e.card(cmd.Context(), ns, args[0])
+			if err != nil {
+				return err
+			}
+			if format != "" {
+				return printData(e.out, format, c)
+			}
+			return c.print(e.out, e.now())
+		},
+	}
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
+	ep, err := e.endpoint(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	c := &card{
+		Namespace: ns, Name: name, Agent: ep.Spec.AgentRef.Name, Owner: ep.Spec.Owner.UserName(),
+		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
+		Conditions: ep.Status.Conditions, Runs: ep.Status.Runs, Rejections: ep.Status.Rejections,
+	}
+	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
+		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
+	}
+	c.Setup = senderSetup(&ep.Spec, name)
+	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
+	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name, limit: recentOnCard})
+	if err != nil {
+		return nil, err
+	}
+	c.Recent = runs
+	return c, nil
+}
+
+// sampleCurl is a curl command that makes a call as the endpoint's sender
+// would, and a note on it; without the secret, only the note.
+func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+	if ep.Status.URL == "" {
+		return "", "The endpoint has no URL yet: " + phaseOf(ep) + "."
+	}
+	secret := ""
+	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
+		var err error
+		if secret, err = e.secretOf(ctx, ep); err != nil {
+			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
+		}
+	}
+	t := ep.Spec.SenderOf()
+	d := delivery{event: defaultEvent(&ep.Spec)}
+	id := ""
+	if bodyCarriesID(t) || needsDeliveryID(t) {
+		id = newDeliveryID("hookrun-sample-")
+	}
+	body := sampleBody(t, d.event, id)
+	if !eventInHeader(t) {
+		d.event = ""
+	}
+	if needsDeliveryID(t) {
+		d.id = id
+	}
+	now := e.now()
+	call, err := buildCall(&ep.Spec, secret, body, "application/json", d, now)
+	if err != nil {
+		return "", "No sample call: " + err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", shellQuote(ep.Status.URL))
+	fmt.Fprintf(&b, "  -H %s \\\n", shellQuote("Content-Type: "+call.contentType))
+	for _, h := range call.headers {
+		fmt.Fprintf(&b, "  -H %s \\\n", shellQuote(h.name+": "+h.value))
+	}
+	fmt.Fprintf(&b, "  --data-binary %s", shellQuote(string(call.body)))
+	var notes []string
+	if !call.expires.IsZero() {
+		notes = append(notes, fmt.Sprintf("Its signed timestamp is accepted until %s (%s from now); run show again for a fresh one.",
+			call.expires.UTC().Format(time.RFC3339), call.expires.Sub(now).Round(time.Second)))
+	}
+	if id != "" {
+		notes = append(notes, "It carries delivery ID "+id+": sent again, it is answered with the first run's id and starts nothing.")
+	}
+	if secret != "" && !t.Signed() {
+		notes = append(notes, "It carries the secret: treat it as one.")
+	}
+	return b.String(), strings.Join(notes, " ")
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (c *card) print(out io.Writer, now time.Time) error {
+	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", c.Namespace, c.Name)
+	fmt.Fprintf(w, "Agent:\t%s\n", c.Agent)
+	fmt.Fprintf(w, "Owner:\t%s\n", c.Owner)
+	fmt.Fprintf(w, "Phase:\t%s\n", c.Phase)
+	fmt.Fprintf(w, "URL:\t%s\n", orNone(c.URL))
+	fmt.Fprintf(w, "Sender:\t%s\n", c.Sender)
+	for _, line := range c.Setup {
+		fmt.Fprintf(w, "\t%s\n", line)
+	}
+	if c.Secret != "" {
+		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", c.Name, c.Secret)
+	} else {
+		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
+	}
+	runs := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
+	if c.Runs.LastRunTime != nil {
+		runs += ", last received " + age(c.Runs.LastRunTime, now)
+	}
+	fmt.Fprintf(w, "Runs:\t%s\n", runs)
+	if r := c.Rejections; r != nil && len(r.Counts) > 0 {
+		var parts []string
+		for _, rc := range r.Counts {
+			parts = append(parts, fmt.Sprintf("%s %d", rc.Code, rc.Count))
+		}
+		fmt.Fprintf(w, "Refused:\t%s (since %s)\n", strings.Join(parts, ", "), age(&r.Since, now))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nSample call:")
+	if c.Curl != "" {
+		for _, line := range strings.Split(c.Curl, "\n") {
+			fmt.Fprintln(out, "  "+line)
+		}
+	}
+	if c.CurlNote != "" {
+		fmt.Fprintln(out, "  "+c.CurlNote)
+	}
+	fmt.Fprintln(out, "\nConditions:")
+	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tMESSAGE")
+	for _, cond := range c.Conditions {
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", cond.Type, cond.Status, cond.Reason, oneLine(cond.Message, 160))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", c.Name)
+	if len(c.Recent) == 0 {
+		fmt.Fprintln(out, "  none yet")
+		return nil
+	}
+	var b strings.Builder
+	if err := (runTable{now: func() time.Time { return now }}).print(&b, c.Recent, true); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprintln(out, "  "+line)
+	}
+	return nil
+}

@@ -226,6 +226,9 @@ type AgentRunStatus struct {
 // +kubebuilder:printcolumn:name="Started",type=date,JSONPath=`.status.startedAt`
 // +kubebuilder:printcolumn:name="Duration",type=string,JSONPath=`.status.duration`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=`.status.completedAt`,priority=1
+// +kubebuilder:printcolumn:name="Thread",type=string,JSONPath=`.status.thread.contextId`,priority=1,description="The A2A context (thread) the run worked in; the runs appended to one AgentThread share it"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`,priority=1,description="Why the run failed or was skipped"
 type AgentRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

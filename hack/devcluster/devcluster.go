@@ -136,10 +136,11 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err := os.MkdirAll(filepath.Join(opts.WorkDir, "logs"), 0o755); err != nil {
 		return nil, err
 	}
-	c = &Cluster{opts: opts, procs: map[string]*process{}, ReceiverURL: "http://" + opts.ReceiverAddress}
+	started := &Cluster{opts: opts, procs: map[string]*process{}, ReceiverURL: "http://" + opts.ReceiverAddress}
+	c = started
 	defer func() {
 		if err != nil {
-			c.Stop()
+			started.Stop() // c is nil by now: each error return sets it
 		}
 	}()
 	if err := c.startControlPlane(); err != nil {

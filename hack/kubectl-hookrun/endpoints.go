@@ -82,6 +82,12 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 		fmt.Fprintf(e.errOut, "No webhook endpoints %s.\n", where)
 		return nil
 	}
+	// Run counts from the runs that exist now, as the card counts them.
+	runs := &agentsv1alpha1.AgentRunList{}
+	if err := e.client.List(ctx, runs, opts...); err != nil {
+		return refused(err, "list runs "+where, roleRead)
+	}
+	counts := countRuns(runs.Items)
 	w := tabwriter.NewWriter(e.out, 0, 8, 2, ' ', 0)
 	if all {
 		fmt.Fprint(w, "NAMESPACE\t")
@@ -94,7 +100,7 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 			fmt.Fprintf(w, "%s\t", ep.Namespace)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.Name, ep.Spec.AgentRef.Name, ep.Spec.SenderOf(),
-			phaseOf(ep), runCounts(ep.Status.Runs), age(ep.Status.Runs.LastRunTime, now), orNone(ep.Status.URL))
+			phaseOf(ep), runCounts(counts[client.ObjectKeyFromObject(ep)]), age(counts[client.ObjectKeyFromObject(ep)].LastRunTime, now), orNone(ep.Status.URL))
 	}
 	return w.Flush()
 }
@@ -119,7 +125,7 @@ func phaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
 
 func runCounts(r agentsv1alpha1.RunCounts) string {
 	if r.Running > 0 {
-		return fmt.Sprintf("%d (%d running)", r.Total, r.Running)
+		return fmt.Sprintf("%d (%d in progress)", r.Total, r.Running)
 	}
 	return fmt.Sprint(r.Total)
 }

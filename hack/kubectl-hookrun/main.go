@@ -142,7 +142,12 @@ func (e *env) namespace() (string, error) {
 
 func newRootCommand(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "kubectl hookrun",
+		Use:   "kubectl-hookrun",
+		Annotations: map[string]string{
+			// Help and usage say "kubectl hookrun"; completion scripts
+			// are for the binary's own name.
+			cobra.CommandDisplayNameAnnotation: programName,
+		},
 		Short: "Work with hookrun's webhook endpoints and their runs",
 		Long: `kubectl hookrun shows hookrun's webhook endpoints as cards (the URL, what the
 sender must be configured with, a sample curl that works as printed, the recent
@@ -154,9 +159,6 @@ lists which role each command needs.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
-		CompletionOptions: cobra.CompletionOptions{
-			HiddenDefaultCmd: false,
-		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if e.timeout <= 0 {
 				return usageError{fmt.Errorf("--wait-timeout must be positive")}

@@ -70,6 +70,16 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 	if takeOwnership && !ownerLeft {
 		return fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
 	}
+	if !pause && ownerLeft && !takeOwnership {
+		if ep.Spec.Paused {
+			if err := e.patchSpec(ctx, ep, map[string]any{"paused": false}); err != nil {
+				return refused(err, fmt.Sprintf("resume endpoint %s/%s", ns, name), roleMember)
+			}
+		}
+		return fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
+			"It resumes when the owner is a member again, or when another member takes ownership: kubectl hookrun resume %s --take-ownership",
+			ns, name, ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, name)
+	}
 	spec := map[string]any{"paused": pause}
 	verb := "pause"
 	if !pause {
@@ -84,17 +94,8 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 		spec["owner"] = map[string]any{"user": me, "groups": nil}
 		verb = "take ownership of"
 	}
-	body, err := json.Marshal(map[string]any{"spec": spec})
-	if err != nil {
-		return err
-	}
-	if err := e.client.Patch(ctx, ep, client.RawPatch(client.Merge.Type(), body)); err != nil {
+	if err := e.patchSpec(ctx, ep, spec); err != nil {
 		return refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), roleMember)
-	}
-	if !pause && ownerLeft && !takeOwnership {
-		return fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
-			"It resumes when the owner is a member again, or when a member takes ownership: kubectl hookrun resume %s --take-ownership",
-			ns, name, ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, name)
 	}
 	generation := ep.Generation
 	err = e.waitFor(ctx, func(ctx context.Context) (bool, error) {
@@ -119,4 +120,13 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 	}
 	fmt.Fprintf(e.out, "Endpoint %s/%s is %s: it accepts calls at %s\n", ns, name, phaseOf(ep), ep.Status.URL)
 	return nil
+}
+
+// patchSpec merge-patches the endpoint's spec with fields.
+func (e *env) patchSpec(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, fields map[string]any) error {
+	body, err := json.Marshal(map[string]any{"spec": fields})
+	if err != nil {
+		return err
+	}
+	return e.client.Patch(ctx, ep, client.RawPatch(client.Merge.Type(), body))
 }

@@ -134,8 +134,13 @@ func (e *env) recentRuns(ctx context.Context, f runFilter) ([]agentsv1alpha1.Age
 	if err := e.client.List(ctx, list, opts...); err != nil {
 		return nil, "", "", refused(err, "list runs "+where, roleRead)
 	}
+	return e.selectRuns(list.Items, f), where, list.ResourceVersion, nil
+}
+
+// selectRuns is the runs f selects, newest first, at most f.limit.
+func (e *env) selectRuns(runs []agentsv1alpha1.AgentRun, f runFilter) []agentsv1alpha1.AgentRun {
 	now := e.now()
-	runs := slices.DeleteFunc(list.Items, func(r agentsv1alpha1.AgentRun) bool { return !f.matches(&r, now) })
+	runs = slices.DeleteFunc(slices.Clone(runs), func(r agentsv1alpha1.AgentRun) bool { return !f.matches(&r, now) })
 	sortNewestFirst(runs)
 	for i := range runs {
 		runs[i].ManagedFields = nil // as kubectl prints objects
@@ -143,7 +148,32 @@ func (e *env) recentRuns(ctx context.Context, f runFilter) ([]agentsv1alpha1.Age
 	if f.limit > 0 && len(runs) > f.limit {
 		runs = runs[:f.limit]
 	}
-	return runs, where, list.ResourceVersion, nil
+	return runs
+}
+
+// countRuns counts runs by namespace and endpoint, as the card shows them:
+// from the runs that exist now (an endpoint's status.runs may lag by a
+// reconcile).
+func countRuns(runs []agentsv1alpha1.AgentRun) map[client.ObjectKey]agentsv1alpha1.RunCounts {
+	counts := map[client.ObjectKey]agentsv1alpha1.RunCounts{}
+	for i := range runs {
+		r := &runs[i]
+		key := client.ObjectKey{Namespace: r.Namespace, Name: r.Spec.EndpointRef.Name}
+		c := counts[key]
+		c.Total++
+		switch r.EffectiveState() {
+		case agentsv1alpha1.RunQueued:
+			c.Queued++
+			c.Running++
+		case agentsv1alpha1.RunRunning:
+			c.Running++
+		}
+		if c.LastRunTime == nil || r.Spec.ReceivedAt.After(c.LastRunTime.Time) {
+			c.LastRunTime = r.Spec.ReceivedAt.DeepCopy()
+		}
+		counts[key] = c
+	}
+	return counts
 }
 
 func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {

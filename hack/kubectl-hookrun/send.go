@@ -339,7 +339,7 @@ func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
 // follow waits until the run ends, printing its states for people.
 func (e *env) follow(ctx context.Context, ns, name string, human bool) (*agentsv1alpha1.AgentRun, error) {
 	if human {
-		fmt.Fprintf(e.out, "Following run %s (kubectl hookrun runs shows it later)\n", name)
+		fmt.Fprintf(e.errOut, "Following run %s until it ends (kubectl hookrun runs shows it later)...\n", name)
 	}
 	var run *agentsv1alpha1.AgentRun
 	var last agentsv1alpha1.RunState
@@ -352,9 +352,11 @@ func (e *env) follow(ctx context.Context, ns, name string, human bool) (*agentsv
 			return false, refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
 		}
 		run = cur
+		// Progress goes to standard error: which states a poll sees
+		// depends on timing; the outcome on standard output does not.
 		if s := cur.EffectiveState(); s != last && human {
 			last = s
-			fmt.Fprintf(e.out, "  %s%s\n", s, stateDetail(cur))
+			fmt.Fprintf(e.errOut, "  %s%s\n", s, stateDetail(cur))
 		}
 		return cur.EffectiveState().IsFinished(), nil
 	})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -94,18 +95,19 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 	c := &card{
 		Namespace: ns, Name: name, Agent: ep.Spec.AgentRef.Name, Owner: ep.Spec.Owner.UserName(),
 		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
-		Conditions: ep.Status.Conditions, Runs: ep.Status.Runs, Rejections: ep.Status.Rejections,
+		Conditions: ep.Status.Conditions, Rejections: ep.Status.Rejections,
 	}
 	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
 		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
 	}
 	c.Setup = senderSetup(&ep.Spec, name)
 	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
-	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name, limit: recentOnCard})
+	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name})
 	if err != nil {
 		return nil, err
 	}
-	c.Recent = runs
+	c.Runs = countRuns(runs)[client.ObjectKeyFromObject(ep)]
+	c.Recent = runs[:min(recentOnCard, len(runs))]
 	return c, nil
 }
 

@@ -142,7 +142,7 @@ func (e *env) namespace() (string, error) {
 
 func newRootCommand(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "kubectl-hookrun",
+		Use: "kubectl-hookrun",
 		Annotations: map[string]string{
 			// Help and usage say "kubectl hookrun"; completion scripts
 			// are for the binary's own name.

@@ -26,7 +26,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,6 +74,26 @@ Ctrl-C stops everything.`,
 	return cmd
 }
 
+// pluginCommands lists the plugin's commands for the endpoint named ep.
+func pluginCommands(ep string) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	for _, c := range [][2]string{
+		{"endpoints", "every endpoint: agent, sender, phase, runs, URL"},
+		{"show " + ep, "its card: URL, a sample curl that works as printed, recent invocations"},
+		{"test " + ep, "send a call as its sender would and follow the run to its end"},
+		{"runs " + ep + " --watch", "recent invocations, newest first, and new ones as they come"},
+		{"secret " + ep, "the secret, with the warning to save it"},
+		{"rotate " + ep, "a new secret, printed once; the old one stops working"},
+		{"pause " + ep + " / resume " + ep, "calls answered 422 while paused"},
+		{"redeliver RUN", "send a past run's payload again"},
+	} {
+		fmt.Fprintf(w, "  kubectl hookrun %s\t# %s\n", c[0], c[1])
+	}
+	_ = w.Flush()
+	return b.String()
+}
+
 func runDev(ctx context.Context, out io.Writer, opts devcluster.Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -107,6 +129,9 @@ Watch its runs reach success (the demo agent answers with the payload's size and
   %s get agentruns -n %s -l %s=%s --sort-by=.metadata.creationTimestamp -w
   %s get agentruns -n %s -o custom-columns=RUN:.metadata.name,STATE:.status.state,OUTPUT:.status.output
 
+Or with the kubectl plugin (bin/kubectl-hookrun), in another shell:
+  export PATH="$PWD/bin:$PWD/%s:$PATH" KUBECONFIG="$PWD/%s"
+%s
 Kubeconfigs (as %s, and as an admin): %s, %s
 Ctrl-C stops everything.
 `, time.Since(began).Round(100*time.Millisecond), filepath.Join(opts.WorkDir, "logs"),
@@ -114,6 +139,7 @@ Ctrl-C stops everything.
 		devcluster.ShellQuote(ep.URL), devcluster.ShellQuote(agentsv1alpha1.SecretHeader+": "+ep.Secret),
 		kubectl, ep.Namespace, agentsv1alpha1.LabelEndpoint, ep.Name,
 		kubectl, ep.Namespace,
+		filepath.Clean(opts.Assets), c.DeveloperKubeconfig, pluginCommands(ep.Name),
 		devcluster.Developer, c.DeveloperKubeconfig, c.Kubeconfig("admin"))
 	ticker := time.NewTicker(time.Second)
 	defer ticker.Stop()

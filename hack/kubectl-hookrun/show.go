@@ -194,7 +194,7 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		for _, rc := range r.Counts {
 			parts = append(parts, fmt.Sprintf("%s %d", rc.Code, rc.Count))
 		}
-		fmt.Fprintf(w, "Refused:\t%s (since %s)\n", strings.Join(parts, ", "), age(&r.Since, now))
+		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), age(r.LastRejectionTime, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -23,6 +23,8 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -136,6 +138,35 @@ func age(t *metav1.Time, now time.Time) string {
 		return "-"
 	}
 	return duration.HumanDuration(now.Sub(t.Time)) + " ago"
+}
+
+// printable is s safe to print on a terminal: control characters (other
+// than newline and tab) and the bidirectional overrides that reorder what a
+// reader sees are written as \u escapes. Run messages and outputs carry
+// text from payloads and agents, which a hostile sender controls.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case unicode.IsControl(r), r == utf8.RuneError:
+		return true
+	}
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 // condition returns the condition of type t, or nil.

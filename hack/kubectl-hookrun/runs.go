@@ -322,9 +322,9 @@ func orDash(s string) string {
 	return s
 }
 
-// oneLine is s on one line, cut to n characters.
+// oneLine is s on one line, printable, cut to n characters.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "))
 	if s == "" {
 		return "-"
 	}

@@ -260,7 +260,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		out.Answer = answer
 	}
 	if human {
-		fmt.Fprintf(e.out, "%s %s\n", resp.Status, answer)
+		fmt.Fprintf(e.out, "%s %s\n", printable(resp.Status), printable(string(answer)))
 	}
 	result := e.judgeAnswer(resp.StatusCode, answer, d)
 	if resp.StatusCode == http.StatusAccepted && !o.noFollow {
@@ -395,11 +395,11 @@ func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
 	}
 	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
 	if r.Status.Message != "" {
-		fmt.Fprintf(out, "Message: %s\n", r.Status.Message)
+		fmt.Fprintf(out, "Message: %s\n", printable(r.Status.Message))
 	}
 	if r.Status.Output != "" {
 		fmt.Fprintln(out, "Output:")
-		for _, line := range strings.Split(strings.TrimRight(r.Status.Output, "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(printable(r.Status.Output), "\n"), "\n") {
 			fmt.Fprintln(out, "  "+line)
 		}
 	}

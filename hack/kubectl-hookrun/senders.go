@@ -189,6 +189,9 @@ func buildCall(spec *agentsv1alpha1.WebhookEndpointSpec, secret string, body []b
 		add(s.Header, s.Prefix+sig)
 		add("Idempotency-Key", d.id)
 	case agentsv1alpha1.SenderStandardWebhooks:
+		if d.id == "" {
+			return call{}, fmt.Errorf("a Standard Webhooks call needs a delivery ID: webhook-id is signed")
+		}
 		key, err := agentsv1alpha1.SigningKey(t, []byte(secret))
 		if err != nil {
 			return call{}, fmt.Errorf("the endpoint's secret is %w", err)

@@ -177,7 +177,7 @@ func (c *card) print(out io.Writer, now time.Time) error {
 	fmt.Fprintf(w, "URL:\t%s\n", orNone(c.URL))
 	fmt.Fprintf(w, "Sender:\t%s\n", c.Sender)
 	for _, line := range c.Setup {
-		fmt.Fprintf(w, "\t%s\n", line)
+		fmt.Fprintf(w, "\t%s\n", printable(line))
 	}
 	if c.Secret != "" {
 		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", c.Name, c.Secret)

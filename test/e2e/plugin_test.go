@@ -431,6 +431,13 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Expect(r.stdout).To(MatchRegexp(`Run deploy-events-[0-9a-z]{26}: error in `))
 		Expect(r.stderr).To(MatchRegexp(`run plugin/deploy-events-[0-9a-z]{26} ended error`))
 
+		By("what a hostile sender put into the payload reaches the terminal escaped, not as control sequences")
+		r = hookrunPlugin(ctx, "test", "deploy-events", "--data", "\x1b]0;owned\x07\u202eevil", "--content-type", "text/plain")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring(`First line: \u001b]0;owned\u0007\u202eevil`))
+		Expect(r.stdout).NotTo(ContainSubstring("\x1b"))
+		Expect(r.stdout).NotTo(ContainSubstring("\u202e"))
+
 		By("--data @- reads the body from standard input, -o json prints the outcome")
 		cmd := exec.CommandContext(ctx, pluginBinary, "--kubeconfig", cluster.DeveloperKubeconfig, "-n", pluginNS,
 			"test", "gitlab-issues", "--data", "@-", "-o", "json")

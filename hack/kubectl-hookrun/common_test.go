@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcode and emoji 🚀": "plain text, ünïcode and emoji 🚀",
+		"two\nlines\tand a tab":           "two\nlines\tand a tab",
+		"\x1b[31mred\x1b[0m":              `\u001b[31mred\u001b[0m`,
+		"\x1b]0;title\x07":                `\u001b]0;title\u0007`,
+		"carriage\rreturn":                `carriage\u000dreturn`,
+		"abc\u202edcba":                   `abc\u202edcba`,
+		"isolate\u2066x\u2069":            `isolate\u2066x\u2069`,
+		"\u009b31m (C1 CSI)":              `\u009b31m (C1 CSI)`,
+		"bad \xff byte":                   `bad \ufffd byte`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPhaseOf(t *testing.T) {
+	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: status, Reason: reason}}
+	}
+	for want, st := range map[string]agentsv1alpha1.WebhookEndpointStatus{
+		"Pending":                  {ObservedGeneration: -1},
+		"Active":                   {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable)},
+		"Paused (by owner)":        {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonPaused, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonPaused)},
+		"Paused (OwnerNotMember)":  {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember)},
+		"NotReady (AgentNotFound)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound)},
+		"Refusing (AgentArchived)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAgentArchived)},
+	} {
+		ep := &agentsv1alpha1.WebhookEndpoint{Status: st}
+		if got := phaseOf(ep); got != want {
+			t.Errorf("phaseOf(%+v) = %q, want %q", st, got, want)
+		}
+	}
+}
+
+func TestCountRunsAndNewestFirst(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	run := func(ns, ep, name string, at time.Duration, state agentsv1alpha1.RunState, payload bool) agentsv1alpha1.AgentRun {
+		r := agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: agentsv1alpha1.AgentRunSpec{
+				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: ep},
+				ReceivedAt:  metav1.NewTime(t0.Add(at)),
+			},
+			Status: agentsv1alpha1.AgentRunStatus{State: state},
+		}
+		if payload {
+			r.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name}
+		}
+		return r
+	}
+	runs := []agentsv1alpha1.AgentRun{
+		run("a", "hook", "hook-1", 0, agentsv1alpha1.RunSuccess, true),
+		run("a", "hook", "hook-3", 2*time.Minute, "", true), // queued: no state yet
+		run("a", "hook", "hook-2", time.Minute, agentsv1alpha1.RunRunning, true),
+		run("a", "hook", "hook-4", 2*time.Minute, "", false), // skipped: no payload
+		run("b", "hook", "hook-9", time.Hour, agentsv1alpha1.RunError, true),
+	}
+	counts := countRuns(runs)
+	got := counts[client.ObjectKey{Namespace: "a", Name: "hook"}]
+	if got.Total != 4 || got.Running != 2 || got.Queued != 1 || !got.LastRunTime.Equal(&metav1.Time{Time: t0.Add(2 * time.Minute)}) {
+		t.Errorf("counts of a/hook = %+v", got)
+	}
+	if b := counts[client.ObjectKey{Namespace: "b", Name: "hook"}]; b.Total != 1 || b.Running != 0 {
+		t.Errorf("counts of b/hook = %+v", b)
+	}
+
+	e := &env{now: func() time.Time { return t0.Add(90 * time.Minute) }}
+	var names []string
+	for _, r := range e.selectRuns(runs, runFilter{states: []string{"queued", "running", "skipped"}}) {
+		names = append(names, r.Name)
+	}
+	if want := []string{"hook-4", "hook-3", "hook-2"}; !slices.Equal(names, want) {
+		t.Errorf("selected %v, want %v (newest first; the same time: the later name first)", names, want)
+	}
+	names = nil
+	for _, r := range e.selectRuns(runs, runFilter{since: 89 * time.Minute, limit: 2}) {
+		names = append(names, r.Name)
+	}
+	if want := []string{"hook-9", "hook-4"}; !slices.Equal(names, want) {
+		t.Errorf("--since 89m --limit 2 selected %v, want %v", names, want)
+	}
+}
+
+func TestTarget(t *testing.T) {
+	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{URL: "https://hooks.example.com/api/webhooks/abc/receive"}}
+	e := &env{}
+	if got, err := e.target(ep, ""); err != nil || got != ep.Status.URL {
+		t.Errorf("target without --receiver-url = %q, %v", got, err)
+	}
+	if got, err := e.target(ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
+		t.Errorf("target with --receiver-url = %q, %v", got, err)
+	}
+	if _, err := e.target(ep, "localhost:8080"); err == nil {
+		t.Error("a --receiver-url without a scheme is accepted")
+	}
+	if _, err := e.target(&agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
+		t.Error("an endpoint without a URL has a target")
+	}
+}

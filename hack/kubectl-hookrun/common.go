@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -46,11 +47,16 @@ const (
 	roleSecrets = "get on secrets in the namespace (the built-in edit and admin roles have it; hookrun's own roles do not)"
 )
 
+// rbacRefusal matches the API server's words for an RBAC refusal
+// (`User "bob" cannot get resource "secrets" ...`); an admission policy's
+// refusal says "denied request" instead.
+var rbacRefusal = regexp.MustCompile(`cannot \S+ resource `)
+
 // refused explains an error of the API server: what the user tried, and for
 // an RBAC refusal, which role would allow it. Admission policy refusals
 // (only the owner may...) say it themselves.
 func refused(err error, action, role string) error {
-	if apierrors.IsForbidden(err) && role != "" && strings.Contains(err.Error(), " cannot ") {
+	if apierrors.IsForbidden(err) && role != "" && rbacRefusal.MatchString(err.Error()) {
 		return fmt.Errorf("you may not %s: it needs %s.\nThe API server said: %w", action, role, err)
 	}
 	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
@@ -132,7 +138,7 @@ func hideManagedFields(v any) {
 	}
 }
 
-// age is how long ago t was, as kubectl prints ages ("<none>" for none).
+// age is how long ago t was, as kubectl prints ages ("-" for never).
 func age(t *metav1.Time, now time.Time) string {
 	if t == nil || t.IsZero() {
 		return "-"

@@ -82,12 +82,6 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 		fmt.Fprintf(e.errOut, "No webhook endpoints %s.\n", where)
 		return nil
 	}
-	// Run counts from the runs that exist now, as the card counts them.
-	runs := &agentsv1alpha1.AgentRunList{}
-	if err := e.client.List(ctx, runs, opts...); err != nil {
-		return refused(err, "list runs "+where, roleRead)
-	}
-	counts := countRuns(runs.Items)
 	w := tabwriter.NewWriter(e.out, 0, 8, 2, ' ', 0)
 	if all {
 		fmt.Fprint(w, "NAMESPACE\t")
@@ -100,7 +94,7 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 			fmt.Fprintf(w, "%s\t", ep.Namespace)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.Name, ep.Spec.AgentRef.Name, ep.Spec.SenderOf(),
-			phaseOf(ep), runCounts(counts[client.ObjectKeyFromObject(ep)]), age(counts[client.ObjectKeyFromObject(ep)].LastRunTime, now), orNone(ep.Status.URL))
+			phaseOf(ep), runCounts(ep.Status.Runs), age(ep.Status.Runs.LastRunTime, now), orNone(ep.Status.URL))
 	}
 	return w.Flush()
 }

@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -78,7 +79,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(errOut, "error:", err)
-	if errors.As(err, new(usageError)) {
+	if errors.As(err, new(usageError)) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitUsage
 	}
 	return exitFailed
@@ -105,8 +106,13 @@ func newEnv(out, errOut io.Writer) *env {
 	return &env{
 		flags: genericclioptions.NewConfigFlags(true),
 		out:   out, errOut: errOut,
-		now:  time.Now,
-		http: &http.Client{Timeout: 30 * time.Second},
+		now: time.Now,
+		http: &http.Client{
+			Timeout: 30 * time.Second,
+			// Senders do not follow redirects, and a redirect to another
+			// host would carry the secret header there.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
 	}
 }
 

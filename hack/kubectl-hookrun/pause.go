@@ -118,7 +118,11 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 	if takeOwnership {
 		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", ep.Spec.Owner.UserName(), ns, name)
 	}
-	fmt.Fprintf(e.out, "Endpoint %s/%s is %s: it accepts calls at %s\n", ns, name, phaseOf(ep), ep.Status.URL)
+	if phase := phaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
+		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, phase, name)
+		return nil
+	}
+	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, ep.Status.URL)
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -182,7 +183,7 @@ func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 		if !a.Spec.ReceivedAt.Equal(&b.Spec.ReceivedAt) {
 			return a.Spec.ReceivedAt.After(b.Spec.ReceivedAt.Time)
 		}
-		return a.Name > b.Name // names end in a ULID: later sorts last
+		return ulidOf(a.Name) > ulidOf(b.Name) // time-ordered: the later one first
 	})
 }
 
@@ -229,38 +230,57 @@ func (e *env) listRuns(ctx context.Context, f runFilter, format string, watchRun
 }
 
 // watchRuns calls show for every run f selects that is added or changes
-// after resourceVersion rv, until ctx ends.
+// after resourceVersion rv, until ctx ends. A watch the API server ends
+// (they time out after minutes) is opened again from the last version seen.
 func (e *env) watchRuns(ctx context.Context, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
 	opts, where, err := e.runListOptions(f)
 	if err != nil {
 		return err
 	}
-	opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
-	w, err := e.client.Watch(ctx, &agentsv1alpha1.AgentRunList{}, opts...)
-	if err != nil {
-		return refused(err, "watch runs "+where, roleRead)
+	for ctx.Err() == nil {
+		w, err := e.client.Watch(ctx, &agentsv1alpha1.AgentRunList{}, append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...)
+		if err != nil {
+			return refused(err, "watch runs "+where, roleRead)
+		}
+		rv, err = e.showEvents(ctx, w, f, rv, show)
+		w.Stop()
+		if err != nil {
+			return fmt.Errorf("watching runs %s: %w", where, err)
+		}
 	}
-	defer w.Stop()
+	return nil
+}
+
+// showEvents shows the runs of w's events until w or ctx ends, and returns
+// the last resourceVersion seen.
+func (e *env) showEvents(ctx context.Context, w watch.Interface, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return rv, nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return fmt.Errorf("the API server ended the watch of runs %s", where)
+				return rv, nil
 			}
 			run, isRun := ev.Object.(*agentsv1alpha1.AgentRun)
 			if ev.Type == watch.Error || !isRun {
-				return fmt.Errorf("watching runs %s: %v", where, ev.Object)
+				// 410 Gone: the version is too old; say so rather than skip runs.
+				return rv, fmt.Errorf("%v; run the command again", apierrors.FromObject(ev.Object))
 			}
+			rv = run.ResourceVersion
 			if ev.Type == watch.Deleted || !f.matches(run, e.now()) {
 				continue
 			}
 			if err := show(run); err != nil {
-				return err
+				return rv, err
 			}
 		}
 	}
+}
+
+// ulidOf is the ULID a run's name ends with (DESIGN.md section 2).
+func ulidOf(name string) string {
+	return name[strings.LastIndexByte(name, '-')+1:]
 }
 
 // runTable prints runs as a table for people.
@@ -310,7 +330,7 @@ func threadOf(r *agentsv1alpha1.AgentRun) string {
 	case t.Name != "":
 		return t.Name
 	case t.ContextID != "":
-		return "new:" + t.ContextID[:min(8, len(t.ContextID))]
+		return "new:" + printable(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
 	}
 	return "-"
 }

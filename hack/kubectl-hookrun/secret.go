@@ -40,6 +40,12 @@ var errNoSecret = errors.New("it allows unauthenticated calls (spec.allowUnauthe
 // secretWarning is the seed's warning, printed with every secret shown.
 func secretWarning(ep *agentsv1alpha1.WebhookEndpoint) string {
 	where := fmt.Sprintf("Secret %s/%s", ep.Namespace, secretLocation(ep).Name)
+	if ep.Spec.SecretRef != nil {
+		return fmt.Sprintf(`This secret is yours (spec.secretRef): it lives in %s, which hookrun
+reads but never changes, and only its SHA-256 hash is in the endpoint's status. Keep it in your
+secret store; to replace it, write a new value into that Secret (the operator follows it).
+`, where)
+	}
 	return fmt.Sprintf(`Save this secret now, in the sender's settings or your secret store. hookrun keeps
 only its SHA-256 hash in the endpoint's status; the plain value stays in %s,
 which only users allowed to read Secrets there can see. A lost secret cannot be recovered
@@ -185,8 +191,15 @@ func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
 		}
 		ep = cur
 		secret, err = e.secretOf(ctx, cur)
+		if apierrors.IsForbidden(err) {
+			return false, err // rotated, but the new secret is not the user's to read
+		}
 		return err == nil, nil
 	})
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("rotated: endpoint %s/%s has a new secret (hash %s) and the old one no longer works, but %w",
+			ns, name, ep.Status.SecretHash, err)
+	}
 	if err != nil {
 		return fmt.Errorf("the operator has not published a new secret for endpoint %s/%s within %s (kubectl describe webhookendpoint %s shows its conditions): %w",
 			ns, name, e.timeout, name, err)
@@ -202,7 +215,10 @@ func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
 	return nil
 }
 
+// pollInterval is how often the plugin looks again while it waits.
+const pollInterval = 200 * time.Millisecond
+
 // waitFor polls done until it is true, it fails, or --wait-timeout passes.
 func (e *env) waitFor(ctx context.Context, done wait.ConditionWithContextFunc) error {
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.timeout, true, done)
+	return wait.PollUntilContextTimeout(ctx, pollInterval, e.timeout, true, done)
 }

@@ -27,10 +27,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -41,6 +43,7 @@ type sendOptions struct {
 	data, contentType, event string
 	receiverURL              string
 	noFollow                 bool
+	followTimeout            time.Duration
 	format                   string
 }
 
@@ -49,6 +52,7 @@ func (o *sendOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.receiverURL, "receiver-url", "",
 		"Send to this base URL (scheme and host, for example a port-forward's http://127.0.0.1:8080) instead of the one in the endpoint's URL; the path stays.")
 	fs.BoolVar(&o.noFollow, "no-follow", false, "Do not wait for the run to end; print the answer and stop.")
+	fs.DurationVar(&o.followTimeout, "follow-timeout", 0, "Stop following the run after this long (0: until it ends; an Agent's runTimeout is 15m by default; Ctrl-C stops following).")
 	outputFlag(cmd, &o.format)
 }
 
@@ -245,6 +249,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 	if human {
 		fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", target, ep.Spec.SenderOf(), describeDelivery(d), len(c.body))
 	}
+	sent := e.now()
 	resp, err := e.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("calling the receiver at %s: %w (from outside the cluster, --receiver-url can name a port-forward)", target, err)
@@ -270,7 +275,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		if err := json.Unmarshal(answer, &accepted); err != nil || accepted.RunID == "" {
 			return fmt.Errorf("the receiver answered 202 without a runId: %s", answer)
 		}
-		out.Run, result = e.follow(ctx, ep.Namespace, accepted.RunID, human)
+		out.Run, result = e.follow(ctx, ep.Namespace, accepted.RunID, human, o.followTimeout, sent)
 	}
 	if !human {
 		if err := printData(e.out, o.format, out); err != nil {
@@ -303,10 +308,10 @@ func (e *env) target(ep *agentsv1alpha1.WebhookEndpoint, base string) (string, e
 func describeDelivery(d delivery) string {
 	var parts []string
 	if d.event != "" {
-		parts = append(parts, "event "+d.event)
+		parts = append(parts, "event "+printable(d.event))
 	}
 	if d.id != "" {
-		parts = append(parts, "delivery "+d.id)
+		parts = append(parts, "delivery "+printable(d.id))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -327,23 +332,30 @@ func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
 	case status == http.StatusAccepted:
 		return nil
 	case status == http.StatusOK && a.Status == "ignored":
-		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, d.event)
+		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, printable(d.event))
 	case status < 300:
 		return nil // a handshake (pong, challenge): answered, no run
 	case a.Error.Code != "":
-		return fmt.Errorf("%w: the receiver refused the call: %d %s: %s", errRunFailed, status, a.Error.Code, a.Error.Message)
+		return fmt.Errorf("%w: the receiver refused the call: %d %s: %s", errRunFailed, status, printable(a.Error.Code), printable(a.Error.Message))
 	}
 	return fmt.Errorf("%w: the receiver answered %d", errRunFailed, status)
 }
 
-// follow waits until the run ends, printing its states for people.
-func (e *env) follow(ctx context.Context, ns, name string, human bool) (*agentsv1alpha1.AgentRun, error) {
+// follow waits until the run ends (or timeout passes, when not 0), printing
+// its states for people. A run received before the call was sent is a
+// duplicate delivery's first run: nothing new started.
+func (e *env) follow(ctx context.Context, ns, name string, human bool, timeout time.Duration, sent time.Time) (*agentsv1alpha1.AgentRun, error) {
 	if human {
 		fmt.Fprintf(e.errOut, "Following run %s until it ends (kubectl hookrun runs shows it later)...\n", name)
 	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	var run *agentsv1alpha1.AgentRun
 	var last agentsv1alpha1.RunState
-	err := e.waitFor(ctx, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
 		cur := &agentsv1alpha1.AgentRun{}
 		if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur); err != nil {
 			if apierrors.IsNotFound(err) {
@@ -365,10 +377,16 @@ func (e *env) follow(ctx context.Context, ns, name string, human bool) (*agentsv
 		if run != nil {
 			state = string(run.EffectiveState())
 		}
-		return run, fmt.Errorf("run %s/%s is still %s after %s (--wait-timeout): %w", ns, name, state, e.timeout, err)
+		return run, fmt.Errorf("stopped following run %s/%s while it is %s: %w", ns, name, state, err)
 	}
+	run.ManagedFields = nil
 	if human {
 		printOutcome(e.out, run)
+	}
+	// receivedAt has second precision.
+	if run.Spec.ReceivedAt.Time.Before(sent.Truncate(time.Second).Add(-time.Second)) {
+		return run, fmt.Errorf("%w: the receiver took the call for a duplicate delivery (its delivery ID was accepted %s as run %s/%s) and started nothing",
+			errRunFailed, age(&run.Spec.ReceivedAt, e.now()), ns, name)
 	}
 	if run.EffectiveState() != agentsv1alpha1.RunSuccess {
 		return run, fmt.Errorf("%w: run %s/%s ended %s: %s", errRunFailed, ns, name, run.EffectiveState(), oneLine(run.Status.Message, 500))
@@ -395,7 +413,10 @@ func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
 	}
 	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
 	if r.Status.Message != "" {
-		fmt.Fprintf(out, "Message: %s\n", printable(r.Status.Message))
+		fmt.Fprintln(out, "Message:")
+		for _, line := range strings.Split(strings.TrimRight(printable(r.Status.Message), "\n"), "\n") {
+			fmt.Fprintln(out, "  "+line)
+		}
 	}
 	if r.Status.Output != "" {
 		fmt.Fprintln(out, "Output:")

@@ -265,7 +265,7 @@ func (e *env) showEvents(ctx context.Context, w watch.Interface, f runFilter, rv
 			run, isRun := ev.Object.(*agentsv1alpha1.AgentRun)
 			if ev.Type == watch.Error || !isRun {
 				// 410 Gone: the version is too old; say so rather than skip runs.
-				return rv, fmt.Errorf("%v; run the command again", apierrors.FromObject(ev.Object))
+				return rv, fmt.Errorf("%w; run the command again", apierrors.FromObject(ev.Object))
 			}
 			rv = run.ResourceVersion
 			if ev.Type == watch.Deleted || !f.matches(run, e.now()) {

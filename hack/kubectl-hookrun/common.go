@@ -185,6 +185,24 @@ func condition(conds []metav1.Condition, t string) *metav1.Condition {
 	return nil
 }
 
+// onNamed is the RunE of a command about one named object in the
+// namespace of -n (or the kubeconfig's): it checks -o (when the command has
+// it) and the namespace, then runs do.
+func (e *env) onNamed(format *string, do func(cmd *cobra.Command, ns, name string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if format != nil {
+			if err := checkOutput(*format); err != nil {
+				return err
+			}
+		}
+		ns, err := e.namespace()
+		if err != nil {
+			return err
+		}
+		return do(cmd, ns, args[0])
+	}
+}
+
 // exactlyOne is cobra.ExactArgs(1) with a usage error naming what is missing.
 func exactlyOne(what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {

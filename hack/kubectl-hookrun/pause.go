@@ -37,13 +37,9 @@ are then answered 422 endpoint_paused; its URL, secret and history are kept.
 Only the endpoint's owner may pause it.`,
 		Args:              exactlyOne("endpoint name"),
 		ValidArgsFunction: e.completeEndpoints,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			return e.setPaused(cmd.Context(), ns, args[0], pause, takeOwnership)
-		},
+		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			return e.setPaused(cmd.Context(), ns, name, pause, takeOwnership)
+		}),
 	}
 	if !pause {
 		cmd.Use = "resume NAME"

@@ -112,12 +112,8 @@ func newSecretCommand(e *env) *cobra.Command {
 		Long:              "Print an endpoint's plain secret on standard output (the warning goes to standard error). Needs get on Secrets in the endpoint's namespace.",
 		Args:              exactlyOne("endpoint name"),
 		ValidArgsFunction: e.completeEndpoints,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			ep, err := e.endpoint(cmd.Context(), ns, args[0])
+		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			ep, err := e.endpoint(cmd.Context(), ns, name)
 			if err != nil {
 				return err
 			}
@@ -128,7 +124,7 @@ func newSecretCommand(e *env) *cobra.Command {
 			fmt.Fprintln(e.out, secret)
 			fmt.Fprint(e.errOut, "\n"+secretWarning(ep))
 			return nil
-		},
+		}),
 	}
 }
 
@@ -144,13 +140,9 @@ Prints the new secret on standard output once it is in use; with --no-wait it
 only asks for the rotation.`,
 		Args:              exactlyOne("endpoint name"),
 		ValidArgsFunction: e.completeEndpoints,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			return e.rotate(cmd.Context(), ns, args[0], noWait)
-		},
+		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			return e.rotate(cmd.Context(), ns, name, noWait)
+		}),
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "Only ask for the rotation; print nothing secret.")
 	return cmd

@@ -80,16 +80,9 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
   echo '{"status":"firing"}' | kubectl hookrun test alerts --data @-`,
 		Args:              exactlyOne("endpoint name"),
 		ValidArgsFunction: e.completeEndpoints,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(o.format); err != nil {
-				return err
-			}
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			return e.test(cmd.Context(), cmd.InOrStdin(), ns, args[0], o)
-		},
+		RunE: e.onNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
+			return e.test(cmd.Context(), cmd.InOrStdin(), ns, name, o)
+		}),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.data, "data", "d", "", "The body: text, @FILE, or @- for standard input (default: a sample of the sender's events).")
@@ -156,16 +149,9 @@ run's id and starts nothing). Every check of the receiver applies. Needs get on
 Secrets in the namespace (the payload and the endpoint's secret are Secrets).`,
 		Args:              exactlyOne("run name (the runId)"),
 		ValidArgsFunction: e.completeRuns,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(o.format); err != nil {
-				return err
-			}
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			return e.redeliver(cmd.Context(), ns, args[0], o)
-		},
+		RunE: e.onNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
+			return e.redeliver(cmd.Context(), ns, name, o)
+		}),
 	}
 	o.addFlags(cmd)
 	return cmd

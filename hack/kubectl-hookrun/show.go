@@ -65,15 +65,8 @@ words, its run counts and its last 10 invocations. The curl needs the secret:
 without get on Secrets in the namespace the card says so and shows the rest.`,
 		Args:              exactlyOne("endpoint name"),
 		ValidArgsFunction: e.completeEndpoints,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(format); err != nil {
-				return err
-			}
-			ns, err := e.namespace()
-			if err != nil {
-				return err
-			}
-			c, err := e.card(cmd.Context(), ns, args[0])
+		RunE: e.onNamed(&format, func(cmd *cobra.Command, ns, name string) error {
+			c, err := e.card(cmd.Context(), ns, name)
 			if err != nil {
 				return err
 			}
@@ -81,7 +74,7 @@ without get on Secrets in the namespace the card says so and shows the rest.`,
 				return printData(e.out, format, c)
 			}
 			return c.print(e.out, e.now())
-		},
+		}),
 	}
 	outputFlag(cmd, &format)
 	return cmd

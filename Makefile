@@ -10,6 +10,8 @@ HELM_VERSION ?= v3.22.0
 KUSTOMIZE_VERSION ?= v5.8.1
 # promtool of Prometheus 3.16 (module version v0.316.0), for the chart's alert tests.
 PROMTOOL_VERSION ?= v0.316.0
+# krew, for the kubectl plugin's krew test (the Go module proxy refuses v0.4.5: 403).
+KREW_VERSION ?= v0.4.4
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
@@ -19,6 +21,8 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMTOOL_VERSION)
+KREW ?= $(LOCALBIN)/krew-$(KREW_VERSION)
+VALIDATE_KREW_MANIFEST ?= $(LOCALBIN)/validate-krew-manifest-$(KREW_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -77,8 +81,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
 FUZZ_TIME ?= 30000x
 
 .PHONY: test
-test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, the receiver under -race, short fuzz runs.
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) go test $(GO_TEST_FLAGS) ./...
+test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, the receiver under -race, short fuzz runs.
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) go test $(GO_TEST_FLAGS) ./...
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
@@ -118,6 +122,10 @@ build: ## Build bin/hookrun, the kubectl plugin bin/kubectl-hookrun, the demo ag
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/demo-agent ./hack/demo-agent
 	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/hookrun-dev ./hack/dev
 
+.PHONY: plugin-release
+plugin-release: ## Build the kubectl plugin's krew archives (linux, darwin: amd64, arm64; windows: amd64) and its krew manifest hookrun.yaml into bin/plugin-release, for VERSION=vX.Y.Z.
+	go run ./hack/kubectl-hookrun/release -version "$(VERSION)" -out $(LOCALBIN)/plugin-release
+
 ##@ Tools
 
 $(LOCALBIN):
@@ -149,6 +157,33 @@ $(PROMTOOL): | $(LOCALBIN)
 
 .PHONY: promtool
 promtool: $(PROMTOOL) ## Install the pinned promtool into bin/ (the chart's alert tests run it).
+
+# krew and validate-krew-manifest are built in the downloaded module with its
+# own go.mod, as go install would build them: go install itself fails, as the
+# module proxy does not list sigs.k8s.io/krew's versions, which it reads for
+# deprecations.
+$(KREW): | $(LOCALBIN)
+	$(call go-build-krew,$(KREW),krew)
+
+$(VALIDATE_KREW_MANIFEST): | $(LOCALBIN)
+	$(call go-build-krew,$(VALIDATE_KREW_MANIFEST),validate-krew-manifest)
+
+.PHONY: krew
+krew: $(KREW) $(VALIDATE_KREW_MANIFEST) ## Install the pinned krew and validate-krew-manifest into bin/ (the plugin's krew test runs them).
+
+# go-build-krew builds sigs.k8s.io/krew/cmd/$(2)@$(KREW_VERSION) as $(1).
+define go-build-krew
+@[ -f "$(1)" ] || { \
+set -e; \
+echo "building sigs.k8s.io/krew/cmd/$(2)@$(KREW_VERSION)"; \
+tmp=$$(mktemp -d); \
+(cd "$$tmp" && go mod download sigs.k8s.io/krew@$(KREW_VERSION)); \
+(cd "$$(go env GOMODCACHE)/sigs.k8s.io/krew@$(KREW_VERSION)" && \
+  CGO_ENABLED=0 go build -trimpath -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" -o "$$tmp/$(2)" ./cmd/$(2)); \
+mv "$$tmp/$(2)" "$(1)"; \
+rm -rf "$$tmp"; \
+}
+endef
 
 # go-install-tool installs package $(2)@$(3) as the versioned binary $(1);
 # $(4) names the binary go install writes when it is not the package's last element.

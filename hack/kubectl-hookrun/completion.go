@@ -17,9 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -28,6 +30,47 @@ import (
 // Completion of endpoint and run names, from the API server with the
 // user's credentials (`kubectl hookrun completion bash|zsh|fish`, and
 // kubectl's own completion through the kubectl_complete-hookrun script).
+
+// registerFlagCompletion completes the values of -n (namespaces the user
+// may list) and --context (the kubeconfig's contexts).
+func (e *env) registerFlagCompletion(root *cobra.Command) {
+	_ = root.RegisterFlagCompletionFunc("namespace", func(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if e.connect() != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		list := &corev1.NamespaceList{}
+		if err := e.client.List(cmd.Context(), list); err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		names := make([]string, 0, len(list.Items))
+		for _, ns := range list.Items {
+			names = append(names, ns.Name)
+		}
+		return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = root.RegisterFlagCompletionFunc("context", func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg, err := e.flags.ToRawKubeConfigLoader().RawConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		names := make([]string, 0, len(cfg.Contexts))
+		for name := range cfg.Contexts {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func withPrefix(names []string, prefix string) []cobra.Completion {
+	var out []cobra.Completion
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 func (e *env) completeEndpoints(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
@@ -68,11 +111,5 @@ func (e *env) completeNames(cmd *cobra.Command, list client.ObjectList, prefix s
 	if err := e.client.List(cmd.Context(), list, client.InNamespace(ns)); err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	var out []cobra.Completion
-	for _, n := range names() {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, n)
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return withPrefix(names(), prefix), cobra.ShellCompDirectiveNoFileComp
 }

@@ -174,6 +174,7 @@ lists which role each command needs.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	e.flags.AddFlags(root.PersistentFlags())
+	e.registerFlagCompletion(root)
 	root.PersistentFlags().DurationVar(&e.timeout, "wait-timeout", time.Minute,
 		"How long commands that wait (rotate, pause, resume, test, redeliver) wait for hookrun before giving up.")
 	root.AddCommand(

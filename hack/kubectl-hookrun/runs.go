@@ -183,7 +183,10 @@ func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 		if !a.Spec.ReceivedAt.Equal(&b.Spec.ReceivedAt) {
 			return a.Spec.ReceivedAt.After(b.Spec.ReceivedAt.Time)
 		}
-		return ulidOf(a.Name) > ulidOf(b.Name) // time-ordered: the later one first
+		// receivedAt has second precision. Within a second: by the name's
+		// suffix, a time-ordered ULID for calls without a delivery ID (a
+		// hash of the delivery ID otherwise, in no time order).
+		return nameSuffix(a.Name) > nameSuffix(b.Name)
 	})
 }
 
@@ -278,8 +281,8 @@ func (e *env) showEvents(ctx context.Context, w watch.Interface, f runFilter, rv
 	}
 }
 
-// ulidOf is the ULID a run's name ends with (DESIGN.md section 2).
-func ulidOf(name string) string {
+// nameSuffix is what a run's name ends with after the endpoint's name.
+func nameSuffix(name string) string {
 	return name[strings.LastIndexByte(name, '-')+1:]
 }
 

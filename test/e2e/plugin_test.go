@@ -462,6 +462,10 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Expect(r.stdout).To(MatchRegexp(`Run deploy-events-[0-9a-z]{26}: error in `))
 		Expect(r.stderr).To(MatchRegexp(`run plugin/deploy-events-[0-9a-z]{26} ended error`))
 
+		// receivedAt has second precision, and runs with delivery IDs are
+		// named by a hash: the runs golden needs these in distinct seconds.
+		time.Sleep(1100 * time.Millisecond)
+
 		By("what a hostile sender put into the payload reaches the terminal escaped, not as control sequences")
 		r = hookrunPlugin(ctx, "test", "deploy-events", "--data", "\x1b]0;owned\x07\u202eevil", "--content-type", "text/plain")
 		Expect(r.code).To(Equal(0), r.stderr)
@@ -596,6 +600,11 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Expect(r.stdout).To(Equal("github-issues\ngithub-repo\n:4\n"))
 		r = hookrunPlugin(ctx, "__complete", "runs", "--state", "")
 		Expect(r.stdout).To(HavePrefix("queued\nrunning\nsuccess\nerror\nskipped\n"))
+		r = runPlugin(ctx, "--kubeconfig", cluster.Kubeconfig("admin"), "__complete", "endpoints", "-n", "plu")
+		Expect(r.stdout).To(Equal("plugin\n:4\n"))
+		r = hookrunPlugin(ctx, "__complete", "endpoints", "--context", "")
+		Expect(r.code).To(Equal(0))
+		Expect(strings.SplitN(r.stdout, "\n", 2)[0]).NotTo(BeEmpty(), "the kubeconfig's context")
 		r = runPlugin(ctx, "completion", "bash")
 		Expect(r.code).To(Equal(0))
 		Expect(r.stdout).To(ContainSubstring("complete -o default -F __start_kubectl-hookrun kubectl-hookrun"))

@@ -175,16 +175,6 @@ func unsafeRune(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
-// condition returns the condition of type t, or nil.
-func condition(conds []metav1.Condition, t string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
-}
-
 // onNamed is the RunE of a command about one named object in the
 // namespace of -n (or the kubeconfig's): it checks -o (when the command has
 // it) and the namespace, then runs do.

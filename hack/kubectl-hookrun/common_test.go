@@ -17,11 +17,17 @@ limitations under the License.
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -127,5 +133,60 @@ func TestTarget(t *testing.T) {
 	}
 	if _, err := e.target(&agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
 		t.Error("an endpoint without a URL has a target")
+	}
+}
+
+func TestCallsFollowNoRedirect(t *testing.T) {
+	var elsewhere bool
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere = true }))
+	defer other.Close()
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL, http.StatusTemporaryRedirect)
+	}))
+	defer receiver.Close()
+	req, err := http.NewRequest(http.MethodPost, receiver.URL, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(agentsv1alpha1.SecretHeader, "the-secret")
+	resp, err := newEnv(io.Discard, io.Discard).http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusTemporaryRedirect || elsewhere {
+		t.Errorf("answer %d, redirect followed: %v; want the 307 itself, and no call to the other host", resp.StatusCode, elsewhere)
+	}
+}
+
+func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
+	e := &env{now: time.Now}
+	runAt := func(name, rv string, state agentsv1alpha1.RunState) *agentsv1alpha1.AgentRun {
+		return &agentsv1alpha1.AgentRun{
+			ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv},
+			Spec:       agentsv1alpha1.AgentRunSpec{ReceivedAt: metav1.Now()},
+			Status:     agentsv1alpha1.AgentRunStatus{State: state},
+		}
+	}
+	w := watch.NewFake()
+	go func() {
+		w.Add(runAt("a", "11", agentsv1alpha1.RunSuccess))
+		w.Modify(runAt("b", "12", agentsv1alpha1.RunError))
+		w.Delete(runAt("a", "13", agentsv1alpha1.RunSuccess))
+		w.Stop() // the API server ends the watch
+	}()
+	var shown []string
+	rv, err := e.showEvents(t.Context(), w, runFilter{states: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
+		shown = append(shown, r.Name)
+		return nil
+	})
+	if err != nil || rv != "13" || !slices.Equal(shown, []string{"a"}) {
+		t.Errorf("showEvents = %q, %v, shown %v; want 13 (the next watch starts there), no error, only run a", rv, err, shown)
+	}
+
+	w = watch.NewFake()
+	go w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+	if _, err := e.showEvents(t.Context(), w, runFilter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
+		t.Errorf("an expired version gave %v, want the 410 to reach the user", err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -101,9 +102,9 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 
 // phaseOf is the endpoint's phase and, when it takes no calls, why.
 func phaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
-	ready := condition(ep.Status.Conditions, agentsv1alpha1.ConditionReady)
+	ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady)
 	switch {
-	case ready == nil || ep.Status.ObservedGeneration < 0:
+	case ready == nil:
 		return "Pending"
 	case ep.Status.Phase == agentsv1alpha1.EndpointPaused && ep.Status.PauseReason == agentsv1alpha1.PauseReasonPaused:
 		return "Paused (by owner)"

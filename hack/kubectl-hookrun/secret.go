@@ -18,8 +18,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,11 +67,6 @@ func secretKey(ep *agentsv1alpha1.WebhookEndpoint) string {
 	return agentsv1alpha1.WebhookSecretKey
 }
 
-func hashOf(secret []byte) string {
-	sum := sha256.Sum256(secret)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // secretOf reads the endpoint's plain secret, the one whose hash is in its
 // status (the receiver accepts no other).
 func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
@@ -81,7 +75,7 @@ func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) 
 	}
 	if ep.Status.SecretHash == "" {
 		why := ""
-		if c := condition(ep.Status.Conditions, agentsv1alpha1.ConditionSecretReady); c != nil {
+		if c := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionSecretReady); c != nil {
 			why = fmt.Sprintf(" (SecretReady %s, %s: %s)", c.Status, c.Reason, c.Message)
 		}
 		return "", fmt.Errorf("endpoint %s/%s has no secret in use yet%s", ep.Namespace, ep.Name, why)
@@ -98,7 +92,7 @@ func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) 
 	if !ok {
 		return "", fmt.Errorf("the Secret %s has no key %q", key, secretKey(ep))
 	}
-	if hashOf(value) != ep.Status.SecretHash {
+	if agentsv1alpha1.SecretHash(value) != ep.Status.SecretHash {
 		return "", fmt.Errorf("the Secret %s holds a value the receiver does not accept yet (its hash is not the endpoint's status.secretHash): "+
 			"the operator has not published it; try again in a few seconds", key)
 	}

@@ -38,6 +38,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -190,23 +191,20 @@ var runIDInAnswer = regexp.MustCompile(`"runId":"([a-z0-9-]+)"`)
 
 func pluginRun(ctx context.Context, name string) *agentsv1alpha1.AgentRun {
 	GinkgoHelper()
-	r := &agentsv1alpha1.AgentRun{}
-	Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: pluginNS, Name: name}, r)).To(Succeed())
-	return r
+	return get(ctx, &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: pluginNS, Name: name}})
 }
 
 func pluginEndpoint(ctx context.Context, name string) *agentsv1alpha1.WebhookEndpoint {
 	GinkgoHelper()
-	ep := &agentsv1alpha1.WebhookEndpoint{}
-	Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: pluginNS, Name: name}, ep)).To(Succeed())
-	return ep
+	return get(ctx, &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: pluginNS, Name: name}})
 }
 
-func secretValue(ctx context.Context, name, key string) string {
+// generatedSecret is the generated secret of endpoint name, as the Secret holds it.
+func generatedSecret(ctx context.Context, name string) string {
 	GinkgoHelper()
-	s := &corev1.Secret{}
-	Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: pluginNS, Name: name}, s)).To(Succeed())
-	return string(s.Data[key])
+	ep, err := cluster.EndpointFor(ctx, pluginNS, name)
+	Expect(err).NotTo(HaveOccurred())
+	return ep.Secret
 }
 
 // senderEndpoints are the endpoints of config/samples, one per sender type.
@@ -308,7 +306,7 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		By("the Header endpoint's card, with its one run")
 		r := hookrunPlugin(ctx, "show", "github-issues")
 		Expect(r.code).To(Equal(0))
-		matchesGolden("show-header", r.stdout, secretValue(ctx, "github-issues-webhook-secret", "secret"))
+		matchesGolden("show-header", r.stdout, generatedSecret(ctx, "github-issues"))
 		r = hookrunPlugin(ctx, "show", "github-issues", "-o", "yaml")
 		Expect(r.code).To(Equal(0))
 		Expect(r.stdout).To(ContainSubstring("curl: |-\n  curl -sS -i -X POST"))
@@ -326,7 +324,7 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 	})
 
 	It("prints the secret with the warning, rotates it, and refuses who may not", func(ctx SpecContext) {
-		old := secretValue(ctx, "github-issues-webhook-secret", "secret")
+		old := generatedSecret(ctx, "github-issues")
 		r := hookrunPlugin(ctx, "secret", "github-issues")
 		Expect(r.code).To(Equal(0))
 		Expect(r.stdout).To(Equal(old + "\n"))
@@ -347,7 +345,7 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Expect(r.code).To(Equal(0), r.stderr)
 		fresh := strings.TrimSpace(r.stdout)
 		Expect(fresh).NotTo(Equal(old))
-		Expect(fresh).To(Equal(secretValue(ctx, "github-issues-webhook-secret", "secret")))
+		Expect(fresh).To(Equal(generatedSecret(ctx, "github-issues")))
 		Expect(pluginEndpoint(ctx, "github-issues").Status.SecretHash).To(Equal("sha256:" + sha256Hex(fresh)))
 		Expect(r.stderr).To(ContainSubstring("The previous secret no longer works."))
 		url := pluginEndpoint(ctx, "github-issues").Status.URL
@@ -423,7 +421,7 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Eventually(func() string { return pluginEndpoint(ctx, "left-behind").Status.SecretHash }).ShouldNot(BeEmpty())
 		Expect(cluster.AdminClient.Delete(ctx, binding)).To(Succeed())
 		url := pluginEndpoint(ctx, "left-behind").Status.URL
-		secret := secretValue(ctx, "left-behind-webhook-secret", "secret")
+		secret := generatedSecret(ctx, "left-behind")
 		Eventually(func() string { return call(ctx, url, secret, "{}").Code }).Should(Equal("owner_not_member"))
 		Eventually(func() agentsv1alpha1.PauseReason { return pluginEndpoint(ctx, "left-behind").Status.PauseReason }).
 			Should(Equal(agentsv1alpha1.PauseReasonOwnerNotMember))
@@ -460,11 +458,14 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		r = hookrunPlugin(ctx, "test", "deploy-events", "--data", "demo:fail", "--content-type", "text/plain")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stdout).To(MatchRegexp(`Run deploy-events-[0-9a-z]{26}: error in `))
-		Expect(r.stderr).To(MatchRegexp(`run plugin/deploy-events-[0-9a-z]{26} ended error`))
+		failed := regexp.MustCompile(`run plugin/(deploy-events-[0-9a-z]{26}) ended error`).FindStringSubmatch(r.stderr)
+		Expect(failed).To(HaveLen(2), r.stderr)
 
 		// receivedAt has second precision, and runs with delivery IDs are
-		// named by a hash: the runs golden needs these in distinct seconds.
-		time.Sleep(1100 * time.Millisecond)
+		// named by a hash: the runs golden needs the next call in a later
+		// second than the failed run's.
+		receivedAt := pluginRun(ctx, failed[1]).Spec.ReceivedAt.Unix()
+		Eventually(func() int64 { return time.Now().Unix() }).Should(BeNumerically(">", receivedAt))
 
 		By("what a hostile sender put into the payload reaches the terminal escaped, not as control sequences")
 		r = hookrunPlugin(ctx, "test", "deploy-events", "--data", "\x1b]0;owned\x07\u202eevil", "--content-type", "text/plain")
@@ -604,7 +605,10 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		Expect(r.stdout).To(Equal("plugin\n:4\n"))
 		r = hookrunPlugin(ctx, "__complete", "endpoints", "--context", "")
 		Expect(r.code).To(Equal(0))
-		Expect(strings.SplitN(r.stdout, "\n", 2)[0]).NotTo(BeEmpty(), "the kubeconfig's context")
+		kubeconfig, err := clientcmd.LoadFromFile(cluster.DeveloperKubeconfig)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(kubeconfig.Contexts).To(HaveLen(1))
+		Expect(r.stdout).To(Equal(kubeconfig.CurrentContext + "\n:4\n"))
 		r = runPlugin(ctx, "completion", "bash")
 		Expect(r.code).To(Equal(0))
 		Expect(r.stdout).To(ContainSubstring("complete -o default -F __start_kubectl-hookrun kubectl-hookrun"))

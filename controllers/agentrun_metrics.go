@@ -66,36 +66,23 @@ func observeRunStarted(run *agentsv1alpha1.AgentRun, now time.Time) {
 
 // queueDepth counts queued runs from the operator's cache when scraped, on
 // the leader.
-var queueDepth = &queueDepthCollector{
+var queueDepth = &scrapeGauge{
 	desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
-}
-
-type queueDepthCollector struct {
-	leaderCache
-	desc *prometheus.Desc
-}
-
-func (c *queueDepthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
-
-func (c *queueDepthCollector) Collect(ch chan<- prometheus.Metric) {
-	r, ok := c.get()
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	runs := &agentsv1alpha1.AgentRunList{}
-	if err := r.List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
-		return
-	}
-	type key struct{ ns, agent string }
-	counts := map[key]int{}
-	for i := range runs.Items {
-		if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued {
-			counts[key{runs.Items[i].Namespace, runs.Items[i].Spec.AgentRef.Name}]++
+	gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
+		runs := &agentsv1alpha1.AgentRunList{}
+		if err := r.List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
+			return err
 		}
-	}
-	for k, n := range counts {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), k.ns, k.agent)
-	}
+		type key struct{ ns, agent string }
+		counts := map[key]int{}
+		for i := range runs.Items {
+			if runs.Items[i].EffectiveState() == agentsv1alpha1.RunQueued {
+				counts[key{runs.Items[i].Namespace, runs.Items[i].Spec.AgentRef.Name}]++
+			}
+		}
+		for k, n := range counts {
+			emit(n, k.ns, k.agent)
+		}
+		return nil
+	},
 }

@@ -17,8 +17,11 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"sync/atomic"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -28,6 +31,29 @@ import (
 // (webhookendpoint_metrics.go).
 func init() {
 	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth, endpointReadiness)
+}
+
+// scrapeGauge is a gauge computed from the leader's cache when scraped:
+// gather lists what it counts and emits one value per label set.
+type scrapeGauge struct {
+	leaderCache
+	desc   *prometheus.Desc
+	gather func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error
+}
+
+func (g *scrapeGauge) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g *scrapeGauge) Collect(ch chan<- prometheus.Metric) {
+	r, ok := g.get()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A failed list reports no series: absent, not a wrong zero.
+	_ = g.gather(ctx, r, func(n int, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, float64(n), labels...)
+	})
 }
 
 // leaderCache is what the gauges computed at scrape time read: the

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -34,33 +33,20 @@ import (
 // thousands of endpoints, while namespaces times the few states and reasons
 // an endpoint can be in stay small, and a per-endpoint answer is one
 // `kubectl get webhookendpoints` away.
-var endpointReadiness = &endpointReadinessCollector{
+var endpointReadiness = &scrapeGauge{
 	desc: prometheus.NewDesc("hookrun_endpoints",
 		"WebhookEndpoints by namespace and Ready condition: ready (True, False, Unknown) and reason.",
 		[]string{"namespace", "ready", "reason"}, nil),
-}
-
-type endpointReadinessCollector struct {
-	leaderCache
-	desc *prometheus.Desc
-}
-
-func (c *endpointReadinessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
-
-func (c *endpointReadinessCollector) Collect(ch chan<- prometheus.Metric) {
-	r, ok := c.get()
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	endpoints := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, endpoints, client.UnsafeDisableDeepCopy); err != nil {
-		return
-	}
-	for k, n := range countByReadiness(endpoints.Items) {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), k.namespace, k.ready, k.reason)
-	}
+	gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
+		endpoints := &agentsv1alpha1.WebhookEndpointList{}
+		if err := r.List(ctx, endpoints, client.UnsafeDisableDeepCopy); err != nil {
+			return err
+		}
+		for k, n := range countByReadiness(endpoints.Items) {
+			emit(n, k.namespace, k.ready, k.reason)
+		}
+		return nil
+	},
 }
 
 type readinessKey struct{ namespace, ready, reason string }

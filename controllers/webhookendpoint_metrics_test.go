@@ -75,7 +75,7 @@ func TestEndpointReadinessOnTheLeader(t *testing.T) {
 		readinessEndpoint("team-a", "broken", metav1.ConditionFalse, "AgentNotFound"),
 	).Build()
 	elected := make(chan struct{})
-	collector := &endpointReadinessCollector{desc: endpointReadiness.desc}
+	collector := &scrapeGauge{desc: endpointReadiness.desc, gather: endpointReadiness.gather}
 	collector.use(c, elected)
 	if n := testutil.CollectAndCount(collector); n != 0 {
 		t.Errorf("before election: %d series, want none", n)

@@ -262,7 +262,7 @@ func (r *AgentAdmissionReconciler) threadFor(ctx context.Context, run *agentsv1a
 	if contextID == "" {
 		contextID = r.NewContextID()
 	}
-	return &agentsv1alpha1.RunThread{Name: name, ContextID: contextID, Title: th.Spec.Title}, nil
+	return &agentsv1alpha1.RunThread{Name: name, UID: string(th.UID), ContextID: contextID, Title: th.Spec.Title}, nil
 }
 
 func agentTitle(agent *agentsv1alpha1.Agent) string {

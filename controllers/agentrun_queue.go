@@ -266,11 +266,19 @@ func (h *newestOnTop) Pop() any {
 }
 
 // appendedTo tells whether run was appended to th, and not to an earlier
-// thread of the same name: it started once th existed (creation times are
-// whole seconds, so a run of an earlier thread started in the second th was
-// created counts too).
+// thread of the same name: the run names th's UID. A run started before
+// runs recorded the UID counts when it started once th existed; that
+// compares the operator's clock with the API server's, so it is only the
+// fallback (creation times are whole seconds, so a run of an earlier thread
+// started in the second th was created counts too).
 func appendedTo(run *agentsv1alpha1.AgentRun, th *agentsv1alpha1.AgentThread) bool {
-	return run.Status.StartedAt != nil && !run.Status.StartedAt.Truncate(time.Second).Before(th.CreationTimestamp.Time)
+	switch {
+	case run.Status.StartedAt == nil || run.Status.Thread == nil:
+		return false
+	case run.Status.Thread.UID != "":
+		return run.Status.Thread.UID == string(th.UID)
+	}
+	return !run.Status.StartedAt.Truncate(time.Second).Before(th.CreationTimestamp.Time)
 }
 
 // threadFromRuns derives what a thread's status says of its runs: the A2A

@@ -296,11 +296,12 @@ func TestMinPositive(t *testing.T) {
 
 func TestAppendedTo(t *testing.T) {
 	created := time.Date(2026, 11, 23, 6, 0, 10, 0, time.UTC)
-	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", CreationTimestamp: metav1.NewTime(created)}}
-	run := func(started *time.Time) *agentsv1alpha1.AgentRun {
+	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", UID: "uid-now", CreationTimestamp: metav1.NewTime(created)}}
+	run := func(started *time.Time, uid string) *agentsv1alpha1.AgentRun {
 		r := qrun("r", agentsv1alpha1.RunSuccess, "ops", 1)
 		if started != nil {
 			r.Status.StartedAt = &metav1.Time{Time: *started}
+			r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", UID: uid}
 		}
 		return &r
 	}
@@ -308,14 +309,17 @@ func TestAppendedTo(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		started *time.Time
+		uid     string
 		want    bool
 	}{
-		{"never started", nil, false},
-		{"started before the thread was created: an earlier thread's", at(-2 * time.Second), false},
-		{"started after (queued before or after, alike)", at(3 * time.Second), true},
-		{"started in the second the thread was created", at(400 * time.Millisecond), true},
+		{"never started", nil, "", false},
+		{"this thread's, by UID, though the operator's clock is behind the API server's", at(-time.Minute), "uid-now", true},
+		{"an earlier thread's of the same name, by UID, though started after", at(3 * time.Second), "uid-before", false},
+		{"without a UID: started before the thread was created, an earlier thread's", at(-2 * time.Second), "", false},
+		{"without a UID: started after (queued before or after, alike)", at(3 * time.Second), "", true},
+		{"without a UID: started in the second the thread was created", at(400 * time.Millisecond), "", true},
 	} {
-		if got := appendedTo(run(tc.started), th); got != tc.want {
+		if got := appendedTo(run(tc.started, tc.uid), th); got != tc.want {
 			t.Errorf("%s: appendedTo = %v, want %v", tc.name, got, tc.want)
 		}
 	}

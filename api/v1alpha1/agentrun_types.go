@@ -155,6 +155,11 @@ type RunThread struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
+	// uid is the UID of the AgentThread the run was appended to: a thread
+	// deleted and created again under the same name is another thread.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	UID string `json:"uid,omitempty"`
 	// contextId is the A2A context the run was sent in.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256

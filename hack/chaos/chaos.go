@@ -34,7 +34,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -209,13 +208,21 @@ func setUp(ctx context.Context, c *devcluster.Cluster, opts Options, agentURL st
 	for i := range opts.Endpoints {
 		name := fmt.Sprintf("chaos-%03d", i)
 		var ep devcluster.Endpoint
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := devcluster.WaitFor(ctx, "endpoint "+ns+"/"+name+" to have a secret the receiver knows", func(ctx context.Context) (string, error) {
 			var err error
-			ep, err = c.EndpointFor(ctx, ns, name)
-			return err == nil && ep.Secret != "" && devcluster.Serves(ctx, ep.URL), nil
+			if ep, err = c.EndpointFor(ctx, ns, name); err != nil {
+				return "", err
+			}
+			if ep.Secret == "" {
+				return "no secret yet", nil
+			}
+			if code, err := devcluster.Probe(ctx, ep.URL); err != nil || code != http.StatusForbidden {
+				return fmt.Sprintf("not served by the receiver yet (probe answered %d, error %v)", code, err), nil
+			}
+			return "", nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("endpoint %s/%s never got a secret the receiver knows: %w", ns, name, err)
+			return nil, err
 		}
 		eps = append(eps, endpoint{url: ep.URL, secret: ep.Secret})
 	}

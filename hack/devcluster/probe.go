@@ -31,20 +31,36 @@ import (
 )
 
 // Serves tells whether the receiver at rawURL's host knows the endpoint
-// rawURL names. Nothing is stored, for any kind of endpoint: the probe
-// carries a wrong secret and announces a body over the 1 MiB limit without
-// sending it. An unknown ID answers 404; a known endpoint answers 403 (wrong
-// secret), or, if it takes unauthenticated calls, 413 (or 429 once its
-// pre-parse limit is spent, which also needs the endpoint known).
+// rawURL names (Probe answered 403, 413 or 429).
 func Serves(ctx context.Context, rawURL string) bool {
+	code, err := Probe(ctx, rawURL)
+	return err == nil && servedCode(code)
+}
+
+// servedCode tells whether a Probe answer needs the endpoint known.
+func servedCode(code int) bool {
+	switch code {
+	case http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return true
+	}
+	return false
+}
+
+// Probe asks the receiver at rawURL's host about the endpoint rawURL names
+// and returns the status code. Nothing is stored, for any kind of endpoint:
+// the probe carries a wrong secret and announces a body over the 1 MiB limit
+// without sending it. An unknown ID answers 404; a known endpoint answers 403
+// (wrong secret), or, if it takes unauthenticated calls, 413 (or 429 once its
+// pre-parse limit is spent, which also needs the endpoint known).
+func Probe(ctx context.Context, rawURL string) (int, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return false
+		return 0, err
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", u.Host)
 	if err != nil {
-		return false
+		return 0, err
 	}
 	defer func() { _ = conn.Close() }()
 	if deadline, ok := ctx.Deadline(); ok {
@@ -54,24 +70,19 @@ func Serves(ctx context.Context, rawURL string) bool {
 		"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
 		u.RequestURI(), u.Host, agentsv1alpha1.SecretHeader, agentsv1alpha1.MaxPayloadBytes+1)
 	if err != nil {
-		return false
+		return 0, err
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		return false
+		return 0, err
 	}
 	_ = resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
-		return true
-	}
-	return false
+	return resp.StatusCode, nil
 }
 
 // ownerMayTrigger asks the API server, as the receiver does, whether ep's
 // owner may trigger its Agent now.
-func (c *Cluster) ownerMayTrigger(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) bool {
+func (c *Cluster) ownerMayTrigger(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (bool, error) {
 	fresh := membership.NewSubjectAccessReviewChecker(c.AdminClient, func(context.Context) error { return nil }, clock.RealClock{}, 0)
-	member, err := fresh.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
-	return err == nil && member
+	return fresh.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
 }

@@ -99,20 +99,17 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	if p.ready == nil {
 		return nil
 	}
-	readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	err = wait.PollUntilContextCancel(readyCtx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	return WaitFor(ctx, name+" to be ready (log: "+p.log+")", func(ctx context.Context) (string, error) {
 		select {
 		case <-exited:
-			return false, fmt.Errorf("%s exited before it was ready: %w (log: %s)", name, exitError(p.waitErr), p.log)
+			return "", stopWaiting(fmt.Errorf("%s exited before it was ready: %w", name, exitError(p.waitErr)))
 		default:
 		}
-		return p.ready(ctx) == nil, nil
+		if err := p.ready(ctx); err != nil {
+			return "not ready: " + err.Error(), nil
+		}
+		return "", nil
 	})
-	if err != nil {
-		return fmt.Errorf("waiting for %s to be ready (log: %s): %w", name, p.log, err)
-	}
-	return nil
 }
 
 // PID is the process id of process name, or 0 when it is not running.

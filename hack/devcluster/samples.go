@@ -20,13 +20,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -67,15 +67,19 @@ func (c *Cluster) applySamples(ctx context.Context) error {
 	// Aggregation into "edit" and the policies' view of the CRDs settle
 	// asynchronously: retry until the samples apply.
 	samples := filepath.Join(c.opts.Root, "config", "samples")
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = WaitFor(ctx, "config/samples to apply as "+Developer, func(ctx context.Context) (string, error) {
 		err := testenv.ApplyIn(ctx, devClient, ns, samples)
-		if err != nil && (apierrors.IsForbidden(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsNotFound(err)) {
-			return false, nil
+		switch {
+		case err == nil:
+			return "", nil
+		case apierrors.IsForbidden(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsNotFound(err):
+			return "refused for now: " + err.Error(), nil
+		default:
+			return "", stopWaiting(err)
 		}
-		return err == nil, err
 	})
 	if err != nil {
-		return fmt.Errorf("applying config/samples as %s: %w", Developer, err)
+		return err
 	}
 	if err := c.pointAgentsAtDemoAgent(ctx, devClient, ns); err != nil {
 		return err
@@ -116,36 +120,55 @@ func (c *Cluster) pointAgentsAtDemoAgent(ctx context.Context, dev client.Client,
 // the receiver's informer has the endpoint (a call in between gets 404), and
 // before kube-controller-manager has aggregated hookrun's trigger verb into
 // the edit role the samples' owner holds (a call in between gets 422
-// owner_not_member).
+// owner_not_member). It waits on progress (waitFor) and, when it gives up,
+// names each endpoint that is not there yet and why.
 func (c *Cluster) waitReady(ctx context.Context, ns string) error {
-	// Each endpoint is probed until it is served, then never again: a probe
-	// of an unauthenticated endpoint spends one of its pre-parse rate limit.
-	served := map[string]bool{}
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	// An endpoint found usable is not probed again: a probe of an
+	// unauthenticated endpoint spends one of its pre-parse rate limit.
+	usable := map[string]bool{}
+	return WaitFor(ctx, "the sample endpoints of namespace "+ns+" to be Ready, served and triggerable", func(ctx context.Context) (string, error) {
 		eps := &agentsv1alpha1.WebhookEndpointList{}
 		if err := c.AdminClient.List(ctx, eps, client.InNamespace(ns)); err != nil {
-			return false, err
+			return "", fmt.Errorf("listing endpoints: %w", err)
 		}
-		for _, ep := range eps.Items {
-			if !ready(ep.Status.Conditions) || ep.Status.URL == "" {
-				return false, nil
-			}
-			if !served[ep.Status.URL] && (!Serves(ctx, ep.Status.URL) || !c.ownerMayTrigger(ctx, &ep)) {
-				return false, nil
-			}
-			served[ep.Status.URL] = true
+		if len(eps.Items) == 0 {
+			return "no endpoints yet", nil
 		}
-		return len(eps.Items) > 0, nil
+		var missing []string
+		for i := range eps.Items {
+			ep := &eps.Items[i]
+			if usable[ep.Name] {
+				continue
+			}
+			if why := c.notUsable(ctx, ep); why != "" {
+				missing = append(missing, ep.Name+": "+why)
+				continue
+			}
+			usable[ep.Name] = true
+		}
+		return strings.Join(missing, "; "), nil
 	})
 }
 
-func ready(conds []metav1.Condition) bool {
-	for _, c := range conds {
-		if c.Type == agentsv1alpha1.ConditionReady {
-			return c.Status == metav1.ConditionTrue
+// notUsable says why a call to ep would not start a run yet, or "".
+func (c *Cluster) notUsable(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) string {
+	if r := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); r == nil || r.Status != metav1.ConditionTrue {
+		if r == nil {
+			return "no Ready condition yet"
 		}
+		return fmt.Sprintf("Ready=%s (%s: %s)", r.Status, r.Reason, r.Message)
 	}
-	return false
+	if ep.Status.URL == "" {
+		return "Ready but no URL in status"
+	}
+	if code, err := Probe(ctx, ep.Status.URL); err != nil || !servedCode(code) {
+		return fmt.Sprintf("not served by the receiver yet (probe answered %d, error %v)", code, err)
+	}
+	if member, err := c.ownerMayTrigger(ctx, ep); err != nil || !member {
+		return fmt.Sprintf("owner %s may not trigger Agent %s yet (SubjectAccessReview: allowed=%t, error %v)",
+			ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, member, err)
+	}
+	return ""
 }
 
 // Endpoint is what a caller needs to call an endpoint.

@@ -50,7 +50,11 @@ const (
 	sampleUnauthenticated = "status-page"
 )
 
-var cluster *devcluster.Cluster
+var (
+	cluster *devcluster.Cluster
+	// keepLogs keeps the processes' logs after the suite: it failed.
+	keepLogs = true
+)
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -67,10 +71,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	addrs, err := devcluster.FreeAddresses(2)
 	Expect(err).NotTo(HaveOccurred())
+	// Not a GinkgoT().TempDir(): the logs of a failed run must outlive it.
+	workDir, err := os.MkdirTemp("", "hookrun-e2e-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		if keepLogs {
+			fmt.Fprintf(os.Stderr, "the suite failed: the processes' logs are kept in %s\n", filepath.Join(workDir, "cluster", "logs"))
+			return
+		}
+		Expect(os.RemoveAll(workDir)).To(Succeed())
+	})
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets,
 		Hookrun: hookrun, DemoAgentBinary: demoAgent,
-		WorkDir:         filepath.Join(GinkgoT().TempDir(), "cluster"),
+		WorkDir:         filepath.Join(workDir, "cluster"),
 		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
 		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit)},
 		OperatorArgs:    []string{"--owner-recheck-interval=2s"},
@@ -78,6 +92,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Log:             GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
+	keepLogs = false
 	apiServer, err := url.Parse(cluster.Admin.Host)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
@@ -91,9 +106,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 			Expect(err).To(HaveOccurred(), "%s still answers after the cluster stopped", addr)
 		}
 	})
-}, NodeTimeout(5*time.Minute))
+}, NodeTimeout(10*time.Minute))
 
 var _ = AfterEach(func() {
+	if CurrentSpecReport().Failed() {
+		keepLogs = true
+	}
 	Expect(cluster.Exited()).To(Succeed(), "no process of the cluster died during the spec")
 })
 

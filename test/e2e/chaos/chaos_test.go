@@ -62,9 +62,21 @@ func TestNoAcceptedRunIsLostWhenProcessesAreKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not t.TempDir(): the logs of a failed run must outlive it.
+	workDir, err := os.MkdirTemp("", "hookrun-chaos-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("the processes' logs are kept in %s", filepath.Join(workDir, "logs"))
+			return
+		}
+		_ = os.RemoveAll(workDir)
+	}()
 	c, err := devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets, Hookrun: hookrun, DemoAgentBinary: demoAgent,
-		WorkDir:         filepath.Join(t.TempDir(), "cluster"),
+		WorkDir:         workDir,
 		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
 		OperatorArgs: chaos.OperatorArgs, ReceiverArgs: chaos.ReceiverArgs,
 		Log: testWriter{t},

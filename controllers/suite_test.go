@@ -69,7 +69,9 @@ var (
 	// randomSource is shared by every manager the suite starts, so a value
 	// generated again after a restart would differ from the first one.
 	randomSource = &lockedReader{r: rand.NewChaCha8([32]byte{'h', 'o', 'o', 'k', 'r', 'u', 'n'})}
-	testOptions  = &OperatorOptions{
+	// operatorRequests records the requests of the operator the suite runs.
+	operatorRequests = &requestLog{}
+	testOptions      = &OperatorOptions{
 		PublicBaseURL:        publicBaseURL,
 		RunHistoryLimit:      3,
 		RunTTL:               time.Hour,
@@ -121,6 +123,7 @@ var _ = BeforeSuite(func() {
 // has stopped.
 func startManager() func() {
 	asOperator := testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.OperatorServiceAccount)
+	asOperator.Wrap(operatorRequests.wrap)
 	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

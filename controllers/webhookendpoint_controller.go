@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -90,20 +89,12 @@ type WebhookEndpointReconciler struct {
 	OwnerRecheckInterval time.Duration
 	// Namespace is the receiver's namespace, where signing keys are kept.
 	Namespace string
-
-	// idsWritten maps endpoints whose ID this process wrote, while their
-	// cached copy does not show it yet, to their UIDs.
-	idsWritten sync.Map
 }
 
 // endpointScope carries one reconcile's state from phase to phase.
 type endpointScope struct {
 	ep           *agentsv1alpha1.WebhookEndpoint
 	requeueAfter time.Duration
-	// brandNew: ep was not read from the API server first (see brandNew).
-	brandNew bool
-	// createdSecret is the generated Secret this reconcile created, if any.
-	createdSecret *corev1.Secret
 	// secretValue is the secret this reconcile generated or read, if any.
 	secretValue []byte
 	// idHeldByOlder: another, older endpoint has this endpoint's ID.
@@ -140,7 +131,6 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	ep := &agentsv1alpha1.WebhookEndpoint{}
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.idsWritten.Delete(req.NamespacedName)
 			return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 		}
 		return ctrl.Result{}, err
@@ -150,18 +140,19 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		// the signing key lives in another namespace.
 		return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 	}
-	brandNew := r.brandNew(ep)
-	if !brandNew && needsOnceOnlyValue(ep) {
-		// The cache may not have our last status write yet; generating from
-		// a stale copy would replace an ID or secret someone already has.
+	if needsOnceOnlyValue(ep) {
+		// An ID or a secret is generated from the endpoint as the API server
+		// has it: the cache may not show our last status write yet, and a
+		// value generated from a stale copy would replace one someone has.
+		// The status write is locked to this read's resourceVersion.
 		if err := r.APIReader.Get(ctx, req.NamespacedName, ep); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 	}
 	before := ep.DeepCopy()
-	s := &endpointScope{ep: ep, brandNew: brandNew}
+	s := &endpointScope{ep: ep}
 
-	defer func() { retErr = r.writeStatus(ctx, req.NamespacedName, before, s, retErr) }()
+	defer func() { retErr = r.writeStatus(ctx, before, s, retErr) }()
 
 	var errs []error
 	for _, phase := range []func(context.Context, *endpointScope) error{
@@ -183,11 +174,9 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 
 // writeStatus ends a reconcile that is returning phasesErr: Ready,
 // Reconciling, Stalled and observedGeneration from that outcome, then one
-// status patch against before. After the patch the events that waited for
-// it are recorded; if it met a conflict, a Secret this reconcile created is
-// deleted again (dropCreatedSecret). It returns phasesErr joined with its
-// own errors.
-func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, key types.NamespacedName, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
+// status patch against before; after it, the events that waited for it are
+// recorded. It returns phasesErr joined with its own error.
+func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
 	sum := endpointSummary(&ep.Status, s.idHeldByOlder, phasesErr)
 	if s.idProblem != nil {
@@ -197,42 +186,13 @@ func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, key types.N
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}
-	if before.Status.EndpointID == "" && ep.Status.EndpointID != "" {
-		// Remembered before the write: a write whose answer is lost may
-		// still have landed, and the next look must read it live.
-		r.idsWritten.Store(key, ep.UID)
-	}
-	err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status)
-	switch {
-	case err == nil:
-		for _, f := range s.afterStatus {
-			f()
-		}
-		return phasesErr
-	case apierrors.IsConflict(err) && s.createdSecret != nil:
-		return errors.Join(phasesErr, err, r.dropCreatedSecret(ctx, s.createdSecret))
-	default:
+	if err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
 		return errors.Join(phasesErr, err)
 	}
-}
-
-// brandNew tells whether ep looks as if it never had an ID: its cached copy
-// has none, and this process has not written (or tried to write) one that
-// the cache may not show yet. Such an endpoint is reconciled without reading
-// it from the API server first (two requests fewer for each new endpoint).
-// A copy that was behind after all cannot replace a value someone already
-// has: the ID reaches status only through a patch locked to the copy's
-// resourceVersion; the Secret is created, never overwritten, and deleted
-// again if that patch conflicts (reconcileGeneratedSecret, Reconcile); and a
-// brand-new copy deletes no Secret (deleteGeneratedSecret).
-func (r *WebhookEndpointReconciler) brandNew(ep *agentsv1alpha1.WebhookEndpoint) bool {
-	key := client.ObjectKeyFromObject(ep)
-	if ep.Status.EndpointID != "" {
-		r.idsWritten.Delete(key) // the cache has caught up with our write
-		return false
+	for _, f := range s.afterStatus {
+		f()
 	}
-	uid, written := r.idsWritten.Load(key)
-	return !written || uid != ep.UID
+	return phasesErr
 }
 
 // needsOnceOnlyValue tells whether this reconcile may generate an endpoint ID
@@ -272,9 +232,6 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 		s.ep.Status.EndpointID = id
 	}
 	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
-	if s.brandNew && s.ep.Spec.EndpointIDSecretRef == nil {
-		return nil // a fresh random ID of 256 bits
-	}
 	same := &agentsv1alpha1.WebhookEndpointList{}
 	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: s.ep.Status.EndpointID}); err != nil {
 		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)

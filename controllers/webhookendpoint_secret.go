@@ -81,7 +81,7 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 	if err != nil {
 		return fmt.Errorf("generating the secret: %w", err)
 	}
-	if written, err := r.writeGeneratedSecret(ctx, s, name, value); err != nil || !written {
+	if written, err := r.writeGeneratedSecret(ctx, s, name, value, rotate); err != nil || !written {
 		return err
 	}
 	r.useGeneratedSecret(s, name, value, rotation, rotate)
@@ -114,25 +114,17 @@ func (r *WebhookEndpointReconciler) observeGeneratedSecret(ctx context.Context, 
 }
 
 // writeGeneratedSecret writes value into the Secret called name: created
-// for a brand-new endpoint, else applied. It reports false, with status
+// for a fresh secret (one request; it fails if a Secret of that name
+// exists), else, or when one exists, applied. It reports false, with status
 // saying so, when a Secret of that name is not the endpoint's.
-func (r *WebhookEndpointReconciler) writeGeneratedSecret(ctx context.Context, s *endpointScope, name, value string) (bool, error) {
+func (r *WebhookEndpointReconciler) writeGeneratedSecret(ctx context.Context, s *endpointScope, name, value string, rotate bool) (bool, error) {
 	ep := s.ep
-	if s.brandNew {
-		// Create, not overwrite: one request, and it fails if a Secret of
-		// that name exists already.
-		var err error
-		if s.createdSecret, err = r.createGeneratedSecret(ctx, ep, name, value); err != nil {
-			return false, err
+	if !rotate {
+		if created, err := r.createGeneratedSecret(ctx, ep, name, value); err != nil || created {
+			return created, err
 		}
-		if s.createdSecret != nil {
-			return true, nil
-		}
-		// Ours from an earlier try, or someone else's: look closer, with
-		// the endpoint as the API server has it.
-		if err := r.confirmCurrent(ctx, ep); err != nil {
-			return false, err
-		}
+		// Ours from an earlier try whose status write did not land, or
+		// someone else's.
 	}
 	// Never take over a Secret of that name that is not the endpoint's.
 	if taken, err := r.secretNameTaken(ctx, ep, name); err != nil || taken {
@@ -193,9 +185,9 @@ func generatedSecretApply(ep *agentsv1alpha1.WebhookEndpoint, name, value string
 		WithData(map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(value)})
 }
 
-// createGeneratedSecret creates the generated Secret and returns it; nil
-// without error means a Secret of that name exists already.
-func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (*corev1.Secret, error) {
+// createGeneratedSecret creates the generated Secret; false without error
+// means a Secret of that name exists already.
+func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (bool, error) {
 	ac := generatedSecretApply(ep, name, value)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: name, Labels: ac.Labels},
@@ -211,35 +203,11 @@ func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, e
 	err := r.Create(ctx, secret, client.FieldOwner(fieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return nil, nil
+		return false, nil
 	case err != nil:
-		return nil, fmt.Errorf("creating Secret %s: %w", name, err)
+		return false, fmt.Errorf("creating Secret %s: %w", name, err)
 	}
-	return secret, nil
-}
-
-// dropCreatedSecret deletes the Secret this reconcile created when its hash
-// certainly did not reach status (the status patch met a conflict: the
-// cached copy was behind). Left in place, it would hold a value whose hash
-// is not the endpoint's.
-func (r *WebhookEndpointReconciler) dropCreatedSecret(ctx context.Context, secret *corev1.Secret) error {
-	if err := r.Delete(ctx, secret, client.Preconditions{UID: &secret.UID}); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting Secret %s, whose hash did not reach status: %w", secret.Name, err)
-	}
-	return nil
-}
-
-// confirmCurrent fails unless the cached endpoint is the API server's
-// current one: a brand-new copy that is behind must not overwrite a secret.
-func (r *WebhookEndpointReconciler) confirmCurrent(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) error {
-	live := &agentsv1alpha1.WebhookEndpoint{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(ep), live); err != nil {
-		return fmt.Errorf("reading WebhookEndpoint %s: %w", ep.Name, err)
-	}
-	if live.ResourceVersion != ep.ResourceVersion {
-		return fmt.Errorf("the cached copy of WebhookEndpoint %s is behind the API server; retrying", ep.Name)
-	}
-	return nil
+	return true, nil
 }
 
 // applyGeneratedSecret creates or overwrites the generated Secret, owned by
@@ -297,11 +265,6 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 // deleteGeneratedSecret removes a generated Secret the endpoint no longer
 // uses, so no stale secret is left for someone to find.
 func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
-	if s.brandNew {
-		// A brand-new endpoint has made no Secret. If one is there, this
-		// copy is behind the API server: leave it to a later reconcile.
-		return nil
-	}
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
 	obj := secretMetadata(ep.Namespace, name)

@@ -27,7 +27,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -270,62 +269,6 @@ func agentTitle(agent *agentsv1alpha1.Agent) string {
 		return agent.Spec.DisplayName
 	}
 	return agent.Name
-}
-
-// runsOfThread lists the runs appended to th (from the cache). A run
-// started before th was created was appended to an earlier thread of the
-// same name, and is left out; a run queued before and started after counts.
-func runsOfThread(ctx context.Context, c client.Reader, th *agentsv1alpha1.AgentThread) ([]agentsv1alpha1.AgentRun, error) {
-	runs := &agentsv1alpha1.AgentRunList{}
-	if err := c.List(ctx, runs, client.InNamespace(th.Namespace), client.MatchingFields{indexRunThread: th.Name}); err != nil {
-		return nil, fmt.Errorf("listing the runs of AgentThread %s: %w", th.Name, err)
-	}
-	out := runs.Items[:0]
-	for _, run := range runs.Items {
-		if appendedTo(&run, th) {
-			out = append(out, run)
-		}
-	}
-	return out, nil
-}
-
-// getCachedOrLive reads obj from the cache and, when the cache does not have
-// it, from the API server: an object created just before the event that
-// led here may not be cached yet, and taking it for gone would end runs. It
-// returns nil when the object does not exist.
-func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
-	var none T
-	err := cache.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
-		err = live.Get(ctx, key, obj)
-	}
-	switch {
-	case apierrors.IsNotFound(err):
-		return none, nil
-	case err != nil:
-		return none, err
-	}
-	return obj, nil
-}
-
-// waitForCache waits until the cache shows the run at key as done says
-// (or gone): the next reconcile, which may come at once, must see what this
-// one wrote. Only our own writes are awaited, usually a few milliseconds
-// away; there is no bound but ctx, since deciding on a cache that does not
-// show them could start a run past a slot.
-func waitForCache(ctx context.Context, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
-	err := wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		cached := &agentsv1alpha1.AgentRun{}
-		err := cache.Get(ctx, key, cached)
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return err == nil && done(cached), err
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for the cache to show the write of AgentRun %s: %w", key.Name, err)
-	}
-	return nil
 }
 
 // outOfQueue tells whether a run has left queued.

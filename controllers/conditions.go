@@ -101,3 +101,11 @@ var abnormalTrue = []struct {
 	{agentsv1alpha1.ConditionReconciling, progressReconciling},
 	{agentsv1alpha1.ConditionStalled, progressStalled},
 }
+
+func condition(t string, ok bool, reason, msg string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}
+}

@@ -311,9 +311,3 @@ func (r *WebhookEndpointReconciler) secretExists(ctx context.Context, namespace,
 	}
 	return true, nil
 }
-
-func secretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
-	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
-	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	return obj
-}

@@ -30,14 +30,6 @@ import (
 // Pure functions that turn what the endpoint reconciler observed into
 // conditions and phase. Each has a table test in webhookendpoint_status_test.go.
 
-func condition(t string, ok bool, reason, msg string) metav1.Condition {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}
-}
-
 // agentReadyCondition says whether the endpoint's Agent can take runs; agent
 // is nil when it does not exist.
 func agentReadyCondition(agentName string, agent *agentsv1alpha1.Agent) metav1.Condition {

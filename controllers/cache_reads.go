@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// Reading through the operator's cache, for every reconciler: objects the
+// cache may not have yet, our own writes the cache must show before the
+// next decision, and Secrets, which the cache keeps as metadata only.
+
+// getCachedOrLive reads obj from the cache and, when the cache does not have
+// it, from the API server: an object created just before the event that
+// led here may not be cached yet, and taking it for gone would end runs. It
+// returns nil when the object does not exist.
+func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
+	var none T
+	err := cache.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		err = live.Get(ctx, key, obj)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return none, nil
+	case err != nil:
+		return none, err
+	}
+	return obj, nil
+}
+
+// waitForCache waits until the cache shows the run at key as done says
+// (or gone): the next reconcile, which may come at once, must see what this
+// one wrote. Only our own writes are awaited, usually a few milliseconds
+// away; there is no bound but ctx, since deciding on a cache that does not
+// show them could start a run past a slot.
+func waitForCache(ctx context.Context, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
+	err := wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		cached := &agentsv1alpha1.AgentRun{}
+		err := cache.Get(ctx, key, cached)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && done(cached), err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the cache to show the write of AgentRun %s: %w", key.Name, err)
+	}
+	return nil
+}
+
+// secretMetadata is a Secret as the metadata cache holds it (no data), to
+// read by name.
+func secretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	return obj
+}

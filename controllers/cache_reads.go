@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -53,24 +52,45 @@ func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, 
 	return obj, nil
 }
 
+// Bounds of waitForCache. Our own writes usually show in the cache within
+// milliseconds, so it looks soon and then less often; an informer that has
+// shown nothing for cacheWaitLimit is stalled, and the worker is freed
+// rather than kept (cluster-api's machinepool controller waits the same way).
+const (
+	cacheWaitFirst = 2 * time.Millisecond
+	cacheWaitMax   = 100 * time.Millisecond
+	cacheWaitLimit = 10 * time.Second
+)
+
 // waitForCache waits until the cache shows the run at key as done says
 // (or gone): the next reconcile, which may come at once, must see what this
-// one wrote. Only our own writes are awaited, usually a few milliseconds
-// away; there is no bound but ctx, since deciding on a cache that does not
-// show them could start a run past a slot.
+// one wrote. Only our own writes are awaited. After cacheWaitLimit it fails,
+// naming the run: the reconcile returns the error and is retried with
+// backoff instead of holding one of the workers every Agent shares.
 func waitForCache(ctx context.Context, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
-	err := wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	return waitForCacheWithin(ctx, cacheWaitLimit, cache, key, done)
+}
+
+func waitForCacheWithin(ctx context.Context, limit time.Duration, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for interval := cacheWaitFirst; ; interval = min(2*interval, cacheWaitMax) {
 		cached := &agentsv1alpha1.AgentRun{}
 		err := cache.Get(ctx, key, cached)
-		if apierrors.IsNotFound(err) {
-			return true, nil
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("waiting for the cache to show the write of AgentRun %s/%s: %w", key.Namespace, key.Name, err)
+		case done(cached):
+			return nil
 		}
-		return err == nil && done(cached), err
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for the cache to show the write of AgentRun %s: %w", key.Name, err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the cache to show the write of AgentRun %s/%s: %w", key.Namespace, key.Name, ctx.Err())
+		case <-time.After(interval):
+		}
 	}
-	return nil
 }
 
 // secretMetadata is a Secret as the metadata cache holds it (no data), to

@@ -18,30 +18,23 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
@@ -220,51 +213,6 @@ func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bo
 	return fresh, rotate
 }
 
-// reconcileIdentity gives the endpoint its ID once (random, or pinned by
-// spec.endpointIDSecretRef), derives the URL and finds out whether an older
-// endpoint has the same ID (the receiver serves that one).
-func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
-	if s.ep.Status.EndpointID == "" {
-		id, err := r.newEndpointID(ctx, s)
-		if err != nil || id == "" {
-			return err
-		}
-		s.ep.Status.EndpointID = id
-	}
-	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
-	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: s.ep.Status.EndpointID}); err != nil {
-		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
-	}
-	for i := range same.Items {
-		if other := &same.Items[i]; other.UID != s.ep.UID && other.HoldsIDBefore(s.ep) {
-			s.idHeldByOlder = true
-		}
-	}
-	return nil
-}
-
-// endpointsSharingID maps an endpoint to the others with its endpoint ID:
-// when one goes or changes its ID, the newer ones learn whether they are
-// served now.
-func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o client.Object) []reconcile.Request {
-	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
-	if !ok || ep.Status.EndpointID == "" {
-		return nil
-	}
-	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: ep.Status.EndpointID}); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range same.Items {
-		if same.Items[i].UID != ep.UID {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&same.Items[i])})
-		}
-	}
-	return out
-}
-
 // reconcileAgent reports on the Agent. The endpoint carries no owner
 // reference to it: the Agent's finalizer deletes its endpoints
 // (agent_cleanup.go).
@@ -341,18 +289,6 @@ func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpo
 	return nil
 }
 
-// randomToken returns tokenBytes bytes from src as unpadded base64url text.
-func randomToken(src io.Reader) (string, error) {
-	if src == nil {
-		src = rand.Reader
-	}
-	b := make([]byte, tokenBytes)
-	if _, err := io.ReadFull(src, b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
 // endpointWorkers is how many endpoints are reconciled in parallel.
 const endpointWorkers = 8
 
@@ -376,45 +312,4 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
 		Complete(r)
-}
-
-// endpointsForSecret enqueues the endpoint whose signing key or generated
-// Secret this is (or would be), the endpoints whose spec.secretRef names it,
-// and those without an ID whose spec.endpointIDSecretRef names it.
-func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
-	if o.GetNamespace() == r.Namespace {
-		if req, ok := signingKeyEndpoint(o); ok {
-			return []reconcile.Request{req}
-		}
-	}
-	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
-	reqs = append(reqs, mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointIDSecret)(ctx, o)...)
-	// By name, not label: a foreign Secret holding the generated name blocks
-	// the endpoint, and its deletion must unblock it.
-	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}})
-	}
-	return reqs
-}
-
-// delayedEndpointHandler enqueues an AgentRun's endpoint after delay. The
-// work queue keeps one pending entry per endpoint, so any number of run
-// events within delay become one reconcile and at most one status write.
-func delayedEndpointHandler(delay time.Duration) handler.EventHandler {
-	add := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		if ep := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; ep != "" {
-			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}}, delay)
-		}
-	}
-	return handler.Funcs{
-		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(e.Object, q)
-		},
-		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(e.ObjectNew, q)
-		},
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(e.Object, q)
-		},
-	}
 }

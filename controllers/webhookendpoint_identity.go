@@ -18,12 +18,15 @@ package controllers
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -128,4 +131,40 @@ func (r *WebhookEndpointReconciler) newEndpointID(ctx context.Context, s *endpoi
 	problem := pinnedIDSummary(outcome, ref, size)
 	s.idProblem = &problem
 	return "", nil
+}
+
+// reconcileIdentity gives the endpoint its ID once (random, or pinned by
+// spec.endpointIDSecretRef), derives the URL and finds out whether an older
+// endpoint has the same ID (the receiver serves that one).
+func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
+	if s.ep.Status.EndpointID == "" {
+		id, err := r.newEndpointID(ctx, s)
+		if err != nil || id == "" {
+			return err
+		}
+		s.ep.Status.EndpointID = id
+	}
+	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
+	same := &agentsv1alpha1.WebhookEndpointList{}
+	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: s.ep.Status.EndpointID}); err != nil {
+		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
+	}
+	for i := range same.Items {
+		if other := &same.Items[i]; other.UID != s.ep.UID && other.HoldsIDBefore(s.ep) {
+			s.idHeldByOlder = true
+		}
+	}
+	return nil
+}
+
+// randomToken returns tokenBytes bytes from src as unpadded base64url text.
+func randomToken(src io.Reader) (string, error) {
+	if src == nil {
+		src = rand.Reader
+	}
+	b := make([]byte, tokenBytes)
+	if _, err := io.ReadFull(src, b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }

@@ -1,0 +1,98 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// What makes the endpoint reconciler look at an endpoint again, besides the
+// endpoint itself (SetupWithManager lists the watches): map functions from
+// a changed object to the endpoints it concerns.
+
+// endpointsSharingID maps an endpoint to the others with its endpoint ID:
+// when one goes or changes its ID, the newer ones learn whether they are
+// served now.
+func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o client.Object) []reconcile.Request {
+	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
+	if !ok || ep.Status.EndpointID == "" {
+		return nil
+	}
+	same := &agentsv1alpha1.WebhookEndpointList{}
+	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: ep.Status.EndpointID}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range same.Items {
+		if same.Items[i].UID != ep.UID {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&same.Items[i])})
+		}
+	}
+	return out
+}
+
+// endpointsForSecret enqueues the endpoint whose signing key or generated
+// Secret this is (or would be), the endpoints whose spec.secretRef names it,
+// and those without an ID whose spec.endpointIDSecretRef names it.
+func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	if o.GetNamespace() == r.Namespace {
+		if req, ok := signingKeyEndpoint(o); ok {
+			return []reconcile.Request{req}
+		}
+	}
+	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
+	reqs = append(reqs, mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointIDSecret)(ctx, o)...)
+	// By name, not label: a foreign Secret holding the generated name blocks
+	// the endpoint, and its deletion must unblock it.
+	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}})
+	}
+	return reqs
+}
+
+// delayedEndpointHandler enqueues an AgentRun's endpoint after delay. The
+// work queue keeps one pending entry per endpoint, so any number of run
+// events within delay become one reconcile and at most one status write.
+func delayedEndpointHandler(delay time.Duration) handler.EventHandler {
+	add := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if ep := o.GetLabels()[agentsv1alpha1.LabelEndpoint]; ep != "" {
+			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}}, delay)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+	}
+}

@@ -81,7 +81,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
 	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, dispatch); empty: all, and docs/benchmarks.md is written")
-	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses")
+	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses; the scale measurement also records a CPU profile of kube-apiserver")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}

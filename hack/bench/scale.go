@@ -25,6 +25,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -36,6 +37,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -78,6 +80,9 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 	}
 	logf("creating %d endpoints", o.endpoints)
 	start := time.Now()
+	if o.pprof {
+		profileAPIServer(ctx, c, filepath.Join(o.workDir, "kube-apiserver.cpu.pprof"), apiServerProfileLength, logf)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, o.workers)
@@ -174,6 +179,48 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 			fmt.Sprintf("%s from the first create (creating them took %s; CPU time meanwhile: %s; the operator's API requests per endpoint: %s)",
 				allReady.Round(time.Second), created.Round(time.Second), strings.Join(used, ", "), strings.Join(per, ", ")), allReady < 2*time.Minute},
 	}, nil
+}
+
+// apiServerProfileLength is how long kube-apiserver is profiled from the
+// first create (--pprof): about the time 10,000 endpoints take.
+const apiServerProfileLength = 2 * time.Minute
+
+// profileAPIServer records a CPU profile of kube-apiserver (its
+// /debug/pprof, as an administrator) for d into path, in the background;
+// read it with go tool pprof -top path.
+func profileAPIServer(ctx context.Context, c *devcluster.Cluster, path string, d time.Duration, logf func(string, ...any)) {
+	hc, err := rest.HTTPClientFor(c.Admin)
+	if err != nil {
+		logf("kube-apiserver profile: %v", err)
+		return
+	}
+	hc.Timeout = d + time.Minute
+	go func() {
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", c.Admin.Host, int(d.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			logf("kube-apiserver profile: %v", err)
+			return
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			logf("kube-apiserver profile: %v", err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", resp.Status, b)
+		}
+		if err == nil {
+			err = os.WriteFile(path, b, 0o644)
+		}
+		if err != nil {
+			logf("kube-apiserver profile: %v", err)
+			return
+		}
+		logf("kube-apiserver CPU profile of %s from the first create: %s (go tool pprof -top %s)", d, path, path)
+	}()
 }
 
 // operatorRequests sums the operator's API requests so far by method and

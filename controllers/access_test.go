@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -263,8 +264,8 @@ var _ = Describe("access control", func() {
 		Expect(change(ctx, as(dave, "hookrun-admins"), ep, newPrompt)).To(Succeed())
 		Expect(change(ctx, as(dave, "hookrun-admins"), ep, rotate)).To(Succeed())
 		Expect(as(dave, "hookrun-admins").Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a"}}))).To(Succeed())
-		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
-			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		operator := as("system:serviceaccount:"+clusterinstall.Namespace+":"+clusterinstall.OperatorServiceAccount,
+			"system:serviceaccounts", "system:serviceaccounts:"+clusterinstall.Namespace)
 		Expect(change(ctx, operator, ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "From the operator." })).To(Succeed())
 		gc := as("system:serviceaccount:kube-system:generic-garbage-collector", "system:serviceaccounts", "system:serviceaccounts:kube-system")
 		Expect(gc.Delete(ctx, ep)).To(Succeed())
@@ -357,7 +358,7 @@ var _ = Describe("access control", func() {
 			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{agentsv1alpha1.GroupVersion.Group}, Resources: []string{"*"}, Verbs: []string{"*"}}},
 		}
 		Expect(k8sClient.Create(ctx, everything)).To(Succeed())
-		receiverName := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.ReceiverServiceAccount
+		receiverName := "system:serviceaccount:" + clusterinstall.Namespace + ":" + clusterinstall.ReceiverServiceAccount
 		for _, user := range []string{frank, dave, receiverName} {
 			Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "everything-"},
@@ -381,9 +382,9 @@ var _ = Describe("access control", func() {
 		}
 		Expect(k8sClient.Create(ctx, run)).To(Succeed())
 
-		operator := as("system:serviceaccount:"+testenv.Namespace+":"+testenv.OperatorServiceAccount,
-			"system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
-		receiver := as(receiverName, "system:serviceaccounts", "system:serviceaccounts:"+testenv.Namespace)
+		operator := as("system:serviceaccount:"+clusterinstall.Namespace+":"+clusterinstall.OperatorServiceAccount,
+			"system:serviceaccounts", "system:serviceaccounts:"+clusterinstall.Namespace)
+		receiver := as(receiverName, "system:serviceaccounts", "system:serviceaccounts:"+clusterinstall.Namespace)
 		type writeFunc func(client.Client, ...client.SubResourcePatchOption) error
 		for _, c := range []struct {
 			resource string
@@ -440,7 +441,7 @@ var _ = Describe("access control", func() {
 			GinkgoHelper()
 			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 				User:   user,
-				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + testenv.Namespace, "system:authenticated"},
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + clusterinstall.Namespace, "system:authenticated"},
 				ResourceAttributes: &authorizationv1.ResourceAttributes{
 					Namespace: ns, Verb: verb, Group: group, Resource: resource, Subresource: subresource,
 				},
@@ -448,8 +449,8 @@ var _ = Describe("access control", func() {
 			Expect(k8sClient.Create(ctx, review)).To(Succeed())
 			return review.Status.Allowed
 		}
-		receiver := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.ReceiverServiceAccount
-		operator := "system:serviceaccount:" + testenv.Namespace + ":" + testenv.OperatorServiceAccount
+		receiver := "system:serviceaccount:" + clusterinstall.Namespace + ":" + clusterinstall.ReceiverServiceAccount
+		operator := "system:serviceaccount:" + clusterinstall.Namespace + ":" + clusterinstall.OperatorServiceAccount
 		const g = "agents.hookrun.dev"
 		for _, c := range []struct {
 			user, verb, group, resource, sub string

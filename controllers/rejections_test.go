@@ -36,6 +36,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -154,11 +155,11 @@ func startReceiver(ctx context.Context, podName string, reportInterval time.Dura
 	GinkgoHelper()
 	opts := receiver.NewOptions()
 	opts.ListenAddress = "127.0.0.1:0"
-	opts.Namespace = testenv.Namespace
+	opts.Namespace = clusterinstall.Namespace
 	opts.PodName = podName
 	opts.RejectionReportInterval = reportInterval
 	Expect(opts.Validate()).To(Succeed())
-	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.ReceiverServiceAccount), ctrl.Options{
+	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.ReceiverServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Cache:      receiver.CacheOptions(opts),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
@@ -220,7 +221,7 @@ var _ = Describe("Diagnosable rejections", func() {
 			g.Expect(r.LastRejectionTime).NotTo(BeNil())
 		}).WithTimeout(5 * time.Second).Should(Succeed())
 		report := &corev1.ConfigMap{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: testenv.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + "rcv-" + ns}, report)).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: clusterinstall.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + "rcv-" + ns}, report)).To(Succeed())
 		Expect(report.Data).To(HaveKey(string(got.UID)), "the receiver's own report, written as its service account")
 	})
 
@@ -228,7 +229,7 @@ var _ = Describe("Diagnosable rejections", func() {
 		report := func(name string, writtenAt time.Time) *corev1.ConfigMap {
 			return &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{
-					Namespace: testenv.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + name,
+					Namespace: clusterinstall.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + name,
 					Labels:      map[string]string{agentsv1alpha1.LabelRejectionReport: "true"},
 					Annotations: map[string]string{agentsv1alpha1.AnnotationReportWrittenAt: writtenAt.UTC().Format(time.RFC3339)},
 				},

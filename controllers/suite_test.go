@@ -45,6 +45,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -79,7 +80,7 @@ var (
 		RunCountDelay:        500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond,
 		DispatchWorkers:      DefaultDispatchWorkers,
-		Namespace:            testenv.Namespace,
+		Namespace:            clusterinstall.Namespace,
 	}
 )
 
@@ -112,7 +113,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	// The operator's RBAC, service account and the admission policies, as
 	// installed in a cluster: the operator below runs as its service account.
-	Expect(testenv.InstallAccessControl(context.Background(), k8sClient)).To(Succeed())
+	Expect(clusterinstall.InstallAccessControl(context.Background(), k8sClient, testenv.Root())).To(Succeed())
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
 })
@@ -122,7 +123,7 @@ var _ = BeforeSuite(func() {
 // all it may do), and returns a function that stops it and waits until it
 // has stopped.
 func startManager() func() {
-	asOperator := testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.OperatorServiceAccount)
+	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
 	asOperator.Wrap(operatorRequests.wrap)
 	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
 		Scheme:                 scheme,

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -103,7 +104,7 @@ func sha256Hex(b []byte) string {
 func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
 	GinkgoHelper()
 	cur := endpointState(ctx, ep)()
-	asReceiver, err := client.New(testenv.AsServiceAccount(cfg, testenv.Namespace, testenv.ReceiverServiceAccount), client.Options{Scheme: scheme})
+	asReceiver, err := client.New(testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.ReceiverServiceAccount), client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	run := &agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/test/testenv"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 )
 
 func TestTrackPreviousSecret(t *testing.T) {
@@ -94,7 +94,7 @@ var _ = Describe("Signing keys of signed senders", func() {
 	signingKey := func(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() (*corev1.Secret, error) {
 		return func() (*corev1.Secret, error) {
 			s := &corev1.Secret{}
-			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: testenv.Namespace, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}, s)
+			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: clusterinstall.Namespace, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}, s)
 			return s, err
 		}
 	}

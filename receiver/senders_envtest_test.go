@@ -41,6 +41,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -383,7 +384,7 @@ var _ = Describe("Senders", func() {
 	DescribeTable("keeps a run that a duplicate on another replica answered 202, when its first writer fails to store the payload",
 		func(ctx SpecContext, firstWriteLands bool) {
 			ep, _ := f.senderEndpoint(ctx, "gh", senderSpec(agentsv1alpha1.SenderGitHub), senderSecret)
-			asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount)
+			asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 			direct, err := client.NewWithWatch(asReceiver, client.Options{Scheme: scheme})
 			Expect(err).NotTo(HaveOccurred())
 			second := &kubeStore{client: direct, reader: direct}
@@ -485,7 +486,7 @@ var _ = Describe("Senders", func() {
 			return send(srv.URL, id, agentsv1alpha1.SenderGitHub, "{}", "tenant-chosen-key", nil).status
 		}, 2*time.Second).Should(Equal(http.StatusForbidden))
 		// And its service account may not read Secrets elsewhere.
-		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount)
+		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 		c, err := client.New(asReceiver, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
 		err = c.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID))}, &corev1.Secret{})
@@ -523,7 +524,7 @@ func startSecondReceiver(ctx context.Context, with ...func(*Options)) secondRece
 	for _, w := range with {
 		w(opts)
 	}
-	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(testEnv.Config, receiverNamespace, testenv.ReceiverServiceAccount), ctrl.Options{
+	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: CacheOptions(opts),
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -45,6 +45,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -53,7 +54,7 @@ import (
 // written by the specs themselves, as the operator would.
 
 const (
-	receiverNamespace = testenv.Namespace
+	receiverNamespace = clusterinstall.Namespace
 	testRateLimit     = 5
 	testUnauthLimit   = 3
 	// reportPod names the suite's receiver and so its rejection report.
@@ -111,9 +112,9 @@ var _ = BeforeSuite(func() {
 	// The receiver's RBAC, service account (in receiverNamespace) and the
 	// admission policies, as installed in a cluster: the receiver below runs
 	// as its service account.
-	Expect(testenv.InstallAccessControl(context.Background(), k8sClient)).To(Succeed())
+	Expect(clusterinstall.InstallAccessControl(context.Background(), k8sClient, testenv.Root())).To(Succeed())
 
-	counted := testenv.AsServiceAccount(cfg, receiverNamespace, testenv.ReceiverServiceAccount)
+	counted := testenv.AsServiceAccount(cfg, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 	counted.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt} }
 	opts := NewOptions()
 	opts.ListenAddress = "127.0.0.1:0"

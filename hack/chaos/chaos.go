@@ -37,9 +37,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // Flags the operator and the receiver need for a run: no rate limit or
@@ -53,7 +53,7 @@ import (
 // then exits, for its Deployment to start it again); the ones here are
 // shorter, and an exit fails the run.
 var (
-	OperatorArgs = []string{"--run-history-limit=0", "--leader-elect", "--leader-election-namespace=" + testenv.Namespace}
+	OperatorArgs = []string{"--run-history-limit=0", "--leader-elect", "--leader-election-namespace=" + clusterinstall.Namespace}
 	ReceiverArgs = []string{"--rate-limit=1000000", "--max-queued-runs-per-endpoint=1000000", "--max-queued-runs-per-agent=1000000"}
 )
 

@@ -44,7 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/test/testenv"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 )
 
 // Names of the processes a Cluster runs besides etcd and kube-apiserver.
@@ -205,7 +205,7 @@ func (c *Cluster) startControlPlane() error {
 
 func (c *Cluster) install(ctx context.Context) error {
 	c.logf("installing RBAC and admission policies")
-	if err := testenv.InstallAccessControlFrom(ctx, c.AdminClient, c.opts.Root); err != nil {
+	if err := clusterinstall.InstallAccessControl(ctx, c.AdminClient, c.opts.Root); err != nil {
 		return err
 	}
 	admin, err := c.env.AddUser(envtest.User{Name: "hookrun-dev-admin", Groups: []string{"system:masters"}}, nil)
@@ -242,7 +242,7 @@ func WriteKubeconfig(cfg *rest.Config, name, path string) error {
 // account hookrun-system/name, so the process has exactly its role.
 func (c *Cluster) serviceAccountConfig(ctx context.Context, name string) (*rest.Config, error) {
 	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](7 * 24 * 3600)}}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: testenv.Namespace, Name: name}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: clusterinstall.Namespace, Name: name}}
 	if err := c.AdminClient.SubResource("token").Create(ctx, sa, req); err != nil {
 		return nil, fmt.Errorf("requesting a token for service account %s: %w", name, err)
 	}
@@ -278,14 +278,14 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 		"--public-base-url=" + c.ReceiverURL,
 		"--health-probe-bind-address=" + operatorHealth,
 		"--metrics-bind-address=" + operatorMetrics,
-		"--namespace=" + testenv.Namespace,
+		"--namespace=" + clusterinstall.Namespace,
 	}, c.opts.OperatorArgs...), httpReady("http://"+operatorHealth+"/readyz"))
 	c.define(Receiver, c.opts.Hookrun, append([]string{"receiver",
 		"--kubeconfig=" + c.Kubeconfig(Receiver),
 		"--listen-address=" + c.opts.ReceiverAddress,
 		"--health-probe-bind-address=" + receiverHealth,
 		"--metrics-bind-address=" + receiverMetrics,
-		"--namespace=" + testenv.Namespace,
+		"--namespace=" + clusterinstall.Namespace,
 	}, c.opts.ReceiverArgs...), httpReady("http://"+receiverHealth+"/readyz"))
 	for _, name := range []string{ControllerManager, DemoAgent, Operator, Receiver} {
 		if err := c.Start(ctx, name); err != nil {

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/test/testenv"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 )
 
 // The samples of config/samples, applied as the developer, and how to call them.
@@ -68,7 +68,7 @@ func (c *Cluster) applySamples(ctx context.Context) error {
 	// asynchronously: retry until the samples apply.
 	samples := filepath.Join(c.opts.Root, "config", "samples")
 	err = WaitFor(ctx, "config/samples to apply as "+Developer, func(ctx context.Context) (string, error) {
-		err := testenv.ApplyIn(ctx, devClient, ns, samples)
+		err := clusterinstall.ApplyIn(ctx, devClient, ns, samples)
 		switch {
 		case err == nil:
 			return "", nil

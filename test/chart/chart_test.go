@@ -50,6 +50,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/receiver"
@@ -144,7 +145,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 		g.Expect(string(out)).To(ContainSubstring(kind + " created (server dry run)"))
 	}
 
-	g.Expect(testenv.Apply(ctx, admin, manifest)).To(Succeed())
+	g.Expect(clusterinstall.Apply(ctx, admin, manifest)).To(Succeed())
 
 	// The roles are bound to the release's service accounts.
 	sa := func(name string) string { return "system:serviceaccount:" + release + ":" + name }
@@ -354,7 +355,7 @@ func smokeTest(t *testing.T, g *WithT, cfg *rest.Config, admin, owner client.Cli
 	ropts := receiver.NewOptions()
 	ropts.Namespace = release
 	ropts.ListenAddress = "127.0.0.1:0"
-	rmgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, testenv.ReceiverServiceAccount), ctrl.Options{
+	rmgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, clusterinstall.ReceiverServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Cache: receiver.CacheOptions(ropts),
 	})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -366,7 +367,7 @@ func smokeTest(t *testing.T, g *WithT, cfg *rest.Config, admin, owner client.Cli
 	oopts := controllers.NewOperatorOptions()
 	oopts.PublicBaseURL = rsrv.URL
 	oopts.Namespace = release
-	omgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, testenv.OperatorServiceAccount), ctrl.Options{
+	omgr, err := ctrl.NewManager(testenv.AsServiceAccount(cfg, release, clusterinstall.OperatorServiceAccount), ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Client: client.Options{Cache: controllers.ClientCacheOptions()}, Cache: controllers.CacheOptions(oopts.Namespace),
 	})

@@ -38,8 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/devcluster"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // gitOpsManager is the field manager a GitOps tool applies with (Argo CD's
@@ -272,7 +272,7 @@ spec:
 				signingKeys = append(signingKeys, agentsv1alpha1.SigningKeySecretName(string(live.UID)))
 			}
 		}
-		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: testenv.Namespace, Name: signingKeys[0]}, &corev1.Secret{})).To(Succeed())
+		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: clusterinstall.Namespace, Name: signingKeys[0]}, &corev1.Secret{})).To(Succeed())
 		Expect(get(ctx, thread).OwnerReferences).To(BeEmpty())
 		Expect(get(ctx, temp).Finalizers).To(ConsistOf(agentsv1alpha1.FinalizerCleanup))
 		left := func() []string {
@@ -297,7 +297,7 @@ spec:
 				}
 			}
 			for _, name := range signingKeys {
-				if err := cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: testenv.Namespace, Name: name}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+				if err := cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: clusterinstall.Namespace, Name: name}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 					names = append(names, "signing key "+name)
 				}
 			}

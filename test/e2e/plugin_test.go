@@ -42,6 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -231,7 +232,7 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		bindRole(ctx, member, "hookrun-agent-user")
 		samples := filepath.Join(testenv.Root(), "config", "samples")
 		Eventually(func() error {
-			return testenv.ApplyIn(ctx, developer(), pluginNS, filepath.Join(samples, "agent.yaml"),
+			return clusterinstall.ApplyIn(ctx, developer(), pluginNS, filepath.Join(samples, "agent.yaml"),
 				filepath.Join(samples, "webhookendpoint_github.yaml"), filepath.Join(samples, "senders"))
 		}).Should(Succeed())
 		// The samples' Stripe and Slack Secrets hold placeholders; they

@@ -34,8 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/devcluster"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // github sends body to ep as GitHub does: signed with secret, with the event
@@ -117,7 +117,7 @@ var _ = Describe("a GitHub sender", func() {
 		By("deleting the endpoint removes its signing key from the receiver's namespace")
 		live := &agentsv1alpha1.WebhookEndpoint{}
 		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gh-issues"}, live)).To(Succeed())
-		key := client.ObjectKey{Namespace: testenv.Namespace, Name: agentsv1alpha1.SigningKeySecretName(string(live.UID))}
+		key := client.ObjectKey{Namespace: clusterinstall.Namespace, Name: agentsv1alpha1.SigningKeySecretName(string(live.UID))}
 		Expect(cluster.AdminClient.Get(ctx, key, &corev1.Secret{})).To(Succeed())
 		Expect(developer().Delete(ctx, live)).To(Succeed())
 		Eventually(func() bool { return apierrors.IsNotFound(cluster.AdminClient.Get(ctx, key, &corev1.Secret{})) }).Should(BeTrue())

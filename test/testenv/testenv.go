@@ -14,177 +14,25 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testenv installs hookrun's manifests (RBAC, service accounts,
-// admission policies) into a test API server and makes clients that act as
-// hookrun's service accounts or as people, through impersonation.
+// Package testenv holds what only tests need: the root of the repository
+// the test was compiled from, and clients that act as hookrun's service
+// accounts or as people, through impersonation. Installing hookrun's
+// manifests is hack/clusterinstall, which hack/ uses too; hack/ never
+// imports test/.
 package testenv
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-)
-
-// Namespace is where hookrun's service accounts live.
-const Namespace = "hookrun-system"
-
-// Service account names of the operator and the receiver.
-const (
-	OperatorServiceAccount = "hookrun-operator"
-	ReceiverServiceAccount = "hookrun-receiver"
 )
 
 // Root is the repository's root directory.
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-// InstallAccessControl applies config/rbac and config/policies: the
-// namespace, service accounts and roles of the operator and the receiver,
-// the roles for people, and the admission policies with their bindings.
-func InstallAccessControl(ctx context.Context, c client.Client) error {
-	return InstallAccessControlFrom(ctx, c, Root())
-}
-
-// InstallAccessControlFrom is InstallAccessControl from the repository at root.
-func InstallAccessControlFrom(ctx context.Context, c client.Client, root string) error {
-	return Apply(ctx, c, filepath.Join(root, "config", "rbac"), filepath.Join(root, "config", "policies"))
-}
-
-// Apply creates or updates every object in the YAML files under paths
-// (files, or directories read non-recursively). Namespaces go first.
-func Apply(ctx context.Context, c client.Client, paths ...string) error {
-	return ApplyIn(ctx, c, "", paths...)
-}
-
-// ApplyIn is Apply, putting namespaced objects that name no namespace into ns.
-func ApplyIn(ctx context.Context, c client.Client, ns string, paths ...string) error {
-	objs, err := read(paths)
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		if o.GetNamespace() != "" || ns == "" {
-			continue
-		}
-		namespaced, err := c.IsObjectNamespaced(o)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", o.GetKind(), o.GetName(), err)
-		}
-		if namespaced {
-			o.SetNamespace(ns)
-		}
-	}
-	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
-		return boolInt(b.GetKind() == "Namespace") - boolInt(a.GetKind() == "Namespace")
-	})
-	for _, o := range objs {
-		if err := createOrUpdate(ctx, c, o); err != nil {
-			return fmt.Errorf("applying %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
-		}
-	}
-	return nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func createOrUpdate(ctx context.Context, c client.Client, o *unstructured.Unstructured) error {
-	err := c.Create(ctx, o.DeepCopy())
-	if !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(o.GroupVersionKind())
-	if err := c.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
-		return err
-	}
-	o = o.DeepCopy()
-	o.SetResourceVersion(cur.GetResourceVersion())
-	return c.Update(ctx, o)
-}
-
-func read(paths []string) ([]*unstructured.Unstructured, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		matches, err := filepath.Glob(filepath.Join(p, "*.yaml"))
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(matches)
-		for _, m := range matches {
-			if filepath.Base(m) != "kustomization.yaml" {
-				files = append(files, m)
-			}
-		}
-	}
-	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if len(strings.TrimSpace(stripComments(doc))) == 0 {
-				continue
-			}
-			u := &unstructured.Unstructured{}
-			if err := utilyaml.Unmarshal(doc, &u.Object); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if u.GetKind() == "" {
-				continue // a kustomization.yaml, not an object
-			}
-			objs = append(objs, u)
-		}
-	}
-	return objs, nil
-}
-
-func stripComments(doc []byte) string {
-	var b strings.Builder
-	for line := range strings.SplitSeq(string(doc), "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // AsServiceAccount is cfg impersonating service account name of namespace

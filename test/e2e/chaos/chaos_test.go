@@ -42,6 +42,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/hack/chaos"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -249,7 +250,7 @@ func errorKind(err error) string {
 // renewed after t.
 func leaseRenewedSince(ctx context.Context, c *devcluster.Cluster, t time.Time) bool {
 	lease := &coordinationv1.Lease{}
-	key := client.ObjectKey{Namespace: testenv.Namespace, Name: "hookrun-operator.agents.hookrun.dev"} // main.go's LeaderElectionID
+	key := client.ObjectKey{Namespace: clusterinstall.Namespace, Name: "hookrun-operator.agents.hookrun.dev"} // main.go's LeaderElectionID
 	if err := c.AdminClient.Get(ctx, key, lease); err != nil {
 		return false
 	}

@@ -99,7 +99,7 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	if p.ready == nil {
 		return nil
 	}
-	return WaitFor(ctx, name+" to be ready (log: "+p.log+")", func(ctx context.Context) (string, error) {
+	return c.waitFor(ctx, name+" to be ready (log: "+p.log+")", func(ctx context.Context) (string, error) {
 		select {
 		case <-exited:
 			return "", stopWaiting(fmt.Errorf("%s exited before it was ready: %w", name, exitError(p.waitErr)))

@@ -67,7 +67,7 @@ func (c *Cluster) applySamples(ctx context.Context) error {
 	// Aggregation into "edit" and the policies' view of the CRDs settle
 	// asynchronously: retry until the samples apply.
 	samples := filepath.Join(c.opts.Root, "config", "samples")
-	err = WaitFor(ctx, "config/samples to apply as "+Developer, func(ctx context.Context) (string, error) {
+	err = c.waitFor(ctx, "config/samples to apply as "+Developer, func(ctx context.Context) (string, error) {
 		err := clusterinstall.ApplyIn(ctx, devClient, ns, samples)
 		switch {
 		case err == nil:
@@ -126,7 +126,7 @@ func (c *Cluster) waitReady(ctx context.Context, ns string) error {
 	// An endpoint found usable is not probed again: a probe of an
 	// unauthenticated endpoint spends one of its pre-parse rate limit.
 	usable := map[string]bool{}
-	return WaitFor(ctx, "the sample endpoints of namespace "+ns+" to be Ready, served and triggerable", func(ctx context.Context) (string, error) {
+	return c.waitFor(ctx, "the sample endpoints of namespace "+ns+" to be Ready, served and triggerable", func(ctx context.Context) (string, error) {
 		eps := &agentsv1alpha1.WebhookEndpointList{}
 		if err := c.AdminClient.List(ctx, eps, client.InNamespace(ns)); err != nil {
 			return "", fmt.Errorf("listing endpoints: %w", err)

@@ -105,3 +105,40 @@ func waitWith(ctx context.Context, what string, interval, stall, limit time.Dura
 		}
 	}
 }
+
+// waitFor is WaitFor that writes to the cluster's log how long the wait took
+// and, when that was more than slowWait, what was missing from when: the
+// record of a slow start on a loaded machine.
+func (c *Cluster) waitFor(ctx context.Context, what string, look func(context.Context) (string, error)) error {
+	start := time.Now()
+	var changes []string
+	last := ""
+	err := WaitFor(ctx, what, func(ctx context.Context) (string, error) {
+		missing, err := look(ctx)
+		seen := missing
+		if err != nil {
+			seen = "error: " + err.Error()
+		}
+		if seen != last && seen != "" && len(changes) < maxLoggedChanges {
+			changes = append(changes, fmt.Sprintf("%6.1fs %s", time.Since(start).Seconds(), seen))
+		}
+		last = seen
+		return missing, err
+	})
+	took := time.Since(start)
+	c.logf("waited %s for %s", took.Round(time.Millisecond), what)
+	if took > slowWait {
+		for _, ch := range changes {
+			c.logf("  %s", ch)
+		}
+	}
+	return err
+}
+
+const (
+	// slowWait is how long a wait may take before its log line says what
+	// was missing meanwhile.
+	slowWait = 5 * time.Second
+	// maxLoggedChanges bounds that record.
+	maxLoggedChanges = 50
+)

@@ -18,6 +18,8 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,20 +27,19 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/controllers/manager"
 	"github.com/hookrun/hookrun/receiver"
 )
 
@@ -85,92 +86,99 @@ func newRootCommand() *cobra.Command {
 	return root
 }
 
-func newOperatorCommand() *cobra.Command {
-	opts := controllers.NewOperatorOptions()
-	cmd := &cobra.Command{
-		Use:   "operator",
-		Short: "Run the operator: reconcile endpoints, agents and threads, and dispatch runs over A2A",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := opts.Validate(); err != nil {
-				return err
-			}
-			return runOperator(cmd, opts)
-		},
+// role is what a subcommand running a manager adds to the shared settings.
+type role struct {
+	// name is the subcommand, and the component the API budget flags name.
+	name, short string
+	// apiUse says in --kube-api-qps's help what the role's requests are.
+	apiUse string
+	// options are the role's own flags.
+	options interface {
+		BindFlags(*pflag.FlagSet)
+		Validate() error
 	}
-	opts.BindFlags(cmd.Flags())
-	return cmd
+	// configure adds the role's cache and leader election to the manager's options.
+	configure func(*ctrl.Options)
+	// setup adds the role's controllers and servers to the manager.
+	setup func(context.Context, ctrl.Manager) error
 }
 
-func runOperator(cmd *cobra.Command, opts *controllers.OperatorOptions) error {
-	cfg, err := restConfig(opts.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  newScheme(),
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
-		PprofBindAddress:        opts.PprofBindAddress,
-		LeaderElection:          opts.LeaderElect,
-		LeaderElectionID:        "hookrun-operator.agents.hookrun.dev",
-		LeaderElectionNamespace: opts.LeaderElectionNamespace,
-		Client:                  client.Options{Cache: controllers.ClientCacheOptions()},
-		Cache:                   controllers.CacheOptions(opts.Namespace),
+func newOperatorCommand() *cobra.Command {
+	opts := controllers.NewOperatorOptions()
+	return newRoleCommand(role{
+		name:    "operator",
+		short:   "Run the operator: reconcile endpoints, agents and threads, and dispatch runs over A2A",
+		options: opts,
+		configure: func(o *ctrl.Options) {
+			o.LeaderElection = opts.LeaderElect
+			o.LeaderElectionID = "hookrun-operator.agents.hookrun.dev"
+			o.LeaderElectionNamespace = opts.LeaderElectionNamespace
+			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
+			o.Cache = controllers.CacheOptions(opts.Namespace)
+		},
+		setup: func(ctx context.Context, mgr ctrl.Manager) error {
+			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{})
+		},
 	})
-	if err != nil {
-		return fmt.Errorf("creating the operator's manager: %w", err)
-	}
-	if err := addProbes(mgr); err != nil {
-		return err
-	}
-	if err := controllers.SetupOperator(cmd.Context(), mgr, opts, controllers.Dependencies{}); err != nil {
-		return err
-	}
-	return mgr.Start(cmd.Context())
 }
 
 func newReceiverCommand() *cobra.Command {
 	opts := receiver.NewOptions()
+	return newRoleCommand(role{
+		name:      "receiver",
+		short:     "Run the webhook receiver: POST /api/webhooks/{endpointId}/receive",
+		apiUse:    "two per accepted call",
+		options:   opts,
+		configure: func(o *ctrl.Options) { o.Cache = receiver.CacheOptions(opts) },
+		setup: func(ctx context.Context, mgr ctrl.Manager) error {
+			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{})
+			return err
+		},
+	})
+}
+
+// newRoleCommand is the subcommand of r, with the shared flags and r's own.
+func newRoleCommand(r role) *cobra.Command {
+	shared := manager.NewOptions()
 	cmd := &cobra.Command{
-		Use:   "receiver",
-		Short: "Run the webhook receiver: POST /api/webhooks/{endpointId}/receive",
+		Use:   r.name,
+		Short: r.short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := opts.Validate(); err != nil {
+			if err := errors.Join(r.options.Validate(), shared.Validate()); err != nil {
 				return err
 			}
-			return runReceiver(cmd, opts)
+			return run(cmd.Context(), r, shared)
 		},
 	}
-	opts.BindFlags(cmd.Flags())
+	shared.BindFlags(cmd.Flags(), r.name, r.apiUse)
+	r.options.BindFlags(cmd.Flags())
 	return cmd
 }
 
-func runReceiver(cmd *cobra.Command, opts *receiver.Options) error {
-	cfg, err := restConfig(opts.Kubeconfig)
+// run starts r's manager and serves until ctx ends.
+func run(ctx context.Context, r role, shared *manager.Options) error {
+	cfg, err := shared.RESTConfig()
 	if err != nil {
 		return err
 	}
-	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 newScheme(),
-		Metrics:                metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress: opts.HealthProbeBindAddress,
-		PprofBindAddress:       opts.PprofBindAddress,
-		Cache:                  receiver.CacheOptions(opts),
-	})
+	opts := shared.ManagerOptions()
+	opts.Scheme = newScheme()
+	r.configure(&opts)
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
-		return fmt.Errorf("creating the receiver's manager: %w", err)
+		return fmt.Errorf("creating the %s's manager: %w", r.name, err)
 	}
-	if err := addProbes(mgr); err != nil {
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the readiness check: %w", err)
+	}
+	if err := r.setup(ctx, mgr); err != nil {
 		return err
 	}
-	if _, err := receiver.Setup(cmd.Context(), mgr, opts, receiver.Dependencies{}); err != nil {
-		return err
-	}
-	return mgr.Start(cmd.Context())
+	return mgr.Start(ctx)
 }
 
 func newVersionCommand() *cobra.Command {
@@ -189,31 +197,4 @@ func newScheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(agentsv1alpha1.AddToScheme(s))
 	return s
-}
-
-// restConfig loads the kubeconfig at path, or when path is empty the usual
-// chain: $KUBECONFIG, in-cluster configuration, ~/.kube/config.
-func restConfig(path string) (*rest.Config, error) {
-	if path == "" {
-		cfg, err := ctrl.GetConfig()
-		if err != nil {
-			return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-func addProbes(mgr ctrl.Manager) error {
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("adding the health check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-		return fmt.Errorf("adding the readiness check: %w", err)
-	}
-	return nil
 }

@@ -29,7 +29,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/hookrun/hookrun/controllers/manager"
 )
 
 func runRoot(ctx context.Context, args ...string) (string, error) {
@@ -66,6 +69,33 @@ func TestFlagErrorsAreReported(t *testing.T) {
 			t.Errorf("hookrun %s: err=%v out=%q, want %q", strings.Join(args, " "), err, out, want)
 		}
 	}
+}
+
+// TestSharedFlags: the operator and the receiver each take the flags of
+// manager.Options once, with its defaults, and share no other flag but
+// --namespace (the receiver's namespace to both, explained in each one's
+// terms): a flag both need belongs in manager.Options.
+func TestSharedFlags(t *testing.T) {
+	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+	manager.NewOptions().BindFlags(shared, "component", "")
+	roles := map[string]*pflag.FlagSet{"operator": newOperatorCommand().Flags(), "receiver": newReceiverCommand().Flags()}
+	for name, flags := range roles {
+		shared.VisitAll(func(want *pflag.Flag) {
+			got := flags.Lookup(want.Name)
+			switch {
+			case got == nil:
+				t.Errorf("hookrun %s has no --%s", name, want.Name)
+			case got.DefValue != want.DefValue || got.Value.Type() != want.Value.Type():
+				t.Errorf("hookrun %s --%s: %s defaulting to %q, want %s defaulting to %q",
+					name, want.Name, got.Value.Type(), got.DefValue, want.Value.Type(), want.DefValue)
+			}
+		})
+	}
+	roles["operator"].VisitAll(func(f *pflag.Flag) {
+		if roles["receiver"].Lookup(f.Name) != nil && shared.Lookup(f.Name) == nil && f.Name != "namespace" {
+			t.Errorf("--%s is declared by both the operator and the receiver, not in manager.Options", f.Name)
+		}
+	})
 }
 
 // TestSubcommandsServeProbes starts `hookrun operator` and `hookrun receiver`

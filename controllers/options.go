@@ -34,38 +34,22 @@ import (
 
 // Defaults of the operator's flags.
 const (
-	DefaultMetricsBindAddress     = ":8080"
-	DefaultHealthProbeBindAddress = ":8081"
-	DefaultRunHistoryLimit        = 100
-	DefaultRunTTL                 = 168 * time.Hour
-	DefaultPayloadTTL             = 24 * time.Hour
-	DefaultDispatchWorkers        = 8
-	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the operator's requests
-	// to the API server. client-go's own default (5 per second) would take
-	// minutes to bring thousands of endpoints to Ready; API Priority and
-	// Fairness protects the API server.
-	DefaultKubeAPIQPS   = 500
-	DefaultKubeAPIBurst = 1000
+	DefaultRunHistoryLimit = 100
+	DefaultRunTTL          = 168 * time.Hour
+	DefaultPayloadTTL      = 24 * time.Hour
+	DefaultDispatchWorkers = 8
 	// DefaultNamespace is the receiver's namespace when neither --namespace
 	// nor $POD_NAMESPACE says otherwise.
 	DefaultNamespace = "hookrun-system"
 )
 
-// OperatorOptions are the settings of `hookrun operator`.
+// OperatorOptions are the settings of `hookrun operator` but those it shares
+// with the receiver (controllers/manager.Options).
 type OperatorOptions struct {
-	// Kubeconfig is the kubeconfig file to use; empty means $KUBECONFIG,
-	// then the in-cluster configuration, then ~/.kube/config.
-	Kubeconfig string
 	// PublicBaseURL is the externally reachable base of the receiver, for
 	// example https://hooks.example.com; endpoint URLs are
 	// PublicBaseURL + "/api/webhooks/{endpointID}/receive".
 	PublicBaseURL string
-	// MetricsBindAddress serves /metrics; "0" disables it.
-	MetricsBindAddress string
-	// HealthProbeBindAddress serves /healthz and /readyz.
-	HealthProbeBindAddress string
-	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
-	PprofBindAddress string
 	// LeaderElect makes replicas elect one active operator.
 	LeaderElect bool
 	// LeaderElectionNamespace holds the leader election Lease; empty means the pod's namespace.
@@ -82,9 +66,6 @@ type OperatorOptions struct {
 	OwnerRecheckInterval time.Duration
 	// DispatchWorkers is how many AgentRuns are sent or looked at in parallel.
 	DispatchWorkers int
-	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
-	KubeAPIQPS   float32
-	KubeAPIBurst int
 	// Namespace is the receiver's namespace, where the operator keeps the
 	// signing keys of signed senders (the only Secrets the receiver reads).
 	Namespace string
@@ -105,28 +86,19 @@ func NewOperatorOptions() *OperatorOptions {
 		ns = DefaultNamespace
 	}
 	return &OperatorOptions{
-		Namespace:              ns,
-		MetricsBindAddress:     DefaultMetricsBindAddress,
-		PprofBindAddress:       "0",
-		HealthProbeBindAddress: DefaultHealthProbeBindAddress,
-		RunHistoryLimit:        DefaultRunHistoryLimit,
-		RunTTL:                 DefaultRunTTL,
-		PayloadTTL:             DefaultPayloadTTL,
-		RunCountDelay:          DefaultRunCountDelay,
-		OwnerRecheckInterval:   DefaultOwnerRecheckInterval,
-		DispatchWorkers:        DefaultDispatchWorkers,
-		KubeAPIQPS:             DefaultKubeAPIQPS,
-		KubeAPIBurst:           DefaultKubeAPIBurst,
+		Namespace:            ns,
+		RunHistoryLimit:      DefaultRunHistoryLimit,
+		RunTTL:               DefaultRunTTL,
+		PayloadTTL:           DefaultPayloadTTL,
+		RunCountDelay:        DefaultRunCountDelay,
+		OwnerRecheckInterval: DefaultOwnerRecheckInterval,
+		DispatchWorkers:      DefaultDispatchWorkers,
 	}
 }
 
 // BindFlags registers the options as flags, with the current values as defaults.
 func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file. Empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.StringVar(&o.PublicBaseURL, "public-base-url", o.PublicBaseURL, "Externally reachable base URL of the receiver, for example https://hooks.example.com. Required.")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
-	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader so only one operator replica is active.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease. Empty: the pod's namespace.")
 	fs.IntVar(&o.RunHistoryLimit, "run-history-limit", o.RunHistoryLimit, "Finished AgentRuns kept per endpoint; older ones are deleted. 0: no limit.")
@@ -134,8 +106,6 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.PayloadTTL, "payload-ttl", o.PayloadTTL, "How long a finished run's payload Secret is kept after it completed; the run record stays. 0: as long as the run.")
 	fs.DurationVar(&o.RunCountDelay, "run-count-delay", o.RunCountDelay, "Batch AgentRun changes for this long before updating an endpoint's status.runs.")
 	fs.DurationVar(&o.OwnerRecheckInterval, "owner-recheck-interval", o.OwnerRecheckInterval, "How often an endpoint paused with OwnerNotMember re-checks whether its owner is a member again.")
-	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the operator may make to the API server.")
-	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the operator may make to the API server.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace: the operator keeps the signing keys of signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) there, as Secrets only the receiver reads.")
 	fs.StringSliceVar(&o.AgentAllowedHosts, "agent-allowed-hosts", o.AgentAllowedHosts, "Agent host names runs may be sent to, comma-separated: exact names, or *.example.com for every subdomain of example.com. A listed name is connected to at any address it resolves to. With this or --agent-allowed-cidrs set, any other agent is refused. Empty (with --agent-allowed-cidrs empty): every agent.")
 	fs.StringSliceVar(&o.AgentAllowedCIDRs, "agent-allowed-cidrs", o.AgentAllowedCIDRs, "Addresses runs may be sent to, as comma-separated CIDRs (a bare IP address stands for itself), checked on the address the operator connects to. With this or --agent-allowed-hosts set, any other agent is refused and no HTTP proxy is used. Empty (with --agent-allowed-hosts empty): every agent.")
@@ -162,9 +132,6 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.OwnerRecheckInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--owner-recheck-interval must be positive, got %s", o.OwnerRecheckInterval))
-	}
-	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace must not be empty"))

@@ -30,9 +30,8 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
 	o.BindFlags(fs)
 	err := fs.Parse([]string{
-		"--kubeconfig=testdata-kubeconfig", "--public-base-url=https://hooks.example.com",
-		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
-		"--pprof-bind-address=127.0.0.1:9002", "--leader-elect", "--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
+		"--public-base-url=https://hooks.example.com", "--leader-elect", "--leader-election-namespace=leases",
+		"--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
 		"--namespace=hookrun-receivers",
 		"--agent-allowed-hosts=agent.example.com,*.agents.example.com", "--agent-allowed-cidrs=10.20.0.0/16",
 		"--agent-allowed-cidrs=192.0.2.7",
@@ -41,11 +40,10 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := OperatorOptions{
-		Kubeconfig: "testdata-kubeconfig", PublicBaseURL: "https://hooks.example.com",
-		MetricsBindAddress: "127.0.0.1:9000", HealthProbeBindAddress: "127.0.0.1:9001",
-		PprofBindAddress: "127.0.0.1:9002", LeaderElect: true, RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
+		PublicBaseURL: "https://hooks.example.com", LeaderElect: true, LeaderElectionNamespace: "leases",
+		RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
-		DispatchWorkers: DefaultDispatchWorkers, KubeAPIQPS: DefaultKubeAPIQPS, KubeAPIBurst: DefaultKubeAPIBurst,
+		DispatchWorkers:   DefaultDispatchWorkers,
 		Namespace:         "hookrun-receivers",
 		AgentAllowedHosts: []string{"agent.example.com", "*.agents.example.com"},
 		AgentAllowedCIDRs: []string{"10.20.0.0/16", "192.0.2.7"},
@@ -78,7 +76,6 @@ func TestOperatorOptionsValidate(t *testing.T) {
 		{"negative payload TTL", func(o *OperatorOptions) { o.PayloadTTL = -time.Second }, "--payload-ttl must not be negative"},
 		{"zero owner recheck", func(o *OperatorOptions) { o.OwnerRecheckInterval = 0 }, "--owner-recheck-interval must be positive"},
 		{"no dispatch workers", func(o *OperatorOptions) { o.DispatchWorkers = 0 }, "--dispatch-workers must be at least 1"},
-		{"no API budget", func(o *OperatorOptions) { o.KubeAPIQPS = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
 		{"agent allow list", func(o *OperatorOptions) {
 			o.AgentAllowedHosts, o.AgentAllowedCIDRs = []string{"*.agents.example.com"}, []string{"10.0.0.0/8", "fd00::/8"}
 		}, ""},

@@ -35,8 +35,6 @@ import (
 // Defaults of the receiver's flags.
 const (
 	DefaultListenAddress            = ":8443"
-	DefaultMetricsBindAddress       = ":8080"
-	DefaultHealthProbeBindAddress   = ":8081"
 	DefaultRateLimit                = 60
 	DefaultUnauthenticatedRateLimit = 60
 	DefaultNamespace                = "hookrun-system"
@@ -46,30 +44,16 @@ const (
 	// each is held about three times over while it is stored (the body,
 	// its base64 in the request to the API server, buffers; an estimate).
 	DefaultMaxInflightBodyBytes = 32 << 20
-	// DefaultKubeAPIQPS and DefaultKubeAPIBurst bound the receiver's writes
-	// (two per accepted call). client-go's own default (5 per second) would
-	// cap it at a few calls per second; API Priority and Fairness protects
-	// the API server.
-	DefaultKubeAPIQPS   = 500
-	DefaultKubeAPIBurst = 1000
 	// DefaultRejectionReportInterval is how often, at most, a replica
 	// writes its rejection report.
 	DefaultRejectionReportInterval = time.Minute
 )
 
-// Options are the settings of `hookrun receiver`.
+// Options are the settings of `hookrun receiver` but those it shares with
+// the operator (controllers/manager.Options).
 type Options struct {
-	// Kubeconfig is the kubeconfig file to use; empty means $KUBECONFIG,
-	// then the in-cluster configuration, then ~/.kube/config.
-	Kubeconfig string
 	// ListenAddress serves the receive route.
 	ListenAddress string
-	// MetricsBindAddress serves /metrics; "0" disables it.
-	MetricsBindAddress string
-	// HealthProbeBindAddress serves /healthz and /readyz.
-	HealthProbeBindAddress string
-	// PprofBindAddress serves net/http/pprof; "0" (the default) disables it.
-	PprofBindAddress string
 	// RateLimit is the invocation limit: calls per minute per endpoint (sliding window).
 	RateLimit int
 	// UnauthenticatedRateLimit is the pre-parse limit of unauthenticated
@@ -87,9 +71,6 @@ type Options struct {
 	// Namespace is the receiver's own namespace, where ConfigMap
 	// hookrun-receiver may switch triggering off at run time.
 	Namespace string
-	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
-	KubeAPIQPS   float32
-	KubeAPIBurst int
 	// WatchNamespaces limits the endpoints served to these namespaces; empty means all.
 	WatchNamespaces []string
 	// PodName names this replica's rejection report,
@@ -115,17 +96,12 @@ func NewOptions() *Options {
 	}
 	return &Options{
 		ListenAddress:            DefaultListenAddress,
-		MetricsBindAddress:       DefaultMetricsBindAddress,
-		HealthProbeBindAddress:   DefaultHealthProbeBindAddress,
-		PprofBindAddress:         "0",
 		RateLimit:                DefaultRateLimit,
 		UnauthenticatedRateLimit: DefaultUnauthenticatedRateLimit,
 		MaxQueuedRunsPerEndpoint: DefaultMaxQueuedRunsPerEndpoint,
 		MaxQueuedRunsPerAgent:    DefaultMaxQueuedRunsPerAgent,
 		MaxInflightBodyBytes:     DefaultMaxInflightBodyBytes,
 		Namespace:                ns,
-		KubeAPIQPS:               DefaultKubeAPIQPS,
-		KubeAPIBurst:             DefaultKubeAPIBurst,
 		PodName:                  pod,
 		RejectionReportInterval:  DefaultRejectionReportInterval,
 	}
@@ -133,19 +109,13 @@ func NewOptions() *Options {
 
 // BindFlags registers the options as flags, with the current values as defaults.
 func (o *Options) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig file. Empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "Address the receive route (POST /api/webhooks/{endpointId}/receive) listens on.")
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the /metrics endpoint binds to; 0 disables it.")
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the /healthz and /readyz endpoints bind to.")
-	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
 	fs.IntVar(&o.MaxQueuedRunsPerEndpoint, "max-queued-runs-per-endpoint", o.MaxQueuedRunsPerEndpoint, "Runs of one endpoint that may wait to start; further calls are answered 429 backlog_full. Counted across replicas from endpoint status, so it may lag by seconds.")
 	fs.IntVar(&o.MaxQueuedRunsPerAgent, "max-queued-runs-per-agent", o.MaxQueuedRunsPerAgent, "Runs of one Agent's endpoints that may wait to start; further calls are answered 429 backlog_full.")
 	fs.Int64Var(&o.MaxInflightBodyBytes, "max-inflight-body-bytes", o.MaxInflightBodyBytes, "Bytes of request bodies this replica holds at once (a call reserves its Content-Length, 1 MiB if unknown); beyond it calls are answered 503 with Retry-After. At least 1 MiB.")
 	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")
-	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the receiver may make to the API server (two per accepted call).")
-	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the receiver may make to the API server.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
 	fs.StringVar(&o.PodName, "pod-name", o.PodName, "This replica's name: its rejection counts go to ConfigMap "+agentsv1alpha1.RejectionReportPrefix+"<pod name> in --namespace. Default: $POD_NAME, else the host name.")
@@ -157,9 +127,6 @@ func (o *Options) Validate() error {
 	var errs []error
 	if o.ListenAddress == "" {
 		errs = append(errs, errors.New("--listen-address is required"))
-	}
-	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.RateLimit < 1 {
 		errs = append(errs, fmt.Errorf("--rate-limit must be at least 1, got %d", o.RateLimit))

@@ -30,17 +30,14 @@ func TestOptionsFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
 	o.BindFlags(fs)
 	err := fs.Parse([]string{
-		"--kubeconfig=testdata-kubeconfig", "--listen-address=127.0.0.1:9443",
-		"--metrics-bind-address=127.0.0.1:9000", "--health-probe-bind-address=127.0.0.1:9001",
-		"--pprof-bind-address=127.0.0.1:9002", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
+		"--listen-address=127.0.0.1:9443", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
 		"--pod-name=hookrun-receiver-7d9f-x2", "--rejection-report-interval=15s",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Kubeconfig != "testdata-kubeconfig" || o.ListenAddress != "127.0.0.1:9443" || o.MetricsBindAddress != "127.0.0.1:9000" ||
-		o.HealthProbeBindAddress != "127.0.0.1:9001" || o.PprofBindAddress != "127.0.0.1:9002" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
+	if o.ListenAddress != "127.0.0.1:9443" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
 		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" ||
 		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second {
 		t.Errorf("parsed %+v", *o)
@@ -86,7 +83,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"no listen address", func(o *Options) { o.ListenAddress = "" }, "--listen-address is required"},
 		{"zero rate limit", func(o *Options) { o.RateLimit = 0 }, "--rate-limit must be at least 1"},
 		{"zero unauthenticated rate limit", func(o *Options) { o.UnauthenticatedRateLimit = 0 }, "--unauthenticated-rate-limit must be at least 1"},
-		{"no API budget", func(o *Options) { o.KubeAPIBurst = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
 		{"empty namespace", func(o *Options) { o.Namespace = "" }, "--namespace must not be empty"},
 		{"no pod name", func(o *Options) { o.PodName = "" }, "--pod-name"},
 		{"pod name not a name", func(o *Options) { o.PodName = "Receiver_1" }, "--pod-name"},

@@ -33,7 +33,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"github.com/spf13/pflag"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -50,6 +49,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/controllers/manager"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
@@ -288,12 +288,10 @@ func TestChartOperatorAgentEgress(t *testing.T) {
 	g.Expect(args).To(ContainElements(
 		"--agent-allowed-hosts=*.agents.example.com,triage.team-a.svc.cluster.local",
 		"--agent-allowed-cidrs=203.0.113.0/24,2001:db8::/32"))
-	opts := controllers.NewOperatorOptions()
-	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
-	opts.BindFlags(fs)
-	fs.ParseErrorsAllowlist.UnknownFlags = true // --zap-log-level is bound by main
-	g.Expect(fs.Parse(args[1:])).To(Succeed())
+	opts, shared := controllers.NewOperatorOptions(), manager.NewOptions()
+	parseArgs(g, args, opts.BindFlags, sharedFlags(shared, "operator"))
 	g.Expect(opts.Validate()).To(Succeed())
+	g.Expect(shared.Validate()).To(Succeed())
 	allow, err := opts.AgentAllowList()
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(allow.AllowsHost("triage.team-a.svc.cluster.local")).To(BeTrue())

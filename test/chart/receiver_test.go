@@ -21,9 +21,9 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/hookrun/hookrun/controllers/manager"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -46,12 +46,10 @@ func TestChartReceiverBounds(t *testing.T) {
 
 	args, _, err := unstructured.NestedStringSlice(container, "args")
 	g.Expect(err).NotTo(HaveOccurred())
-	opts := receiver.NewOptions()
-	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
-	opts.BindFlags(fs)
-	fs.ParseErrorsAllowlist.UnknownFlags = true // --zap-log-level is bound by main
-	g.Expect(fs.Parse(args[1:])).To(Succeed())
+	opts, shared := receiver.NewOptions(), manager.NewOptions()
+	parseArgs(g, args, opts.BindFlags, sharedFlags(shared, "receiver"))
 	g.Expect(opts.Validate()).To(Succeed())
+	g.Expect(shared.Validate()).To(Succeed())
 	g.Expect(opts.MaxQueuedRunsPerEndpoint).To(Equal(7))
 	g.Expect(opts.MaxQueuedRunsPerAgent).To(Equal(receiver.DefaultMaxQueuedRunsPerAgent))
 	g.Expect(opts.MaxInflightBodyBytes).To(Equal(int64(64 << 20)))

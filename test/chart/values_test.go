@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/controllers/manager"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -81,13 +82,13 @@ func TestChartPodValues(t *testing.T) {
 	// extraArgs come after the chart's flags, so one given again wins.
 	operatorArgs, _, _ := unstructured.NestedStringSlice(onlyContainer(g, objs[deploymentKey("operator")]), "args")
 	g.Expect(operatorArgs[len(operatorArgs)-2:]).To(Equal([]string{"--kube-api-qps=200", "--zap-log-level=debug"}))
-	opts := controllers.NewOperatorOptions()
-	parseArgs(g, operatorArgs, opts.BindFlags)
-	g.Expect(opts.KubeAPIQPS).To(BeNumerically("==", 200))
+	shared := manager.NewOptions()
+	parseArgs(g, operatorArgs, controllers.NewOperatorOptions().BindFlags, sharedFlags(shared, "operator"))
+	g.Expect(shared.KubeAPIQPS).To(BeNumerically("==", 200))
 	receiverArgs, _, _ := unstructured.NestedStringSlice(onlyContainer(g, objs[deploymentKey("receiver")]), "args")
-	ropts := receiver.NewOptions()
-	parseArgs(g, receiverArgs, ropts.BindFlags)
-	g.Expect(ropts.KubeAPIQPS).To(BeNumerically("==", 200))
+	shared = manager.NewOptions()
+	parseArgs(g, receiverArgs, receiver.NewOptions().BindFlags, sharedFlags(shared, "receiver"))
+	g.Expect(shared.KubeAPIQPS).To(BeNumerically("==", 200))
 	g.Expect(receiverArgs).To(ContainElements("--zap-log-level=info", "--zap-log-level=debug"))
 	g.Expect(receiverArgs[len(receiverArgs)-1]).To(Equal("--zap-log-level=debug"))
 
@@ -160,11 +161,18 @@ func podValues(t *testing.T) string {
 	return valuesFile(t, values.String())
 }
 
+// sharedFlags binds o's flags as main does for component's subcommand.
+func sharedFlags(o *manager.Options, component string) func(*pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) { o.BindFlags(fs, component, "") }
+}
+
 // parseArgs parses a rendered container's args (after the subcommand) with
-// the component's flags, as it would at start.
-func parseArgs(g Gomega, args []string, bind func(*pflag.FlagSet)) {
+// the component's flags (its own and the shared ones), as it would at start.
+func parseArgs(g Gomega, args []string, binds ...func(*pflag.FlagSet)) {
 	fs := pflag.NewFlagSet("component", pflag.ContinueOnError)
-	bind(fs)
+	for _, bind := range binds {
+		bind(fs)
+	}
 	fs.ParseErrorsAllowlist.UnknownFlags = true // --zap-log-level is bound by main
 	g.Expect(fs.Parse(args[1:])).To(Succeed())
 }

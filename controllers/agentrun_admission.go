@@ -158,7 +158,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 	run.Status.State = agentsv1alpha1.RunRunning
 	run.Status.StartedAt = &started
 	run.Status.Thread = thread
-	setRunConditions(run)
+	agentsv1alpha1.SetRunConditions(run)
 	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 func (p *pass) end(ctx context.Context, cached *agentsv1alpha1.AgentRun, message string) error {
 	run := cached.DeepCopy()
 	finish(&run.Status, agentsv1alpha1.RunError, message, "", p.now)
-	setRunConditions(run)
+	agentsv1alpha1.SetRunConditions(run)
 	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
 		return err
 	}
@@ -314,11 +314,6 @@ var admissionMatters = predicate.Funcs{
 		run, ok := e.Object.(*agentsv1alpha1.AgentRun)
 		return ok && !run.EffectiveState().IsFinished()
 	},
-}
-
-func isRunIn(o client.Object, state agentsv1alpha1.RunState) bool {
-	run, ok := o.(*agentsv1alpha1.AgentRun)
-	return ok && run.EffectiveState() == state
 }
 
 // agentOfRun maps a run to its Agent.

@@ -522,7 +522,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		patch := client.MergeFrom(final.DeepCopy())
 		finish(&final.Status, agentsv1alpha1.RunSuccess, "", "done", time.Now())
 		final.Status.Thread.ContextID = "context-the-agent-chose"
-		setRunConditions(final)
+		agentsv1alpha1.SetRunConditions(final)
 		Expect(k8sClient.Status().Patch(ctx, final, patch)).To(Succeed())
 		Expect(get(ctx, thread).Status.LastRunName).To(BeEmpty(), "the thread was not told before the operator died")
 
@@ -653,11 +653,6 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(eventsFor(ctx, failed, agentsv1alpha1.EventRunFailed)).Should(ContainElement(And(
 			HaveField("Type", corev1.EventTypeWarning), HaveField("Note", "Agent gone was deleted before the run started"))))
 
-		// A skipped run, as the receiver writes it, gets its conditions too.
-		skipped := queueRun(ctx, "run-cond-skipped", "{}", func(r *agentsv1alpha1.AgentRun) { r.Spec.Payload = nil })
-		Eventually(func() *metav1.Condition {
-			return conditionOf(get(ctx, skipped).Status.Conditions, agentsv1alpha1.ConditionSucceeded)
-		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSkipped))
 	})
 
 	It("fails a queued run whose agent does not exist", func(ctx SpecContext) {

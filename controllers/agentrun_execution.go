@@ -98,11 +98,8 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	switch {
-	case run.EffectiveState().IsFinished():
-		return ctrl.Result{}, r.backfillConditions(ctx, run)
-	case run.EffectiveState() != agentsv1alpha1.RunRunning || !run.DeletionTimestamp.IsZero():
-		return ctrl.Result{}, nil // queued runs are admission's
+	if run.EffectiveState() != agentsv1alpha1.RunRunning || !run.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // queued runs are admission's, finished ones done
 	}
 	before := run.DeepCopy()
 	res, err := r.step(ctx, run)
@@ -298,7 +295,7 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 // over the schema's bounds) ends the run instead. Only this reconciler
 // writes a running run, so a merge patch without a lock is safe.
 func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
-	setRunConditions(run)
+	agentsv1alpha1.SetRunConditions(run)
 	if equality.Semantic.DeepEqual(before.Status, run.Status) {
 		return false, nil
 	}
@@ -314,7 +311,7 @@ func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *a
 		run.Status = *before.Status.DeepCopy()
 		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
 			a2a.Sanitize(answer.TaskID), a2a.Sanitize(contextOf(&answer)), err), "", r.Clock.Now())
-		setRunConditions(run)
+		agentsv1alpha1.SetRunConditions(run)
 		err = patch()
 	}
 	if err != nil {
@@ -386,24 +383,12 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 	return r.NewClient(agent, token, owner), nil
 }
 
-// SetupWithManager registers execution: it looks at running runs (and at
-// finished runs that still lack their conditions).
+// SetupWithManager registers execution: it looks at running runs only.
 func (r *AgentRunExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return isRunIn(o, agentsv1alpha1.RunRunning) })
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(executionMatters)).
+		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(running)).
 		Named("agentrun").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		Complete(r)
 }
-
-// executionMatters passes the runs execution acts on: running ones, and
-// finished ones without conditions (written by the receiver or an older
-// version).
-var executionMatters = predicate.NewPredicateFuncs(func(o client.Object) bool {
-	run, ok := o.(*agentsv1alpha1.AgentRun)
-	if !ok {
-		return false
-	}
-	state := run.EffectiveState()
-	return state == agentsv1alpha1.RunRunning || (state.IsFinished() && needsConditions(run))
-})

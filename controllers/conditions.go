@@ -19,29 +19,22 @@ package controllers
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// Every kind states its health the way kstatus (sigs.k8s.io/cli-utils
-// pkg/kstatus/status), and with it Flux, kubectl wait and Argo CD, reads it:
-// Ready, plus Reconciling and Stalled, which are abnormal-true (present only
-// while True). Each kind's pure function decides a summary; setSummary
-// writes the three conditions from it.
+// Every kind states its health the way kstatus reads it
+// (agentsv1alpha1.SetReadiness). Each kind's pure function decides a
+// summary; setSummary writes Ready, Reconciling and Stalled from it.
 
 // progress is how kstatus is to read an object's Ready condition.
-type progress int
+type progress = agentsv1alpha1.Progress
 
 const (
-	// progressCurrent: reconciled as the spec asks; Ready is True.
-	progressCurrent progress = iota
-	// progressReconciling: the operator is still working on it (Reconciling).
-	progressReconciling
-	// progressStalled: it cannot get further without a change from outside
-	// (Stalled); for a run, it ended without success.
-	progressStalled
+	progressCurrent     = agentsv1alpha1.ProgressCurrent
+	progressReconciling = agentsv1alpha1.ProgressReconciling
+	progressStalled     = agentsv1alpha1.ProgressStalled
 )
 
 // summary is an object's Ready condition and how kstatus is to read it.
@@ -73,33 +66,9 @@ func reconcileFailed(err error) summary {
 }
 
 // setSummary sets Ready from s and Reconciling and Stalled as kstatus reads
-// them: the one s calls for True, with Ready's reason and message, the
-// other removed. Every condition set carries generation.
+// them, every condition at generation.
 func setSummary(conds *[]metav1.Condition, s summary, generation int64) {
-	set := func(c metav1.Condition) {
-		c.ObservedGeneration = generation
-		meta.SetStatusCondition(conds, c)
-	}
-	set(s.ready)
-	for _, a := range abnormalTrue {
-		if s.progress != a.progress {
-			meta.RemoveStatusCondition(conds, a.condition)
-			continue
-		}
-		c := s.ready
-		c.Type, c.Status = a.condition, metav1.ConditionTrue
-		set(c)
-	}
-}
-
-// abnormalTrue are the conditions kstatus reads only when True, with the
-// progress each stands for.
-var abnormalTrue = []struct {
-	condition string
-	progress  progress
-}{
-	{agentsv1alpha1.ConditionReconciling, progressReconciling},
-	{agentsv1alpha1.ConditionStalled, progressStalled},
+	agentsv1alpha1.SetReadiness(conds, s.ready, s.progress, generation)
 }
 
 func condition(t string, ok bool, reason, msg string) metav1.Condition {

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -44,36 +43,6 @@ func checkSummary(t *testing.T, got summary, wantProgress progress, wantReason, 
 
 func progressName(p progress) string {
 	return [...]string{"current", "reconciling", "stalled"}[p]
-}
-
-// TestSetSummary: the abnormal-true conditions follow Ready's reason and
-// message, only the one that is True is present, and a change of progress
-// removes the other.
-func TestSetSummary(t *testing.T) {
-	cases := []struct {
-		name                 string
-		s                    summary
-		reconciling, stalled bool
-	}{
-		{"current", current("Available", "fine"), false, false},
-		{"reconciling", reconcileFailed(errors.New("boom")), true, false},
-		{"stalled", stalled("AgentNotFound", "create it"), false, true},
-	}
-	for _, from := range cases {
-		for _, to := range cases {
-			t.Run(from.name+" then "+to.name, func(t *testing.T) {
-				var conds []metav1.Condition
-				other := metav1.Condition{Type: agentsv1alpha1.ConditionSecretReady, Status: metav1.ConditionTrue, Reason: "Kept"}
-				meta.SetStatusCondition(&conds, other)
-				setSummary(&conds, from.s, 1)
-				setSummary(&conds, to.s, 2)
-				checkSetSummary(t, conds, to.s, 2, to.reconciling, to.stalled)
-				if meta.FindStatusCondition(conds, agentsv1alpha1.ConditionSecretReady) == nil {
-					t.Error("setSummary removed another condition")
-				}
-			})
-		}
-	}
 }
 
 // checkSetSummary fails t unless conds hold s as setSummary writes it at

@@ -174,6 +174,7 @@ var _ = Describe("Health as kstatus and Argo CD compute it", func() {
 		Entry("AgentRun skipped", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			agentOfRuns(ctx, ns)
 			skipped := queueTestRun(ctx, ns, "run", "", func(r *agentsv1alpha1.AgentRun) { r.Spec.Payload = nil })
+			skipAsReceiver(ctx, k8sClient, skipped, "Skipped: the invocation rate limit of 60 calls per minute was exceeded")
 			return settled(ctx, skipped, metav1.ConditionFalse, agentsv1alpha1.ReasonSkipped)
 		}, status.FailedStatus, "Degraded"),
 	)

@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // patchStatusIfChanged writes obj's status when it differs from what was
@@ -42,6 +44,13 @@ func patchStatusIfChanged(ctx context.Context, c client.Client, before, obj clie
 		return fmt.Errorf("patching status of %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// isRunIn tells whether o is an AgentRun in state: the predicate of
+// admission (a run queued) and of execution (running runs only).
+func isRunIn(o client.Object, state agentsv1alpha1.RunState) bool {
+	run, ok := o.(*agentsv1alpha1.AgentRun)
+	return ok && run.EffectiveState() == state
 }
 
 // result returns res only when err is nil: controller-runtime ignores a

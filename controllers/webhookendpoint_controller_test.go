@@ -125,12 +125,20 @@ func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agent
 		},
 	}
 	Expect(asReceiver.Create(ctx, run)).To(Succeed())
+	skipAsReceiver(ctx, asReceiver, run, "Skipped: the endpoint's owner "+cur.Spec.Owner.UserName()+" may no longer trigger Agent "+cur.Spec.AgentRef.Name)
+	return run
+}
+
+// skipAsReceiver writes the status of a run just created as the receiver
+// does for a skipped call: its state, message and conditions in one write.
+func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentRun, message string) {
+	GinkgoHelper()
 	patch := client.MergeFrom(run.DeepCopy())
 	run.Status.State = agentsv1alpha1.RunSkipped
-	run.Status.Message = "Skipped: the endpoint's owner " + cur.Spec.Owner.UserName() + " may no longer trigger Agent " + cur.Spec.AgentRef.Name
+	run.Status.Message = message
 	run.Status.CompletedAt = &run.Spec.ReceivedAt
-	Expect(asReceiver.Status().Patch(ctx, run, patch)).To(Succeed())
-	return run
+	agentsv1alpha1.SetRunConditions(run)
+	Expect(c.Status().Patch(ctx, run, patch)).To(Succeed())
 }
 
 // eventsFor lists the events.k8s.io events about obj with reason.

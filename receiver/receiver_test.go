@@ -363,6 +363,18 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(runs[0].Labels).To(HaveKeyWithValue(agentsv1alpha1.LabelSkipReason, agentsv1alpha1.SkipReasonOwnerNotMember),
 			"the mark the operator pauses the endpoint for")
 		Expect(runs[0].Spec.Owner).To(Equal(ep.Spec.Owner))
+		// No operator runs in this suite: the receiver wrote the conditions
+		// with the skipped state, and kstatus reads the run as Failed.
+		Expect(runs[0].Status.ObservedGeneration).To(Equal(runs[0].Generation))
+		Expect(runs[0].Status.Conditions).To(ConsistOf(
+			And(HaveField("Type", agentsv1alpha1.ConditionReady), HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", agentsv1alpha1.ReasonSkipped), HaveField("Message", runs[0].Status.Message),
+				HaveField("ObservedGeneration", runs[0].Generation)),
+			And(HaveField("Type", agentsv1alpha1.ConditionStalled), HaveField("Status", metav1.ConditionTrue),
+				HaveField("Reason", agentsv1alpha1.ReasonSkipped)),
+			And(HaveField("Type", agentsv1alpha1.ConditionSucceeded), HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", agentsv1alpha1.ReasonSkipped)),
+		))
 
 		// The operator alone writes endpoint status (its suite shows it
 		// pausing for this run): the receiver left the endpoint untouched.

@@ -155,6 +155,8 @@ func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun, resourceVersion stri
 	return nil
 }
 
+// recordSkipped creates run and then writes its status: skipped, with
+// message and its conditions, in one write.
 func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error {
 	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
 		return fmt.Errorf("creating skipped AgentRun %s/%s: %w", run.Namespace, run.Name, err)
@@ -163,6 +165,7 @@ func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.Agent
 	run.Status.State = agentsv1alpha1.RunSkipped
 	run.Status.Message = message
 	run.Status.CompletedAt = &run.Spec.ReceivedAt
+	agentsv1alpha1.SetRunConditions(run)
 	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
 		// A run without its skipped state would look queued: remove it.
 		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run, ""))

@@ -1,0 +1,97 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A run's conditions follow from its status alone, so whoever writes the
+// status (the receiver for a skipped run, the operator for the others)
+// writes the conditions in the same write, with SetRunConditions.
+
+// SetRunConditions brings a run's conditions and observedGeneration in line
+// with its state: Ready, Reconciling or Stalled (SetReadiness), and
+// Succeeded once the run has ended.
+func SetRunConditions(run *AgentRun) {
+	s := &run.Status
+	ready, p := runReadiness(run)
+	SetReadiness(&s.Conditions, ready, p, run.Generation)
+	if succeeded := runSucceededCondition(run); succeeded != nil {
+		succeeded.ObservedGeneration = run.Generation
+		meta.SetStatusCondition(&s.Conditions, *succeeded)
+	} else {
+		meta.RemoveStatusCondition(&s.Conditions, ConditionSucceeded)
+	}
+	s.ObservedGeneration = run.Generation
+}
+
+// runReadiness is a run's Ready condition for its state, and how kstatus is
+// to read it. A queued or running run is Reconciling (kstatus InProgress); a
+// run that succeeded is Ready (Current). One that ended in error or was
+// skipped is done without success: Stalled (kstatus Failed, as for a failed
+// Job), so that a tool waiting for the run to finish stops waiting.
+func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
+	switch run.EffectiveState() {
+	case RunSuccess:
+		return runCondition(ConditionReady, true, ReasonSucceeded, "The agent finished the task"), ProgressCurrent
+	case RunError:
+		return runCondition(ConditionReady, false, ReasonFailed, endedMessage(run, "The run failed")), ProgressStalled
+	case RunSkipped:
+		return runCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
+	case RunRunning:
+		return runCondition(ConditionReady, false, ReasonRunning, "Sent to the agent; waiting for its task to end"), ProgressReconciling
+	default:
+		return runCondition(ConditionReady, false, ReasonQueued,
+			"Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload"), ProgressReconciling
+	}
+}
+
+// endedMessage is the message of a run that ended without success: its
+// status message, or fallback when it has none.
+func endedMessage(run *AgentRun, fallback string) string {
+	if run.Status.Message != "" {
+		return run.Status.Message
+	}
+	return fallback
+}
+
+// runSucceededCondition says how a finished run ended; nil while it has not.
+func runSucceededCondition(run *AgentRun) *metav1.Condition {
+	var c metav1.Condition
+	switch run.EffectiveState() {
+	case RunSuccess:
+		c = runCondition(ConditionSucceeded, true, ReasonSucceeded, "The agent finished the task")
+	case RunError:
+		c = runCondition(ConditionSucceeded, false, ReasonFailed, run.Status.Message)
+	case RunSkipped:
+		c = runCondition(ConditionSucceeded, false, ReasonSkipped, run.Status.Message)
+	default:
+		return nil
+	}
+	return &c
+}
+
+// runCondition is a condition of type t, True when ok.
+func runCondition(t string, ok bool, reason, msg string) metav1.Condition {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}
+}

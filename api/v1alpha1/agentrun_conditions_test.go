@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestRunConditions(t *testing.T) {
+	payload := &PayloadReference{SecretName: "p"}
+	cases := []struct {
+		name          string
+		state         RunState
+		payload       *PayloadReference
+		ready         metav1.ConditionStatus
+		reason        string
+		progress      Progress
+		succeeded     metav1.ConditionStatus // "": no Succeeded condition
+		succeededWhy  string
+		message       string
+		wantInMessage string
+	}{
+		{name: "queued (empty state)", payload: payload, ready: metav1.ConditionFalse, reason: ReasonQueued,
+			progress: ProgressReconciling},
+		{name: "running", state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRunning,
+			progress: ProgressReconciling},
+		{name: "success", state: RunSuccess, payload: payload, ready: metav1.ConditionTrue, reason: ReasonSucceeded,
+			succeeded: metav1.ConditionTrue, succeededWhy: ReasonSucceeded, progress: ProgressCurrent},
+		{name: "error", state: RunError, payload: payload, ready: metav1.ConditionFalse, reason: ReasonFailed,
+			succeeded: metav1.ConditionFalse, succeededWhy: ReasonFailed, message: "boom", wantInMessage: "boom", progress: ProgressStalled},
+		{name: "error without a message", state: RunError, payload: payload, ready: metav1.ConditionFalse, reason: ReasonFailed,
+			succeeded: metav1.ConditionFalse, succeededWhy: ReasonFailed, wantInMessage: "The run failed", progress: ProgressStalled},
+		{name: "skipped by a rate limit", state: RunSkipped, payload: payload, ready: metav1.ConditionFalse, reason: ReasonSkipped,
+			succeeded: metav1.ConditionFalse, succeededWhy: ReasonSkipped, message: "rate limited", wantInMessage: "rate limited", progress: ProgressStalled},
+		{name: "skipped as the receiver writes it (no payload)", state: RunSkipped, ready: metav1.ConditionFalse, reason: ReasonSkipped,
+			succeeded: metav1.ConditionFalse, succeededWhy: ReasonSkipped, message: "Skipped: owner", wantInMessage: "Skipped: owner", progress: ProgressStalled},
+		{name: "skipped without state (no payload)", ready: metav1.ConditionFalse, reason: ReasonSkipped,
+			succeeded: metav1.ConditionFalse, succeededWhy: ReasonSkipped, wantInMessage: "The call was recorded without running", progress: ProgressStalled},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &AgentRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+			run.Spec.Payload = tc.payload
+			run.Status.State, run.Status.Message = tc.state, tc.message
+			// A run that was running has a stale Succeeded and Reconciling: they go.
+			run.Status.Conditions = []metav1.Condition{{Type: ConditionSucceeded, Status: metav1.ConditionTrue, Reason: "Stale"},
+				{Type: ConditionReconciling, Status: metav1.ConditionTrue, Reason: "Stale"}}
+			want, p := runReadiness(run)
+			if p != tc.progress {
+				t.Errorf("progress %d, want %d", p, tc.progress)
+			}
+			SetRunConditions(run)
+			checkReadiness(t, run.Status.Conditions, want, 3, tc.progress == ProgressReconciling, tc.progress == ProgressStalled)
+			ready := meta.FindStatusCondition(run.Status.Conditions, ConditionReady)
+			if ready == nil || ready.Status != tc.ready || ready.Reason != tc.reason || ready.ObservedGeneration != 3 {
+				t.Fatalf("Ready = %+v, want %s %s at generation 3", ready, tc.ready, tc.reason)
+			}
+			if tc.wantInMessage != "" && ready.Message != tc.wantInMessage {
+				t.Errorf("Ready message %q, want %q", ready.Message, tc.wantInMessage)
+			}
+			succeeded := meta.FindStatusCondition(run.Status.Conditions, ConditionSucceeded)
+			switch {
+			case tc.succeeded == "" && succeeded != nil:
+				t.Errorf("Succeeded = %+v on an unfinished run", succeeded)
+			case tc.succeeded != "" && (succeeded == nil || succeeded.Status != tc.succeeded || succeeded.Reason != tc.succeededWhy):
+				t.Errorf("Succeeded = %+v, want %s %s", succeeded, tc.succeeded, tc.succeededWhy)
+			}
+			if run.Status.ObservedGeneration != 3 {
+				t.Errorf("observedGeneration %d, want 3", run.Status.ObservedGeneration)
+			}
+		})
+	}
+}

@@ -122,9 +122,9 @@ func (p *pass) apply(ctx context.Context, plan admission) error {
 
 // overdue looks closer at a run whose payload the cache does not show past
 // its deadline: if the API server has it, the cache lags (look again in a
-// second); if not, the first time the run is only marked WaitingForPayload
-// (its grace counts again from now, by this operator's clock), and the
-// second time it fails.
+// second); if not, the first time the run only gets a payloadDeadline (a
+// grace from now, by this operator's clock; Ready says WaitingForPayload),
+// and the second time it fails.
 func (p *pass) overdue(ctx context.Context, run *agentsv1alpha1.AgentRun) error {
 	gone, err := p.r.payloadGone(ctx, run)
 	switch {
@@ -137,7 +137,7 @@ func (p *pass) overdue(ctx context.Context, run *agentsv1alpha1.AgentRun) error 
 		return p.end(ctx, run, missingPayload(run))
 	}
 	marked := run.DeepCopy()
-	setWaitingForPayload(marked, fmt.Sprintf("%s; the run fails if it does not appear within %s", missingPayload(run), payloadGrace), p.now)
+	waitForPayload(marked, p.now)
 	p.wake = minPositive(p.wake, payloadGrace)
 	return p.write(ctx, run, marked, waitedForPayload)
 }

@@ -588,6 +588,8 @@ var _ = Describe("AgentRun dispatcher", func() {
 		lookAgain("first")
 		Eventually(readyReason).Should(Equal(agentsv1alpha1.ReasonWaitingForPayload), "past the grace: marked, not failed")
 		Expect(runState(ctx, run)()).To(BeEmpty())
+		Expect(get(ctx, run).Status.PayloadDeadline).To(HaveField("Time", BeTemporally("~", fakeClock.Now().Add(payloadGrace), time.Second)),
+			"the second grace counts from the mark, by the operator's clock")
 		fakeClock.Step(payloadGrace + time.Second)
 		lookAgain("second")
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -191,27 +191,32 @@ func agentRefusal(agent *agentsv1alpha1.Agent, name string) string {
 	return ""
 }
 
-// payloadDeadline is when a queued run without its payload is overdue: the
-// grace counts from the call's receipt (spec.receivedAt, by the receiver's
-// clock) and, once admission has found the run overdue and the payload
-// missing, again from that finding (by the operator's own clock, stored in
-// the run's Ready condition). Both are stored, so a restart resets neither,
-// and a clock that runs ahead of the receiver's cannot fail a run in the
-// moment between the receiver writing it and writing its payload.
+// payloadDeadline is when a queued run without its payload is overdue: a
+// grace after the call's receipt (spec.receivedAt, by the receiver's clock)
+// and, once admission has found the run overdue and the payload missing,
+// status.payloadDeadline (waitForPayload, by the operator's own clock).
+// Both are stored, so a restart resets neither, and a clock that runs ahead
+// of the receiver's cannot fail a run in the moment between the receiver
+// writing it and writing its payload.
 func payloadDeadline(run *agentsv1alpha1.AgentRun) time.Time {
-	from := run.Spec.ReceivedAt.Time
-	if c := meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionReady); c != nil &&
-		c.Reason == agentsv1alpha1.ReasonWaitingForPayload && c.LastTransitionTime.After(from) {
-		from = c.LastTransitionTime.Time
+	if d := run.Status.PayloadDeadline; d != nil {
+		return d.Time
 	}
-	return from.Add(payloadGrace)
+	return run.Spec.ReceivedAt.Add(payloadGrace)
 }
 
 // waitedForPayload tells whether admission has already found the run
 // overdue with its payload missing once.
 func waitedForPayload(run *agentsv1alpha1.AgentRun) bool {
-	c := meta.FindStatusCondition(run.Status.Conditions, agentsv1alpha1.ConditionReady)
-	return c != nil && c.Reason == agentsv1alpha1.ReasonWaitingForPayload
+	return run.Status.PayloadDeadline != nil
+}
+
+// waitForPayload gives a queued run found overdue with its payload missing
+// a second grace, from now, and its conditions (Ready WaitingForPayload).
+func waitForPayload(run *agentsv1alpha1.AgentRun, now time.Time) {
+	deadline := metav1.NewTime(now.Add(payloadGrace))
+	run.Status.PayloadDeadline = &deadline
+	agentsv1alpha1.SetRunConditions(run)
 }
 
 // missingPayload is the message of a run whose payload never came.

@@ -79,8 +79,7 @@ func TestPlanAdmission(t *testing.T) {
 	// payload at second at.
 	waiting := func(name string, at int64) agentsv1alpha1.AgentRun {
 		r := qrun(name, queued, "", 1)
-		r.Status.Conditions = []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
-			Reason: agentsv1alpha1.ReasonWaitingForPayload, LastTransitionTime: metav1.NewTime(time.Unix(at, 0))}}
+		waitForPayload(&r, time.Unix(at, 0))
 		return r
 	}
 	noRef := qrun("noref", queued, "", 1)
@@ -282,6 +281,24 @@ func TestAppendedAfter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWaitForPayload: the mark is an explicit deadline a grace from now,
+// which payloadDeadline reads in place of the one from receipt, and Ready
+// says WaitingForPayload (the run stays Reconciling).
+func TestWaitForPayload(t *testing.T) {
+	run := qrun("a", "", "", 1)
+	run.Generation = 3
+	if waitedForPayload(&run) || !payloadDeadline(&run).Equal(time.Unix(1, 0).Add(payloadGrace)) {
+		t.Fatalf("before the mark: waitedForPayload %v, deadline %s; want false, a grace after receipt", waitedForPayload(&run), payloadDeadline(&run))
+	}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	waitForPayload(&run, now)
+	if !waitedForPayload(&run) || !payloadDeadline(&run).Equal(now.Add(payloadGrace)) {
+		t.Errorf("waitedForPayload %v, deadline %s; want true, %s", waitedForPayload(&run), payloadDeadline(&run), now.Add(payloadGrace))
+	}
+	checkSetSummary(t, run.Status.Conditions, reconciling(agentsv1alpha1.ReasonWaitingForPayload,
+		"The payload Secret a does not exist; the run fails if it does not appear within 30s"), 3, true, false)
 }
 
 func TestMinPositive(t *testing.T) {

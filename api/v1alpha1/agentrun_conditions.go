@@ -17,6 +17,8 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -42,7 +44,8 @@ func SetRunConditions(run *AgentRun) {
 }
 
 // runReadiness is a run's Ready condition for its state, and how kstatus is
-// to read it. A queued or running run is Reconciling (kstatus InProgress); a
+// to read it. A queued or running run is Reconciling (kstatus InProgress),
+// a queued one with reason WaitingForPayload once it has a payloadDeadline; a
 // run that succeeded is Ready (Current). One that ended in error or was
 // skipped is done without success: Stalled (kstatus Failed, as for a failed
 // Job), so that a tool waiting for the run to finish stops waiting.
@@ -56,10 +59,23 @@ func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
 		return runCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
 	case RunRunning:
 		return runCondition(ConditionReady, false, ReasonRunning, "Sent to the agent; waiting for its task to end"), ProgressReconciling
-	default:
+	default: // queued
+		if run.Status.PayloadDeadline != nil {
+			return runCondition(ConditionReady, false, ReasonWaitingForPayload, waitingForPayloadMessage(run)), ProgressReconciling
+		}
 		return runCondition(ConditionReady, false, ReasonQueued,
 			"Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload"), ProgressReconciling
 	}
+}
+
+// waitingForPayloadMessage is the message of a queued run whose payload
+// Secret was found missing past its grace.
+func waitingForPayloadMessage(run *AgentRun) string {
+	name := ""
+	if run.Spec.Payload != nil {
+		name = run.Spec.Payload.SecretName
+	}
+	return fmt.Sprintf("The payload Secret %s does not exist; the run fails if it does not appear within %s", name, PayloadGrace)
 }
 
 // endedMessage is the message of a run that ended without success: its

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,7 @@ func TestRunConditions(t *testing.T) {
 		name          string
 		state         RunState
 		payload       *PayloadReference
+		deadline      bool // status.payloadDeadline set
 		ready         metav1.ConditionStatus
 		reason        string
 		progress      Progress
@@ -39,7 +41,10 @@ func TestRunConditions(t *testing.T) {
 	}{
 		{name: "queued (empty state)", payload: payload, ready: metav1.ConditionFalse, reason: ReasonQueued,
 			progress: ProgressReconciling},
-		{name: "running", state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRunning,
+		{name: "queued, its payload found missing past the grace", payload: payload, deadline: true, ready: metav1.ConditionFalse,
+			reason: ReasonWaitingForPayload, progress: ProgressReconciling,
+			wantInMessage: "The payload Secret p does not exist; the run fails if it does not appear within 30s"},
+		{name: "running (a payload deadline left from its wait)", deadline: true, state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRunning,
 			progress: ProgressReconciling},
 		{name: "success", state: RunSuccess, payload: payload, ready: metav1.ConditionTrue, reason: ReasonSucceeded,
 			succeeded: metav1.ConditionTrue, succeededWhy: ReasonSucceeded, progress: ProgressCurrent},
@@ -59,6 +64,9 @@ func TestRunConditions(t *testing.T) {
 			run := &AgentRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
 			run.Spec.Payload = tc.payload
 			run.Status.State, run.Status.Message = tc.state, tc.message
+			if tc.deadline {
+				run.Status.PayloadDeadline = &metav1.Time{Time: time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)}
+			}
 			// A run that was running has a stale Succeeded and Reconciling: they go.
 			run.Status.Conditions = []metav1.Condition{{Type: ConditionSucceeded, Status: metav1.ConditionTrue, Reason: "Stale"},
 				{Type: ConditionReconciling, Status: metav1.ConditionTrue, Reason: "Stale"}}

@@ -191,6 +191,13 @@ type AgentRunStatus struct {
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 
+	// payloadDeadline is when a queued run whose payload Secret is still
+	// missing fails. The operator sets it, a grace (30s) from the moment it
+	// first finds the Secret missing past the grace after receivedAt, by its
+	// own clock; until then the deadline is receivedAt plus the grace.
+	// +optional
+	PayloadDeadline *metav1.Time `json:"payloadDeadline,omitempty"`
+
 	// completedAt is when the run finished.
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`

@@ -124,8 +124,8 @@ const (
 	// ReasonQueued: the run waits to be sent.
 	ReasonQueued = "Queued"
 	// ReasonWaitingForPayload: the run is past its payload's grace and its
-	// payload Secret does not exist; it fails if none appears within the
-	// grace counted from this condition's lastTransitionTime.
+	// payload Secret does not exist; it fails if none appears by its
+	// status.payloadDeadline.
 	ReasonWaitingForPayload = "WaitingForPayload"
 	// ReasonRunning: the run was sent and its task has not ended.
 	ReasonRunning = "Running"

@@ -215,6 +215,10 @@ func (in *AgentRunStatus) DeepCopyInto(out *AgentRunStatus) {
 		in, out := &in.StartedAt, &out.StartedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.PayloadDeadline != nil {
+		in, out := &in.PayloadDeadline, &out.PayloadDeadline
+		*out = (*in).DeepCopy()
+	}
 	if in.CompletedAt != nil {
 		in, out := &in.CompletedAt, &out.CompletedAt
 		*out = (*in).DeepCopy()

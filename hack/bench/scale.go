@@ -196,7 +196,7 @@ func profileAPIServer(ctx context.Context, c *devcluster.Cluster, path string, d
 	}
 	hc.Timeout = d + time.Minute
 	go func() {
-		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", c.Admin.Host, int(d.Seconds()))
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(c.Admin.Host, "/"), int(d.Seconds()))
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			logf("kube-apiserver profile: %v", err)

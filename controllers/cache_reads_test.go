@@ -44,7 +44,7 @@ func (c *cacheAt) Get(_ context.Context, key client.ObjectKey, obj client.Object
 	if v == "" {
 		return apierrors.NewNotFound(schema.GroupResource{Resource: "agentruns"}, key.Name)
 	}
-	obj.(*agentsv1alpha1.AgentRun).ResourceVersion = v
+	obj.SetResourceVersion(v)
 	return nil
 }
 

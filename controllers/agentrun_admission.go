@@ -45,9 +45,10 @@ import (
 // each pass looks at all of the Agent's unfinished runs and starts those
 // whose turn has come (planAdmission) or fails those that never can. It is
 // the only writer of that move, and controller-runtime never reconciles one
-// Agent twice at once, so it keeps no record of its own decisions: a pass,
-// whether it succeeds or fails, ends only once the cache shows what it
-// wrote, and the next pass counts it.
+// Agent twice at once: a pass, whether it succeeds or fails, ends once the
+// cache shows what it wrote, and the next pass counts it. The one record it
+// keeps is of writes the cache did not show within waitForCacheWithin's bound
+// (a stalled informer): the next pass of that Agent waits for them first.
 type AgentAdmissionReconciler struct {
 	client.Client
 	// APIReader reads Agents and threads the cache has not seen yet, and
@@ -60,10 +61,15 @@ type AgentAdmissionReconciler struct {
 	Clock    clock.PassiveClock
 	// NewContextID makes A2A context IDs (UUIDs in production).
 	NewContextID func() string
+
+	unconfirmed unconfirmedWrites
 }
 
 // Reconcile looks at one Agent's unfinished runs.
 func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if err := r.unconfirmed.settle(ctx, r.Client, req); err != nil {
+		return ctrl.Result{}, err
+	}
 	agent, err := getCachedOrLive(ctx, r.Client, r.APIReader, req.NamespacedName, &agentsv1alpha1.Agent{})
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", req.Name, err)
@@ -80,7 +86,7 @@ func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	err = p.apply(ctx, plan)
 	// Whatever happened, the pass ends only once the cache shows what it
 	// wrote: the next pass, which may come at once, must count it.
-	if werr := p.waitForCache(ctx); werr != nil {
+	if werr := r.unconfirmed.await(ctx, r.Client, req, p.written); werr != nil {
 		err = errors.Join(err, werr)
 	}
 	return result(ctrl.Result{RequeueAfter: p.wake}, err)
@@ -91,14 +97,8 @@ type pass struct {
 	r       *AgentAdmissionReconciler
 	agent   *agentsv1alpha1.Agent
 	now     time.Time
-	written []write
+	written []cacheWrite
 	wake    time.Duration
-}
-
-// write is a run a pass wrote, and how to tell the cache shows it.
-type write struct {
-	key   client.ObjectKey
-	shown func(*agentsv1alpha1.AgentRun) bool
 }
 
 // apply makes the plan's moves: the failures and overdue payloads (each on
@@ -187,7 +187,7 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 	err := p.r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case err == nil:
-		p.written = append(p.written, write{key, shown})
+		p.written = append(p.written, cacheWrite{key, shown})
 		return nil
 	case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsInvalid(err):
 		// Refused: nothing of this pass is in the run.
@@ -195,20 +195,10 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 		live := &agentsv1alpha1.AgentRun{}
 		if gerr := p.r.APIReader.Get(ctx, key, live); gerr == nil && live.ResourceVersion != before.ResourceVersion {
 			read := before.ResourceVersion
-			p.written = append(p.written, write{key, func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read }})
+			p.written = append(p.written, cacheWrite{key, func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read }})
 		}
 	}
 	return fmt.Errorf("writing the status of queued AgentRun %s: %w", run.Name, err)
-}
-
-// waitForCache waits until the cache shows each write of the pass.
-func (p *pass) waitForCache(ctx context.Context) error {
-	for _, w := range p.written {
-		if err := waitForCache(ctx, p.r.Client, w.key, w.shown); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // payloadExists tells from the cache whether a run's payload Secret exists.

@@ -85,6 +85,8 @@ type AgentRunExecutionReconciler struct {
 	Workers int
 	// CallTimeout bounds one A2A call (default 30 s).
 	CallTimeout time.Duration
+
+	unconfirmed unconfirmedWrites
 }
 
 // finalError is a failure no retry can mend: the run ends with its message.
@@ -94,6 +96,9 @@ func (e finalError) Error() string { return e.msg }
 
 // Reconcile takes one step of a running run.
 func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if err := r.unconfirmed.settle(ctx, r.Client, req); err != nil {
+		return ctrl.Result{}, err
+	}
 	run := &agentsv1alpha1.AgentRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -122,9 +127,9 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	// Only execution writes a running run's status, so the cache shows the
 	// write once it shows that status, whatever else changed meanwhile.
 	recorded := run.Status
-	return res, waitForCache(ctx, r.Client, client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
+	return res, r.unconfirmed.await(ctx, r.Client, req, []cacheWrite{{client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
 		return equality.Semantic.DeepEqual(cached.Status, recorded)
-	})
+	}}})
 }
 
 // step is the run's next step: end it, send it, or look at its task. It

@@ -18,13 +18,16 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -52,7 +55,7 @@ func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, 
 	return obj, nil
 }
 
-// Bounds of waitForCache. Our own writes usually show in the cache within
+// Bounds of waitForCacheWithin. Our own writes usually show in the cache within
 // milliseconds, so it looks soon and then less often; an informer that has
 // shown nothing for cacheWaitLimit is stalled, and the worker is freed
 // rather than kept (cluster-api's machinepool controller waits the same way).
@@ -62,15 +65,14 @@ const (
 	cacheWaitLimit = 10 * time.Second
 )
 
-// waitForCache waits until the cache shows the run at key as done says
-// (or gone): the next reconcile, which may come at once, must see what this
-// one wrote. Only our own writes are awaited. After cacheWaitLimit it fails,
-// naming the run: the reconcile returns the error and is retried with
-// backoff instead of holding one of the workers every Agent shares.
-func waitForCache(ctx context.Context, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
-	return waitForCacheWithin(ctx, cacheWaitLimit, cache, key, done)
-}
-
+// waitForCacheWithin waits until the cache shows the run at key as done
+// says (or gone): the next reconcile, which may come at once, must see what
+// this one wrote. Only our own writes are awaited. After limit
+// (cacheWaitLimit in unconfirmedWrites) it fails, naming the run: the
+// reconcile returns the error and is retried with backoff instead of
+// holding one of the workers every Agent shares, and unconfirmedWrites
+// keeps the write so that the retry decides nothing before the cache shows
+// it.
 func waitForCacheWithin(ctx context.Context, limit time.Duration, cache client.Reader, key client.ObjectKey, done func(*agentsv1alpha1.AgentRun) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -99,4 +101,67 @@ func secretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	return obj
+}
+
+// cacheWrite is one of our writes of a run, and how to tell the cache shows it.
+type cacheWrite struct {
+	key   client.ObjectKey
+	shown func(*agentsv1alpha1.AgentRun) bool
+}
+
+// unconfirmedWrites remembers, per reconcile request, the writes whose wait
+// for the cache gave up (waitForCacheWithin's bound), until the cache shows them.
+// A reconcile settles its request's first and decides nothing until they
+// are shown: a decision from a cache that does not show our last write
+// could start a run past the Agent's capacity or act twice on a run. Only
+// writes behind a stalled informer are kept, and each only until it shows.
+type unconfirmedWrites struct {
+	// limit bounds each wait (cacheWaitLimit when zero).
+	limit time.Duration
+	m     sync.Map // reconcile.Request -> []cacheWrite
+}
+
+// await waits until the cache shows each of writes; those it gives up on
+// are kept for req, and the error names them.
+func (u *unconfirmedWrites) await(ctx context.Context, cache client.Reader, req reconcile.Request, writes []cacheWrite) error {
+	var pending []cacheWrite
+	var errs []error
+	for _, w := range writes {
+		// Once one wait gave up, the cache is stalled: the rest are kept
+		// without waiting for each again.
+		if len(errs) > 0 {
+			pending = append(pending, w)
+			continue
+		}
+		if err := waitForCacheWithin(ctx, u.waitLimit(), cache, w.key, w.shown); err != nil {
+			pending, errs = append(pending, w), append(errs, err)
+		}
+	}
+	if len(pending) > 0 {
+		u.m.Store(req, pending)
+	} else {
+		u.m.Delete(req)
+	}
+	return errors.Join(errs...)
+}
+
+// settle waits for the writes kept for req, if any. It fails while the
+// cache still does not show one of them.
+func (u *unconfirmedWrites) settle(ctx context.Context, cache client.Reader, req reconcile.Request) error {
+	kept, ok := u.m.Load(req)
+	if !ok {
+		return nil
+	}
+	writes, _ := kept.([]cacheWrite)
+	if err := u.await(ctx, cache, req, writes); err != nil {
+		return fmt.Errorf("the cache does not show an earlier write yet; deciding nothing until it does: %w", err)
+	}
+	return nil
+}
+
+func (u *unconfirmedWrites) waitLimit() time.Duration {
+	if u.limit > 0 {
+		return u.limit
+	}
+	return cacheWaitLimit
 }

@@ -29,6 +29,10 @@ export KUBEBUILDER_ASSETS := $(K8S_BIN)
 export GOTOOLCHAIN := local
 
 GO_TEST_FLAGS ?=
+# Per test binary. go test's default (10m) would end the end-to-end suite,
+# whose start waits on progress on a loaded machine (hack/devcluster), before
+# Ginkgo's own timeouts could report what it waited for.
+GO_TEST_TIMEOUT ?= 30m
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 SHELL = /usr/bin/env bash -o pipefail
@@ -82,7 +86,7 @@ FUZZ_TIME ?= 30000x
 
 .PHONY: test
 test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, the receiver under -race, short fuzz runs.
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) go test $(GO_TEST_FLAGS) ./...
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
 	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/

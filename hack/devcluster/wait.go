@@ -37,9 +37,10 @@ const (
 	stallTimeout = 90 * time.Second
 	// waitLimit bounds a wait however much it moves.
 	waitLimit = 4 * time.Minute
-	// probeTimeout bounds one look (one request, one probe), so a hung
-	// request cannot use up a wait.
-	probeTimeout = 10 * time.Second
+	// lookTimeout bounds one look (a list, a probe, applying the samples),
+	// so a hung request cannot use up a wait; a look that runs out is one
+	// more thing seen, and the wait goes on.
+	lookTimeout = 30 * time.Second
 )
 
 // errStopWaiting wraps an error that makes waiting pointless (a process
@@ -55,46 +56,58 @@ func stopWaiting(err error) error { return errStopWaiting{err} }
 // WaitFor calls look every pollInterval until it reports nothing missing.
 // look returns what is still missing, in words ("" when done), or an error;
 // an error is one more thing seen (the next look may succeed) unless made
-// with stopWaiting. The wait fails when the words and error have not changed
+// with stopWaiting, and so is a look that outlasts lookTimeout (its error
+// is then not believed, stopWaiting or not). The wait fails when the words and error have not changed
 // for stallTimeout, after waitLimit, or when ctx ends, with an error that
 // names what it waited for and what it last saw.
 func WaitFor(ctx context.Context, what string, look func(context.Context) (missing string, err error)) error {
-	return waitWith(ctx, what, pollInterval, stallTimeout, waitLimit, look)
+	return waitWith(ctx, what, waitBounds{pollInterval, lookTimeout, stallTimeout, waitLimit}, look)
 }
 
-func waitWith(ctx context.Context, what string, interval, stall, limit time.Duration, look func(context.Context) (string, error)) error {
+// waitBounds are WaitFor's bounds, in the order of its constants.
+type waitBounds struct{ interval, look, stall, limit time.Duration }
+
+func waitWith(ctx context.Context, what string, b waitBounds, look func(context.Context) (string, error)) error {
 	start := time.Now()
 	lastChange := start
 	last := ""
-	tick := time.NewTicker(interval)
+	tick := time.NewTicker(b.interval)
 	defer tick.Stop()
 	for {
-		lookCtx, cancel := context.WithTimeout(ctx, probeTimeout)
+		lookCtx, cancel := context.WithTimeout(ctx, b.look)
 		missing, err := look(lookCtx)
+		timedOut := lookCtx.Err() != nil
 		cancel()
 		var stop errStopWaiting
-		if errors.As(err, &stop) {
+		switch {
+		case ctx.Err() != nil:
+			// The look was cut short: what it saw says nothing, keep the last.
+		case err == nil && missing == "":
+			return nil
+		case timedOut:
+			// Slow, not refused: its error is not believed.
+		case errors.As(err, &stop):
 			return fmt.Errorf("waiting for %s: %w", what, stop.err)
 		}
-		if err == nil && missing == "" {
-			return nil
-		}
 		seen := missing
-		if err != nil {
+		switch {
+		case timedOut:
+			seen = fmt.Sprintf("no answer within %s", b.look)
+		case err != nil:
 			seen = "error: " + err.Error()
 		}
 		now := time.Now()
-		if seen != last {
+		if seen != last && ctx.Err() == nil {
 			last, lastChange = seen, now
 		}
 		var why string
 		switch {
 		case ctx.Err() != nil:
 			why = ctx.Err().Error()
-		case now.Sub(lastChange) >= stall:
-			why = fmt.Sprintf("nothing changed for %s", stall)
-		case now.Sub(start) >= limit:
-			why = fmt.Sprintf("still not there after %s", limit)
+		case now.Sub(lastChange) >= b.stall:
+			why = fmt.Sprintf("nothing changed for %s", b.stall)
+		case now.Sub(start) >= b.limit:
+			why = fmt.Sprintf("still not there after %s", b.limit)
 		}
 		if why != "" {
 			return fmt.Errorf("waited %s for %s (%s); last seen: %s", now.Sub(start).Round(time.Second), what, why, last)

@@ -26,7 +26,7 @@ import (
 )
 
 func TestWaitWith(t *testing.T) {
-	const interval, stall, limit = time.Millisecond, 40 * time.Millisecond, time.Second
+	bounds := waitBounds{interval: time.Millisecond, look: 100 * time.Millisecond, stall: 40 * time.Millisecond, limit: time.Second}
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		name string
@@ -82,7 +82,7 @@ func TestWaitWith(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
-			err := waitWith(context.Background(), "the thing", interval, stall, limit, func(context.Context) (string, error) {
+			err := waitWith(context.Background(), "the thing", bounds, func(context.Context) (string, error) {
 				defer func() { n++ }()
 				return tc.look(n)
 			})
@@ -107,10 +107,34 @@ func TestWaitWith(t *testing.T) {
 func TestWaitWithEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	err := waitWith(ctx, "the thing", time.Millisecond, time.Hour, time.Hour, func(context.Context) (string, error) {
-		return "still missing", nil
+	// The look honours its context: the one the end cuts short fails, and
+	// what it saw must not replace what the wait last saw.
+	err := waitWith(ctx, "the thing", waitBounds{time.Millisecond, time.Hour, time.Hour, time.Hour}, func(ctx context.Context) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Millisecond):
+			return "still missing", nil
+		}
 	})
 	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") || !strings.Contains(err.Error(), "last seen: still missing") {
 		t.Fatalf("err = %v, want the context's end and what was last seen", err)
+	}
+}
+
+func TestWaitWithSlowLookIsNotARefusal(t *testing.T) {
+	// The first look outlasts its bound and, cut short, reports a refusal
+	// (as a client's deadline error would be taken); the wait goes on.
+	n := 0
+	err := waitWith(context.Background(), "the thing", waitBounds{time.Millisecond, 20 * time.Millisecond, time.Second, time.Second}, func(ctx context.Context) (string, error) {
+		n++
+		if n == 1 {
+			<-ctx.Done()
+			return "", stopWaiting(ctx.Err())
+		}
+		return "", nil
+	})
+	if err != nil {
+		t.Fatalf("err = %v, want the slow look taken for one more thing seen", err)
 	}
 }

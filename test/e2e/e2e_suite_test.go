@@ -52,8 +52,8 @@ const (
 
 var (
 	cluster *devcluster.Cluster
-	// keepLogs keeps the processes' logs after the suite: it failed.
-	keepLogs = true
+	// workDir holds the processes' logs; kept when the suite fails.
+	workDir string
 )
 
 func TestE2E(t *testing.T) {
@@ -71,16 +71,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	addrs, err := devcluster.FreeAddresses(2)
 	Expect(err).NotTo(HaveOccurred())
-	// Not a GinkgoT().TempDir(): the logs of a failed run must outlive it.
-	workDir, err := os.MkdirTemp("", "hookrun-e2e-")
+	// Not a GinkgoT().TempDir(): the logs of a failed run must outlive it
+	// (ReportAfterSuite removes them after a run that passed).
+	workDir, err = os.MkdirTemp("", "hookrun-e2e-")
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		if keepLogs {
-			fmt.Fprintf(os.Stderr, "the suite failed: the processes' logs are kept in %s\n", filepath.Join(workDir, "cluster", "logs"))
-			return
-		}
-		Expect(os.RemoveAll(workDir)).To(Succeed())
-	})
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets,
 		Hookrun: hookrun, DemoAgentBinary: demoAgent,
@@ -92,7 +86,6 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Log:             GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	keepLogs = false
 	apiServer, err := url.Parse(cluster.Admin.Host)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
@@ -108,10 +101,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	})
 }, NodeTimeout(10*time.Minute))
 
-var _ = AfterEach(func() {
-	if CurrentSpecReport().Failed() {
-		keepLogs = true
+// The processes' logs go with a run that passed, and stay for one that
+// failed anywhere (a spec, the suite's setup or its cleanup).
+var _ = ReportAfterSuite("the processes' logs", func(r Report) {
+	if workDir == "" {
+		return
 	}
+	if !r.SuiteSucceeded {
+		fmt.Fprintf(os.Stderr, "the suite failed: the processes' logs are kept in %s\n", filepath.Join(workDir, "cluster", "logs"))
+		return
+	}
+	Expect(os.RemoveAll(workDir)).To(Succeed())
+})
+
+var _ = AfterEach(func() {
 	Expect(cluster.Exited()).To(Succeed(), "no process of the cluster died during the spec")
 })
 

@@ -139,7 +139,10 @@ func (p *pass) overdue(ctx context.Context, run *agentsv1alpha1.AgentRun) error 
 	marked := run.DeepCopy()
 	waitForPayload(marked, p.now)
 	p.wake = minPositive(p.wake, payloadGrace)
-	return p.write(ctx, run, marked, waitedForPayload)
+	// Shown by its version, not by the field: an API server whose CRD does
+	// not know the field yet drops it, and the cache would never show it.
+	read := run.ResourceVersion
+	return p.write(ctx, run, marked, func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read })
 }
 
 // start marks a queued run running in its thread: the execution reconciler
@@ -158,6 +161,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 	run.Status.State = agentsv1alpha1.RunRunning
 	run.Status.StartedAt = &started
 	run.Status.Thread = thread
+	run.Status.PayloadDeadline = nil // it came: the deadline is over
 	agentsv1alpha1.SetRunConditions(run)
 	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
 		return err

@@ -46,17 +46,17 @@ type summary struct {
 // current is the summary of an object reconciled as asked: usable, or
 // paused or archived on purpose (reason says which).
 func current(reason, msg string) summary {
-	return summary{ready: condition(agentsv1alpha1.ConditionReady, true, reason, msg), progress: progressCurrent}
+	return summary{ready: agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionReady, true, reason, msg), progress: progressCurrent}
 }
 
 // reconciling is the summary of an object the operator is still working on.
 func reconciling(reason, msg string) summary {
-	return summary{ready: condition(agentsv1alpha1.ConditionReady, false, reason, msg), progress: progressReconciling}
+	return summary{ready: agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionReady, false, reason, msg), progress: progressReconciling}
 }
 
 // stalled is the summary of an object that needs a change from outside.
 func stalled(reason, msg string) summary {
-	return summary{ready: condition(agentsv1alpha1.ConditionReady, false, reason, msg), progress: progressStalled}
+	return summary{ready: agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionReady, false, reason, msg), progress: progressStalled}
 }
 
 // reconcileFailed is the summary of a reconcile that failed with a transient
@@ -69,12 +69,4 @@ func reconcileFailed(err error) summary {
 // them, every condition at generation.
 func setSummary(conds *[]metav1.Condition, s summary, generation int64) {
 	agentsv1alpha1.SetReadiness(conds, s.ready, s.progress, generation)
-}
-
-func condition(t string, ok bool, reason, msg string) metav1.Condition {
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}
 }

@@ -35,13 +35,13 @@ import (
 func agentReadyCondition(agentName string, agent *agentsv1alpha1.Agent) metav1.Condition {
 	switch {
 	case agent == nil:
-		return condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentNotFound,
 			fmt.Sprintf("Agent %q does not exist in this namespace; calls answer 422 agent_unavailable until it is created", agentName))
 	case agent.Spec.Archived:
-		return condition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentArchived,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionAgentReady, false, agentsv1alpha1.ReasonAgentArchived,
 			fmt.Sprintf("Agent %q is archived; calls answer 422 agent_unavailable until spec.archived is false", agentName))
 	default:
-		return condition(agentsv1alpha1.ConditionAgentReady, true, agentsv1alpha1.ReasonAgentFound,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionAgentReady, true, agentsv1alpha1.ReasonAgentFound,
 			fmt.Sprintf("Agent %q is available", agentName))
 	}
 }
@@ -50,20 +50,20 @@ func agentReadyCondition(agentName string, agent *agentsv1alpha1.Agent) metav1.C
 // take runs; thread is nil when it does not exist.
 func threadReadyCondition(spec *agentsv1alpha1.WebhookEndpointSpec, thread *agentsv1alpha1.AgentThread) metav1.Condition {
 	if spec.ThreadStrategy != agentsv1alpha1.ContinueExisting || spec.TargetThreadRef == nil {
-		return condition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadNotRequired,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadNotRequired,
 			"Every call starts a new thread")
 	}
 	name := spec.TargetThreadRef.Name
 	switch {
 	case thread == nil:
-		return condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadNotFound,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadNotFound,
 			fmt.Sprintf("AgentThread %q does not exist in this namespace; create it or change spec.targetThreadRef. Calls answer 422 thread_unavailable", name))
 	case thread.Spec.AgentRef.Name != spec.AgentRef.Name:
-		return condition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionThreadReady, false, agentsv1alpha1.ReasonThreadOfAnotherAgent,
 			fmt.Sprintf("AgentThread %q belongs to Agent %q, not to %q; name a thread of this endpoint's Agent. Calls answer 422 thread_unavailable",
 				name, thread.Spec.AgentRef.Name, spec.AgentRef.Name))
 	default:
-		return condition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadFound,
+		return agentsv1alpha1.NewCondition(agentsv1alpha1.ConditionThreadReady, true, agentsv1alpha1.ReasonThreadFound,
 			fmt.Sprintf("Calls are appended to AgentThread %q", name))
 	}
 }
@@ -95,49 +95,49 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 	const t = agentsv1alpha1.ConditionSecretReady
 	switch outcome {
 	case secretAuthDisabled:
-		return condition(t, true, agentsv1alpha1.ReasonAuthenticationDisabled,
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonAuthenticationDisabled,
 			"spec.allowUnauthenticated is true: calls need no secret")
 	case secretGenerated, secretUnchanged:
-		return condition(t, true, agentsv1alpha1.ReasonSecretGenerated,
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonSecretGenerated,
 			fmt.Sprintf("The secret is in Secret %q, key %q; give it to the sender (type Header: in the %s header; other types: docs/senders.md)", name, agentsv1alpha1.WebhookSecretKey, agentsv1alpha1.SecretHeader))
 	case secretRotated:
-		return condition(t, true, agentsv1alpha1.ReasonSecretRotated,
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonSecretRotated,
 			fmt.Sprintf("The secret was rotated; the new one is in Secret %q, key %q, and the old one no longer works", name, agentsv1alpha1.WebhookSecretKey))
 	case secretGeneratedDeleted:
-		return condition(t, true, agentsv1alpha1.ReasonGeneratedSecretDeleted,
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonGeneratedSecretDeleted,
 			fmt.Sprintf("Secret %q was deleted; the endpoint still accepts the secret it had (only its hash is kept). "+
 				"To get a new one, rotate: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite", name, agentsv1alpha1.AnnotationRotateSecret))
 	case secretFromRef:
-		return condition(t, true, agentsv1alpha1.ReasonSecretFromRef,
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonSecretFromRef,
 			fmt.Sprintf("The secret is key %q of Secret %q (spec.secretRef)", key, name))
 	case secretRefNotFound:
-		return condition(t, false, agentsv1alpha1.ReasonSecretNotFound,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.secretRef does not exist; calls answer 403 until it does", name))
 	case secretRefKeyMissing:
-		return condition(t, false, agentsv1alpha1.ReasonSecretKeyMissing,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretKeyMissing,
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
 	case secretRefNotReferable:
-		return condition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
 			notReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
 	case secretNameTaken:
-		return condition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
 				"Delete or rename it, or name it in spec.secretRef to use it. Calls answer 403 until then", name))
 	case secretNotStandardWebhooks:
-		return condition(t, false, agentsv1alpha1.ReasonSecretNotStandardWebhooks,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotStandardWebhooks,
 			fmt.Sprintf("The secret in Secret %q is not a Standard Webhooks secret (whsec_ and base64); calls answer 403. "+
 				"Rotate to generate one: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite, or put one in spec.secretRef", name, agentsv1alpha1.AnnotationRotateSecret))
 	case secretKeyLost:
-		return condition(t, false, agentsv1alpha1.ReasonSigningKeyLost,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSigningKeyLost,
 			fmt.Sprintf("The signing key is gone: key %q of Secret %q no longer holds the secret whose hash is in status, so signed calls answer 403. "+
 				"Rotate: kubectl annotate webhookendpoint NAME %s=\"$(date +%%s)\" --overwrite", key, name, agentsv1alpha1.AnnotationRotateSecret))
 	case secretRefWhiteSpace:
-		return condition(t, false, agentsv1alpha1.ReasonSecretHasWhiteSpace,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretHasWhiteSpace,
 			fmt.Sprintf("Key %q of Secret %q starts or ends with white space or a newline (echo without -n, a file with a final newline); "+
 				"HTTP trims header values, so no call could match. Store it without, for example kubectl create secret generic %s --from-literal=%s=VALUE. Calls answer 403 until then",
 				key, name, name, key))
 	default: // secretRefTooShort
-		return condition(t, false, agentsv1alpha1.ReasonSecretTooShort,
+		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretTooShort,
 			fmt.Sprintf("Key %q of Secret %q holds %d bytes; a secret needs at least %d. Calls answer 403 until it is longer",
 				key, name, size, agentsv1alpha1.MinSecretBytes))
 	}

@@ -244,7 +244,7 @@ func TestOwnerNotMemberPauseDecidesNothingOnError(t *testing.T) {
 }
 
 func TestEndpointSummary(t *testing.T) {
-	ok := func(ct, reason string) metav1.Condition { return condition(ct, true, reason, "") }
+	ok := func(ct, reason string) metav1.Condition { return agentsv1alpha1.NewCondition(ct, true, reason, "") }
 	good := []metav1.Condition{
 		ok(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentFound),
 		ok(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadNotRequired),
@@ -261,7 +261,9 @@ func TestEndpointSummary(t *testing.T) {
 		}
 		return out
 	}
-	notOK := func(ct, reason string) metav1.Condition { return condition(ct, false, reason, reason+" message") }
+	notOK := func(ct, reason string) metav1.Condition {
+		return agentsv1alpha1.NewCondition(ct, false, reason, reason+" message")
+	}
 	archived := notOK(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentArchived)
 	missingSecret := notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretNotFound)
 	paused := func(r agentsv1alpha1.PauseReason, conds []metav1.Condition) agentsv1alpha1.WebhookEndpointStatus {

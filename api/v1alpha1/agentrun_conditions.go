@@ -52,18 +52,18 @@ func SetRunConditions(run *AgentRun) {
 func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
 	switch run.EffectiveState() {
 	case RunSuccess:
-		return runCondition(ConditionReady, true, ReasonSucceeded, "The agent finished the task"), ProgressCurrent
+		return NewCondition(ConditionReady, true, ReasonSucceeded, "The agent finished the task"), ProgressCurrent
 	case RunError:
-		return runCondition(ConditionReady, false, ReasonFailed, endedMessage(run, "The run failed")), ProgressStalled
+		return NewCondition(ConditionReady, false, ReasonFailed, endedMessage(run, "The run failed")), ProgressStalled
 	case RunSkipped:
-		return runCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
+		return NewCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
 	case RunRunning:
-		return runCondition(ConditionReady, false, ReasonRunning, "Sent to the agent; waiting for its task to end"), ProgressReconciling
+		return NewCondition(ConditionReady, false, ReasonRunning, "Sent to the agent; waiting for its task to end"), ProgressReconciling
 	default: // queued
 		if run.Status.PayloadDeadline != nil {
-			return runCondition(ConditionReady, false, ReasonWaitingForPayload, waitingForPayloadMessage(run)), ProgressReconciling
+			return NewCondition(ConditionReady, false, ReasonWaitingForPayload, waitingForPayloadMessage(run)), ProgressReconciling
 		}
-		return runCondition(ConditionReady, false, ReasonQueued,
+		return NewCondition(ConditionReady, false, ReasonQueued,
 			"Waiting to be sent: the Agent's concurrent runs, the thread's earlier run or the payload"), ProgressReconciling
 	}
 }
@@ -92,19 +92,20 @@ func runSucceededCondition(run *AgentRun) *metav1.Condition {
 	var c metav1.Condition
 	switch run.EffectiveState() {
 	case RunSuccess:
-		c = runCondition(ConditionSucceeded, true, ReasonSucceeded, "The agent finished the task")
+		c = NewCondition(ConditionSucceeded, true, ReasonSucceeded, "The agent finished the task")
 	case RunError:
-		c = runCondition(ConditionSucceeded, false, ReasonFailed, run.Status.Message)
+		c = NewCondition(ConditionSucceeded, false, ReasonFailed, run.Status.Message)
 	case RunSkipped:
-		c = runCondition(ConditionSucceeded, false, ReasonSkipped, run.Status.Message)
+		c = NewCondition(ConditionSucceeded, false, ReasonSkipped, run.Status.Message)
 	default:
 		return nil
 	}
 	return &c
 }
 
-// runCondition is a condition of type t, True when ok.
-func runCondition(t string, ok bool, reason, msg string) metav1.Condition {
+// NewCondition is a condition of type t, True when ok: what every kind's
+// pure condition functions return.
+func NewCondition(t string, ok bool, reason, msg string) metav1.Condition {
 	status := metav1.ConditionFalse
 	if ok {
 		status = metav1.ConditionTrue

@@ -34,9 +34,9 @@ func TestSetReadiness(t *testing.T) {
 		progress             Progress
 		reconciling, stalled bool
 	}{
-		{"current", runCondition(ConditionReady, true, "Available", "fine"), ProgressCurrent, false, false},
-		{"reconciling", runCondition(ConditionReady, false, ReasonReconcileFailed, "boom"), ProgressReconciling, true, false},
-		{"stalled", runCondition(ConditionReady, false, "AgentNotFound", "create it"), ProgressStalled, false, true},
+		{"current", NewCondition(ConditionReady, true, "Available", "fine"), ProgressCurrent, false, false},
+		{"reconciling", NewCondition(ConditionReady, false, ReasonReconcileFailed, "boom"), ProgressReconciling, true, false},
+		{"stalled", NewCondition(ConditionReady, false, "AgentNotFound", "create it"), ProgressStalled, false, true},
 	}
 	for _, from := range cases {
 		for _, to := range cases {

@@ -252,8 +252,8 @@ func (c *Cluster) serviceAccountConfig(ctx context.Context, name string) (*rest.
 }
 
 func (c *Cluster) startProcesses(ctx context.Context) error {
-	for _, name := range []string{Operator, Receiver} {
-		cfg, err := c.serviceAccountConfig(ctx, "hookrun-"+name)
+	for name, account := range map[string]string{Operator: clusterinstall.OperatorServiceAccount, Receiver: clusterinstall.ReceiverServiceAccount} {
+		cfg, err := c.serviceAccountConfig(ctx, account)
 		if err != nil {
 			return err
 		}

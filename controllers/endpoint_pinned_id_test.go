@@ -141,24 +141,45 @@ var _ = Describe("A pinned endpoint ID", func() {
 		Expect(readyEndpoint(ctx, ep).Status.EndpointID).To(Equal(id))
 	})
 
-	It("leaves an ID with the endpoint created first: a pinned copy of it is EndpointIDConflict until that one is deleted", func(ctx SpecContext) {
+	It("never writes a pinned ID that another endpoint holds: the copy is EndpointIDConflict, without an ID, until that one is deleted", func(ctx SpecContext) {
 		holderNS := newNamespace(ctx)
 		Expect(k8sClient.Create(ctx, newAgent(holderNS, "triage"))).To(Succeed())
 		holder := newEndpoint(holderNS, "holder", "triage")
 		Expect(k8sClient.Create(ctx, holder)).To(Succeed())
 		holder = readyEndpoint(ctx, holder)
-		// creationTimestamp has whole seconds: make the holder the older.
-		Eventually(time.Now).Should(BeTemporally(">=", holder.CreationTimestamp.Add(time.Second)))
+		Expect(holder.Status.EndpointIDSince).NotTo(BeNil(), "the operator stamps when it wrote the ID")
 
 		idSecret(ctx, "copied-id", holder.Status.EndpointID, referableLabels())
 		copycat := pinned(ctx, "copycat", "copied-id")
-		Eventually(readyReason(ctx, copycat)).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict))
-		Expect(endpointState(ctx, copycat)().Status.EndpointID).To(Equal(holder.Status.EndpointID))
+		Eventually(readyReason(ctx, copycat)).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict),
+			HaveField("Message", ContainSubstring(`Another WebhookEndpoint holds the endpoint ID that Secret "copied-id" pins`))))
+		Expect(endpointState(ctx, copycat)().Status.EndpointID).To(BeEmpty())
 		Consistently(readyReason(ctx, holder), "2s").Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
 
 		// Deleting the holder hands the ID over: how an ID moves to a new
 		// endpoint without a gap.
 		Expect(k8sClient.Delete(ctx, holder)).To(Succeed())
 		Expect(readyEndpoint(ctx, copycat).Status.EndpointID).To(Equal(holder.Status.EndpointID))
+	})
+
+	// The sleeper: created first, pinning a Secret that does not exist yet,
+	// then handed a victim's ID once its owner learned the victim's URL.
+	// Older by creationTimestamp, it would have taken the victim's calls.
+	It("leaves an ID with the endpoint that held it first, even when a sleeper pinning it is older", func(ctx SpecContext) {
+		sleeper := pinned(ctx, "sleeper", "later-id")
+		Eventually(readyReason(ctx, sleeper)).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotFound))
+		// creationTimestamp has whole seconds: make the sleeper the older.
+		Eventually(time.Now).Should(BeTemporally(">=", endpointState(ctx, sleeper)().CreationTimestamp.Add(time.Second)))
+
+		victimNS := newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(victimNS, "triage"))).To(Succeed())
+		victim := newEndpoint(victimNS, "victim", "triage")
+		Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+		victim = readyEndpoint(ctx, victim)
+
+		idSecret(ctx, "later-id", victim.Status.EndpointID, referableLabels())
+		Eventually(readyReason(ctx, sleeper)).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict))
+		Consistently(func() string { return endpointState(ctx, sleeper)().Status.EndpointID }, "2s").Should(BeEmpty())
+		Expect(readyReason(ctx, victim)()).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
 	})
 })

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -82,6 +83,9 @@ type WebhookEndpointReconciler struct {
 	OwnerRecheckInterval time.Duration
 	// Namespace is the receiver's namespace, where signing keys are kept.
 	Namespace string
+
+	// idWaiters are the endpoints waiting for an ID another one holds.
+	idWaiters idWaiters
 }
 
 // endpointScope carries one reconcile's state from phase to phase.
@@ -124,6 +128,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	ep := &agentsv1alpha1.WebhookEndpoint{}
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.idWaiters.forget(req.NamespacedName)
 			return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 		}
 		return ctrl.Result{}, err
@@ -311,5 +316,10 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// The receiver replicas' rejection reports (the cache holds no other ConfigMaps).
 		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
+		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsWaitingForID),
+			builder.WithPredicates(predicate.Funcs{
+				CreateFunc: func(event.CreateEvent) bool { return false },
+				UpdateFunc: func(event.UpdateEvent) bool { return false },
+			})).
 		Complete(r)
 }

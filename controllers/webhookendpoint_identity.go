@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -134,27 +135,58 @@ func (r *WebhookEndpointReconciler) newEndpointID(ctx context.Context, s *endpoi
 }
 
 // reconcileIdentity gives the endpoint its ID once (random, or pinned by
-// spec.endpointIDSecretRef), derives the URL and finds out whether an older
-// endpoint has the same ID (the receiver serves that one).
+// spec.endpointIDSecretRef), derives the URL and finds out whether another
+// endpoint holds the same ID (the receiver serves that one).
 func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
 	if s.ep.Status.EndpointID == "" {
 		id, err := r.newEndpointID(ctx, s)
 		if err != nil || id == "" {
 			return err
 		}
-		s.ep.Status.EndpointID = id
+		// A pinned ID that another endpoint holds is never written: the
+		// first to hold an ID keeps it, whenever a copy of it appears.
+		holders, err := r.endpointsWithID(ctx, id, s.ep)
+		if err != nil {
+			return err
+		}
+		if len(holders) > 0 {
+			r.idWaiters.wait(id, client.ObjectKeyFromObject(s.ep))
+			problem := stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+				"Another WebhookEndpoint holds the endpoint ID that Secret %q pins and receives its calls. "+
+					"This one gets no ID and no URL until that endpoint is deleted", s.ep.Spec.EndpointIDSecretRef.Name))
+			s.idProblem = &problem
+			return nil
+		}
+		now := metav1.NewTime(r.Clock.Now())
+		s.ep.Status.EndpointID, s.ep.Status.EndpointIDSince = id, &now
 	}
+	r.idWaiters.forget(client.ObjectKeyFromObject(s.ep))
 	s.ep.Status.URL = EndpointURL(r.PublicBaseURL, s.ep.Status.EndpointID)
-	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: s.ep.Status.EndpointID}); err != nil {
-		return fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
+	same, err := r.endpointsWithID(ctx, s.ep.Status.EndpointID, s.ep)
+	if err != nil {
+		return err
 	}
-	for i := range same.Items {
-		if other := &same.Items[i]; other.UID != s.ep.UID && other.HoldsIDBefore(s.ep) {
+	for i := range same {
+		if same[i].HoldsIDBefore(s.ep) {
 			s.idHeldByOlder = true
 		}
 	}
 	return nil
+}
+
+// endpointsWithID lists the endpoints other than ep whose status has id.
+func (r *WebhookEndpointReconciler) endpointsWithID(ctx context.Context, id string, ep *agentsv1alpha1.WebhookEndpoint) ([]agentsv1alpha1.WebhookEndpoint, error) {
+	same := &agentsv1alpha1.WebhookEndpointList{}
+	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: id}); err != nil {
+		return nil, fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
+	}
+	others := same.Items[:0]
+	for i := range same.Items {
+		if same.Items[i].UID != ep.UID {
+			others = append(others, same.Items[i])
+		}
+	}
+	return others, nil
 }
 
 // randomToken returns tokenBytes bytes from src as unpadded base64url text.

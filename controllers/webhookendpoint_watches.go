@@ -43,15 +43,29 @@ func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o cl
 	if !ok || ep.Status.EndpointID == "" {
 		return nil
 	}
-	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{indexEndpointID: ep.Status.EndpointID}); err != nil {
+	same, err := r.endpointsWithID(ctx, ep.Status.EndpointID, ep)
+	if err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(same))
+	for i := range same {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&same[i])})
+	}
+	return out
+}
+
+// endpointsWaitingForID maps a deleted endpoint to those waiting for its ID
+// (a pinned copy that was never written): one of them takes it now. Only
+// deletions: an ID never changes while its holder exists, and a holder's
+// other writes must not wake every copy of its ID.
+func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o client.Object) []reconcile.Request {
+	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
+	if !ok || ep.Status.EndpointID == "" {
 		return nil
 	}
 	var out []reconcile.Request
-	for i := range same.Items {
-		if same.Items[i].UID != ep.UID {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&same.Items[i])})
-		}
+	for _, key := range r.idWaiters.waitingFor(ep.Status.EndpointID) {
+		out = append(out, reconcile.Request{NamespacedName: key})
 	}
 	return out
 }

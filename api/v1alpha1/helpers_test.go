@@ -19,6 +19,9 @@ package v1alpha1
 import (
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestSecretHash(t *testing.T) {
@@ -101,5 +104,34 @@ func TestEffectiveState(t *testing.T) {
 	}
 	if (*Owner)(nil).UserName() != "(none)" || (&Owner{User: "a"}).UserName() != "a" {
 		t.Error("Owner.UserName")
+	}
+}
+
+func TestHoldsIDBefore(t *testing.T) {
+	at := func(sec int64) *metav1.Time { tm := metav1.Unix(sec, 0); return &tm }
+	endpoint := func(uid string, created int64, since *metav1.Time) *WebhookEndpoint {
+		return &WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), CreationTimestamp: *at(created)},
+			Status:     WebhookEndpointStatus{EndpointID: "same", EndpointIDSince: since},
+		}
+	}
+	cases := []struct {
+		name       string
+		ep, other  *WebhookEndpoint
+		holdsFirst bool
+	}{
+		{"held longer, though created later", endpoint("b", 20, at(30)), endpoint("a", 10, at(40)), true},
+		{"held shorter, though created earlier (a sleeper)", endpoint("a", 10, at(40)), endpoint("b", 20, at(30)), false},
+		{"held since before the field existed", endpoint("b", 20, nil), endpoint("a", 10, at(5)), true},
+		{"against one that did", endpoint("a", 10, at(5)), endpoint("b", 20, nil), false},
+		{"same moment: the older", endpoint("b", 10, at(30)), endpoint("a", 20, at(30)), true},
+		{"neither stamped: the older", endpoint("b", 10, nil), endpoint("a", 20, nil), true},
+		{"same moment, same second: by UID", endpoint("a", 10, at(30)), endpoint("b", 10, at(30)), true},
+		{"by UID, the other way", endpoint("b", 10, at(30)), endpoint("a", 10, at(30)), false},
+	}
+	for _, c := range cases {
+		if got := c.ep.HoldsIDBefore(c.other); got != c.holdsFirst {
+			t.Errorf("%s: HoldsIDBefore = %v, want %v", c.name, got, c.holdsFirst)
+		}
 	}
 }

@@ -179,6 +179,13 @@ type WebhookEndpointStatus struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{43}$`
 	EndpointID string `json:"endpointID,omitempty"`
 
+	// endpointIDSince is when the operator wrote endpointID. Of two
+	// endpoints with one ID, the one holding it longer keeps it (see
+	// HoldsIDBefore). Absent on an ID written before the field existed,
+	// which counts as held first.
+	// +optional
+	EndpointIDSince *metav1.Time `json:"endpointIDSince,omitempty"`
+
 	// url is the full receive URL: {public base URL}/api/webhooks/{endpointID}/receive.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
@@ -288,12 +295,22 @@ type WebhookEndpointList struct {
 }
 
 // HoldsIDBefore tells whether ep keeps status.endpointID over other when both
-// have it: the older one (by creationTimestamp, then UID) does. The receiver
-// serves it and the operator marks the other EndpointIDConflict. For an ID
-// pinned through spec.endpointIDSecretRef, older too means the endpoint
-// object created first, not the one that read its Secret first: after a
-// rebuild, the one applied first.
+// have it: the one that has held it longer, by status.endpointIDSince (an ID
+// written before that field existed counts as held first); on a tie the
+// older endpoint (by creationTimestamp, then UID). The receiver serves it and
+// the operator marks the other EndpointIDConflict. The operator never writes
+// an ID that another endpoint holds, so the order matters only for IDs
+// written at the same moment, or written into status by hand.
 func (ep *WebhookEndpoint) HoldsIDBefore(other *WebhookEndpoint) bool {
+	mine, theirs := ep.Status.EndpointIDSince, other.Status.EndpointIDSince
+	switch {
+	case mine == nil && theirs != nil:
+		return true
+	case mine != nil && theirs == nil:
+		return false
+	case mine != nil && !mine.Equal(theirs):
+		return mine.Before(theirs)
+	}
 	if !ep.CreationTimestamp.Equal(&other.CreationTimestamp) {
 		return ep.CreationTimestamp.Before(&other.CreationTimestamp)
 	}

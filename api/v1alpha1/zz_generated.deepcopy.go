@@ -694,6 +694,10 @@ func (in *WebhookEndpointStatus) DeepCopyInto(out *WebhookEndpointStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.EndpointIDSince != nil {
+		in, out := &in.EndpointIDSince, &out.EndpointIDSince
+		*out = (*in).DeepCopy()
+	}
 	if in.SecretRotatedAt != nil {
 		in, out := &in.SecretRotatedAt, &out.SecretRotatedAt
 		*out = (*in).DeepCopy()

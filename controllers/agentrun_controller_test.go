@@ -561,6 +561,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-late", OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
 			}}},
+			Type: agentsv1alpha1.SecretTypeWebhookPayload,
 			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
 		})).To(Succeed())
 		// Far sooner than the 30 s the run would otherwise wait for its next look.
@@ -709,6 +710,7 @@ var _ = Describe("dispatch metrics", func() {
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
 					APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
 				}}},
+				Type: agentsv1alpha1.SecretTypeWebhookPayload,
 				Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("demo:hang")},
 			})).To(Succeed())
 		}

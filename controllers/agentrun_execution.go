@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
@@ -89,8 +88,9 @@ type AgentRunExecutionReconciler struct {
 	unconfirmed unconfirmedWrites
 }
 
-// finalError is a failure no retry can mend: the run ends with its message.
-type finalError struct{ msg string }
+// finalError is a failure no retry can mend: the run ends with its message,
+// and its reason when it has one (status.reason).
+type finalError struct{ msg, reason string }
 
 func (e finalError) Error() string { return e.msg }
 
@@ -111,6 +111,7 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	var final finalError
 	if errors.As(err, &final) {
 		finish(&run.Status, agentsv1alpha1.RunError, final.msg, "", r.Clock.Now())
+		run.Status.Reason = final.reason
 		res, err = ctrl.Result{}, nil
 	}
 	if err != nil {
@@ -141,7 +142,7 @@ func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alp
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
 	case agent == nil:
-		return ctrl.Result{}, finalError{fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
 	case r.timedOut(run, agent, now):
 		return r.expire(ctx, run, agent, now)
 	case run.Status.TaskID == "":
@@ -186,7 +187,7 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
 	case err != nil:
-		return ctrl.Result{}, finalError{sendFailure(err)}
+		return ctrl.Result{}, finalError{msg: sendFailure(err)}
 	}
 	run.Status.TaskID = task.ID
 	if task.ContextID != "" {
@@ -210,22 +211,6 @@ func runMessage(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, body 
 		File:      file,
 		Metadata:  runMetadata(run, model, run.Status.Thread.Title),
 	}
-}
-
-// payload reads the run's payload. Admission started the run only once the
-// Secret existed: if it is gone now, the message can never be sent.
-func (r *AgentRunExecutionReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
-	if run.Spec.Payload == nil {
-		return nil, finalError{"The run has no payload to send"}
-	}
-	s := &corev1.Secret{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Payload.SecretName}, s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, finalError{fmt.Sprintf("The payload Secret %s is gone; the message cannot be sent", run.Spec.Payload.SecretName)}
-		}
-		return nil, fmt.Errorf("reading payload Secret %s: %w", run.Spec.Payload.SecretName, err)
-	}
-	return s.Data[agentsv1alpha1.PayloadBodyKey], nil
 }
 
 // sendFailure is the message of a run whose send failed for good. The
@@ -252,7 +237,7 @@ func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alp
 	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
 		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
 	case err != nil:
-		return ctrl.Result{}, finalError{fmt.Sprintf("Following the task failed: %v", err)}
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("Following the task failed: %v", err)}
 	}
 	return r.observe(run, task, now), nil
 }
@@ -369,15 +354,15 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
-			return nil, finalError{fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
+			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
 		case errors.Is(err, errSecretNotReferable):
-			return nil, finalError{notReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
+			return nil, finalError{msg: notReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
 		case err != nil:
 			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
 		}
 		v, ok := s.Data[ref.Key]
 		if !ok {
-			return nil, finalError{fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
+			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
 		}
 		token = string(v)
 	}

@@ -132,6 +132,7 @@ func BenchmarkQueueToSend(b *testing.B) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: name, UID: run.UID,
 			}}},
+			Type: agentsv1alpha1.SecretTypeWebhookPayload,
 			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
 		}))
 		stored = time.Now() // both objects stored: the receiver's 202

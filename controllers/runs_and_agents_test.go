@@ -62,9 +62,10 @@ var _ = Describe("Run counts and retention", func() {
 		}
 		Expect(k8sClient.Create(ctx, run)).To(Succeed())
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelEndpoint: ep.Name}},
-			Type:       agentsv1alpha1.SecretTypeWebhookPayload,
-			Data:       map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelEndpoint: ep.Name},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID}}},
+			Type: agentsv1alpha1.SecretTypeWebhookPayload,
+			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
 		})).To(Succeed())
 		if state != agentsv1alpha1.RunQueued {
 			patch := client.MergeFrom(run.DeepCopy())

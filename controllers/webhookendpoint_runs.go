@@ -57,6 +57,11 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 			}
 			continue // already gone
 		}
+		if !ownedBy(obj.OwnerReferences, run) {
+			// Not the run's payload (the metadata cache has no type; a
+			// Secret the run owns goes with it anyway): left alone.
+			continue
+		}
 		if err := r.Delete(ctx, obj, client.Preconditions{UID: &obj.UID}); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("deleting payload Secret %s: %w", obj.Name, err))
 		}

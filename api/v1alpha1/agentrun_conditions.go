@@ -54,7 +54,7 @@ func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
 	case RunSuccess:
 		return NewCondition(ConditionReady, true, ReasonSucceeded, "The agent finished the task"), ProgressCurrent
 	case RunError:
-		return NewCondition(ConditionReady, false, ReasonFailed, endedMessage(run, "The run failed")), ProgressStalled
+		return NewCondition(ConditionReady, false, failedReason(run), endedMessage(run, "The run failed")), ProgressStalled
 	case RunSkipped:
 		return NewCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
 	case RunRunning:
@@ -78,6 +78,15 @@ func waitingForPayloadMessage(run *AgentRun) string {
 	return fmt.Sprintf("The payload Secret %s does not exist; the run fails if it does not appear within %s", name, PayloadGrace)
 }
 
+// failedReason is the reason of a run that ended in error: status.reason,
+// or Failed.
+func failedReason(run *AgentRun) string {
+	if run.Status.Reason != "" {
+		return run.Status.Reason
+	}
+	return ReasonFailed
+}
+
 // endedMessage is the message of a run that ended without success: its
 // status message, or fallback when it has none.
 func endedMessage(run *AgentRun, fallback string) string {
@@ -94,7 +103,7 @@ func runSucceededCondition(run *AgentRun) *metav1.Condition {
 	case RunSuccess:
 		c = NewCondition(ConditionSucceeded, true, ReasonSucceeded, "The agent finished the task")
 	case RunError:
-		c = NewCondition(ConditionSucceeded, false, ReasonFailed, run.Status.Message)
+		c = NewCondition(ConditionSucceeded, false, failedReason(run), run.Status.Message)
 	case RunSkipped:
 		c = NewCondition(ConditionSucceeded, false, ReasonSkipped, run.Status.Message)
 	default:

@@ -31,6 +31,7 @@ func TestRunConditions(t *testing.T) {
 		state         RunState
 		payload       *PayloadReference
 		deadline      bool // status.payloadDeadline set
+		statusReason  string
 		ready         metav1.ConditionStatus
 		reason        string
 		progress      Progress
@@ -52,6 +53,9 @@ func TestRunConditions(t *testing.T) {
 			succeeded: metav1.ConditionFalse, succeededWhy: ReasonFailed, message: "boom", wantInMessage: "boom", progress: ProgressStalled},
 		{name: "error without a message", state: RunError, payload: payload, ready: metav1.ConditionFalse, reason: ReasonFailed,
 			succeeded: metav1.ConditionFalse, succeededWhy: ReasonFailed, wantInMessage: "The run failed", progress: ProgressStalled},
+		{name: "error with a reason: a payload that is not the run's", state: RunError, payload: payload, statusReason: ReasonPayloadInvalid,
+			ready: metav1.ConditionFalse, reason: ReasonPayloadInvalid, succeeded: metav1.ConditionFalse, succeededWhy: ReasonPayloadInvalid,
+			message: "not its payload", wantInMessage: "not its payload", progress: ProgressStalled},
 		{name: "skipped by a rate limit", state: RunSkipped, payload: payload, ready: metav1.ConditionFalse, reason: ReasonSkipped,
 			succeeded: metav1.ConditionFalse, succeededWhy: ReasonSkipped, message: "rate limited", wantInMessage: "rate limited", progress: ProgressStalled},
 		{name: "skipped as the receiver writes it (no payload)", state: RunSkipped, ready: metav1.ConditionFalse, reason: ReasonSkipped,
@@ -63,7 +67,7 @@ func TestRunConditions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := &AgentRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
 			run.Spec.Payload = tc.payload
-			run.Status.State, run.Status.Message = tc.state, tc.message
+			run.Status.State, run.Status.Message, run.Status.Reason = tc.state, tc.message, tc.statusReason
 			if tc.deadline {
 				run.Status.PayloadDeadline = &metav1.Time{Time: time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)}
 			}

@@ -212,6 +212,14 @@ type AgentRunStatus struct {
 	// +kubebuilder:validation:MaxLength=4096
 	Message string `json:"message,omitempty"`
 
+	// reason names why the run ended in error, in one word, where that is
+	// more than Failed: PayloadInvalid. The conditions Ready and Succeeded
+	// carry it as their reason.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
+	Reason string `json:"reason,omitempty"`
+
 	// thread is the thread the run worked in; it holds the full output.
 	// +optional
 	Thread *RunThread `json:"thread,omitempty"`

@@ -133,6 +133,11 @@ const (
 	ReasonSucceeded = "Succeeded"
 	// ReasonFailed: the run ended in error; the message says why.
 	ReasonFailed = "Failed"
+	// ReasonPayloadInvalid: the run ended in error because the Secret it
+	// names as its payload is not a payload Secret
+	// (SecretTypeWebhookPayload) owned by the run. The operator neither
+	// sends that Secret nor deletes it.
+	ReasonPayloadInvalid = "PayloadInvalid"
 	// ReasonSkipped: the call was recorded without running (a limit, or an
 	// owner who is no longer a member).
 	ReasonSkipped = "Skipped"

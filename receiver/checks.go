@@ -198,25 +198,6 @@ func (h *Handler) answerIgnoredEvent(c *callState) int {
 	return notAnswered
 }
 
-// answerDuplicate answers a delivery already accepted: the API server knows
-// its run. Not while the backlog cap or the rate limit would refuse the call
-// anyway: a 429 costs no API request (a sender retrying after Retry-After
-// still gets its runId).
-func (h *Handler) answerDuplicate(c *callState) int {
-	if c.d.deliveryID == "" || h.backlog.full(c.ep.UID, c.now) || h.invocation.full(c.id, c.now) {
-		return notAnswered
-	}
-	runID := deliveryRunName(c.ep, c.d.deliveryID)
-	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
-		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonLookupFailed)
-	} else if dup {
-		h.metrics.duplicates.Inc()
-		return acceptedAnswer(c.w, runID)
-	}
-	return notAnswered
-}
-
 // reserveBacklog is step 7, first half: the backlog cap. The call holds its
 // place in the backlog until its run is stored (releaseBacklog).
 func (h *Handler) reserveBacklog(c *callState) int {
@@ -239,6 +220,27 @@ func (h *Handler) releaseBacklog(c *callState) {
 func (h *Handler) checkInvocationLimit(c *callState) int {
 	if v := h.invocation.take(c.id, c.now); !v.allowed {
 		return h.rateLimited(c, &c.d, v, limitInvocation, h.invocationLimit)
+	}
+	return notAnswered
+}
+
+// answerDuplicate answers a delivery already accepted: the API server knows
+// its run. It comes after the backlog cap and the invocation rate limit, so
+// a duplicate answer takes one call from the endpoint's window as an
+// accepted call does, and a replayed delivery at a full window is a 429
+// that costs no API request (a sender retrying after Retry-After still gets
+// its runId).
+func (h *Handler) answerDuplicate(c *callState) int {
+	if c.d.deliveryID == "" {
+		return notAnswered
+	}
+	runID := deliveryRunName(c.ep, c.d.deliveryID)
+	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
+		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c, reasonLookupFailed)
+	} else if dup {
+		h.metrics.duplicates.Inc()
+		return acceptedAnswer(c.w, runID)
 	}
 	return notAnswered
 }

@@ -174,15 +174,15 @@ func (h *Handler) serve(c *callState, held *int64) int {
 	if code := h.answerIgnoredEvent(c); code != notAnswered { // an event not in spec.sender.events: 200
 		return code
 	}
-	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId
-		return code
-	}
 	if code := h.reserveBacklog(c); code != notAnswered { // 7. backlog cap: 429
 		return code
 	}
 	// The call holds its place in the backlog until its run is stored.
 	defer h.releaseBacklog(c)
 	if code := h.checkInvocationLimit(c); code != notAnswered { // 7. invocation rate limit: 429
+		return code
+	}
+	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId
 		return code
 	}
 	if code := h.checkMembership(c); code != notAnswered { // 8. owner no longer a member: 422

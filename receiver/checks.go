@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"crypto/sha256"
 	"net/http"
 	"time"
 
@@ -46,6 +47,9 @@ type callState struct {
 	body     []byte
 	bodyRead bool
 	d        delivery
+	// deliveryRun names the run of the call's delivery, once known
+	// (runOfDelivery).
+	deliveryRun string
 
 	// bv is the call's place in the backlog, given back unless stored.
 	bv     backlogVerdict
@@ -234,7 +238,7 @@ func (h *Handler) answerDuplicate(c *callState) int {
 	if c.d.deliveryID == "" {
 		return notAnswered
 	}
-	runID := deliveryRunName(c.ep, c.d.deliveryID)
+	runID := c.runOfDelivery()
 	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
 		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonLookupFailed)
@@ -265,7 +269,7 @@ func (h *Handler) storeRun(c *callState) int {
 		return h.unavailable(c, reasonStoreFailed)
 	}
 	if c.d.deliveryID != "" {
-		run.Name = deliveryRunName(c.ep, c.d.deliveryID)
+		run.Name = c.runOfDelivery()
 	}
 	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
 		SecretName:  run.Name,
@@ -284,4 +288,20 @@ func (h *Handler) storeRun(c *callState) int {
 		h.metrics.runsCreated.Inc()
 	}
 	return acceptedAnswer(c.w, run.Name)
+}
+
+// runOfDelivery is the run named after the call's delivery ID
+// (deliveryRunName), with the body's digest for the sender types whose
+// delivery ID is not signed: the same ID with another body is another
+// delivery.
+func (c *callState) runOfDelivery() string {
+	if c.deliveryRun == "" {
+		var digest []byte
+		if c.snd.bodyKeysDelivery {
+			sum := sha256.Sum256(c.body)
+			digest = sum[:]
+		}
+		c.deliveryRun = deliveryRunName(c.ep, c.d.deliveryID, digest)
+	}
+	return c.deliveryRun
 }

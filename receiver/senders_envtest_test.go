@@ -391,7 +391,8 @@ var _ = Describe("Senders", func() {
 			Expect(err).NotTo(HaveOccurred())
 			second := &kubeStore{client: direct, reader: direct}
 			body := []byte(`{"action":"opened"}`)
-			name := deliveryRunName(ep, "d-race")
+			digest := sha256.Sum256(body)
+			name := deliveryRunName(ep, "d-race", digest[:])
 			var dupAnswered bool
 			payloadWrites := 0
 			// The first writer's payload writes fail; between them the

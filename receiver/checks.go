@@ -112,7 +112,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 // checkCredential is step 4 for an authenticated endpoint: a secret
 // compared by its SHA-256 digest, or a signature of the body (read first,
 // within the size limit).
-func (h *Handler) checkCredential(c *callState, held *int64) int {
+func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	if c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
@@ -136,12 +136,17 @@ func (h *Handler) checkCredential(c *callState, held *int64) int {
 		}
 		return notAnswered
 	}
+	// What the headers alone refute is refused before the body is read: a
+	// malformed signature header, a timestamp outside the tolerance.
+	if reason := c.snd.refuteUnread(c.r.Header, values[0], c.now); reason != "" {
+		return c.reject(answerBadSignature, reason)
+	}
 	return h.checkSignature(c, values[0], held)
 }
 
 // checkSignature reads the body of a signed sender's call and verifies
 // signature over it.
-func (h *Handler) checkSignature(c *callState, signature string, held *int64) int {
+func (h *Handler) checkSignature(c *callState, signature string, held *bodyHold) int {
 	body, code := h.readBody(c, held)
 	if code != 0 {
 		return code
@@ -176,7 +181,7 @@ func (h *Handler) checkAvailable(c *callState) int {
 
 // readBodyOnce is step 6 for a call whose body is not read yet: its size,
 // Content-Length at once, chunked bodies while reading.
-func (h *Handler) readBodyOnce(c *callState, held *int64) int {
+func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
 	if c.bodyRead {
 		return notAnswered
 	}

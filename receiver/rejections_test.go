@@ -245,6 +245,10 @@ func TestRejectionLogLine(t *testing.T) {
 		{func() *http.Request { return refusedCall(memID) },
 			`"status"=401 "code"="unauthorized" "reason"="missing credential header" "endpoint"="ns/auth"`},
 		{func() *http.Request { return refusedCall(memGitHubID, "X-Hub-Signature-256", "sha256=00") },
+			`"status"=403 "code"="forbidden" "reason"="signature header malformed" "endpoint"="ns/github" "sender"="GitHub"`},
+		{func() *http.Request {
+			return refusedCall(memGitHubID, "X-Hub-Signature-256", "sha256="+strings.Repeat("0", 64))
+		},
 			`"status"=403 "code"="forbidden" "reason"="signature mismatch" "endpoint"="ns/github" "sender"="GitHub"`},
 		{func() *http.Request {
 			return refusedCall(memSlackID, "X-Slack-Signature", "v0=00", "X-Slack-Request-Timestamp", stale)

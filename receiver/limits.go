@@ -77,8 +77,8 @@ const (
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30
-	// maxReportEntries bounds the endpoints in a replica's rejection report
-	// (those with the most refusals are kept): an entry is at most about
+	// maxReportEntries bounds the lines of a replica's rejection report,
+	// shared between the namespaces (shareLines): a line is at most about
 	// 1 KiB (namespace, name, two periods of counts), well within the
 	// 1 MiB of a ConfigMap.
 	maxReportEntries = 500

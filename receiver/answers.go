@@ -77,6 +77,7 @@ var (
 	answerNotMember    = newAnswer(http.StatusUnprocessableEntity, CodeOwnerNotMember, "The endpoint's owner may no longer trigger its agent; the endpoint is paused")
 	answerBadBody      = newAnswer(http.StatusBadRequest, CodeBadRequest, "The request body could not be read")
 	answerBusy         = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The receiver is reading as many request bodies as it may hold; retry after the number of seconds in Retry-After")
+	answerEndpointBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The receiver is reading as many request bodies for this endpoint as one endpoint may hold; retry after the number of seconds in Retry-After")
 	answerUnavailable  = newAnswer(http.StatusServiceUnavailable, CodeUnavailable, "The run could not be stored; retry after the number of seconds in Retry-After")
 )
 

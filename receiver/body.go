@@ -19,33 +19,92 @@ package receiver
 import (
 	"errors"
 	"io"
-	"sync/atomic"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// bodyBudget bounds the bytes of request bodies one replica holds at once:
-// a call reserves its Content-Length (MaxBodyBytes when the length is not
-// known, as with chunked bodies) before its body is read, and gives it back
-// when it is answered. Without it, a thousand slow 1 MiB uploads hold a
-// gigabyte, whatever the rate limits.
+// bodyBudget bounds the bytes of request bodies one replica holds at once,
+// and the share of them one endpoint's calls hold: a call reserves its
+// Content-Length (MaxBodyBytes when the length is not known, as with chunked
+// bodies) before its body is read, and gives it back when it is answered.
+// Without it, a thousand slow 1 MiB uploads hold a gigabyte, whatever the
+// rate limits; without the share, 32 slow uploads to one public URL hold the
+// whole budget and every tenant on the replica gets 503.
 type bodyBudget struct {
 	limit int64
-	used  atomic.Int64
+	// share is what the calls of one endpoint may hold: a quarter of
+	// limit, never less than one largest body.
+	share int64
+
+	mu   sync.Mutex
+	used int64
+	// byEndpoint holds what each endpoint's calls hold, with an entry only
+	// while one of them holds anything: its size follows the calls in
+	// flight, not the endpoints.
+	byEndpoint map[types.UID]int64
 }
 
-// take reserves n bytes if they fit.
-func (b *bodyBudget) take(n int64) bool {
-	if b.used.Add(n) > b.limit {
-		b.used.Add(-n)
-		return false
-	}
-	return true
+func newBodyBudget(limit int64) *bodyBudget {
+	return &bodyBudget{limit: limit, share: max(limit/endpointBodyShare, MaxBodyBytes), byEndpoint: map[types.UID]int64{}}
 }
 
-// give returns n bytes taken before.
-func (b *bodyBudget) give(n int64) {
-	if n != 0 {
-		b.used.Add(-n)
+// bodyHold is what one call holds of the budget, for its endpoint.
+type bodyHold struct {
+	endpoint types.UID
+	n        int64
+}
+
+// budgetVerdict is the outcome of take.
+type budgetVerdict uint8
+
+const (
+	budgetTaken budgetVerdict = iota
+	// budgetEndpointFull: the endpoint's calls hold its share.
+	budgetEndpointFull
+	// budgetReplicaFull: the replica holds its limit.
+	budgetReplicaFull
+)
+
+// take reserves n bytes for a call of endpoint if they fit in both the
+// endpoint's share and the replica's limit, adding them to held.
+func (b *bodyBudget) take(endpoint types.UID, n int64, held *bodyHold) budgetVerdict {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	mine := b.byEndpoint[endpoint]
+	switch {
+	case mine+n > b.share:
+		return budgetEndpointFull
+	case b.used+n > b.limit:
+		return budgetReplicaFull
 	}
+	b.byEndpoint[endpoint] = mine + n
+	b.used += n
+	held.endpoint, held.n = endpoint, held.n+n
+	return budgetTaken
+}
+
+// give returns what a call held.
+func (b *bodyBudget) give(held bodyHold) {
+	if held.n == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= held.n
+	if left := b.byEndpoint[held.endpoint] - held.n; left > 0 {
+		b.byEndpoint[held.endpoint] = left
+	} else {
+		delete(b.byEndpoint, held.endpoint)
+	}
+}
+
+// inUse returns the bytes held and the number of endpoints holding them.
+func (b *bodyBudget) inUse() (int64, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used, len(b.byEndpoint)
 }
 
 // reservation is how much of the budget a body of contentLength needs.
@@ -56,23 +115,40 @@ func reservation(contentLength int64) int64 {
 	return contentLength
 }
 
-// readBody reads the body within MaxBodyBytes and the replica's body
-// budget, adding what it reserved to held; a non-zero code means the call was
-// answered (413; 503 while the budget is spent; 400 for a body that could
-// not be read).
-func (h *Handler) readBody(c *callState, held *int64) ([]byte, int) {
+// readBody reads the body within MaxBodyBytes, the endpoint's share of the
+// replica's body budget and the budget itself, adding what it reserved to
+// held, and within bodyReadTimeout; a non-zero code means the call was
+// answered (413; 503 while the endpoint's share or the budget is spent; 400
+// for a body that could not be read, or not in time).
+func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	r := c.r
 	if r.ContentLength > MaxBodyBytes {
 		return nil, c.reject(answerTooLarge, reasonTooLarge)
 	}
-	n := reservation(r.ContentLength)
-	if !h.bodies.take(n) {
-		h.metrics.bodyBudgetFull.Inc()
+	switch h.bodies.take(c.ep.UID, reservation(r.ContentLength), held) {
+	case budgetEndpointFull:
+		h.metrics.bodyBudgetFull.WithLabelValues(budgetEndpoint).Inc()
+		c.w.Header()["Retry-After"] = busyRetryAfter
+		return nil, c.reject(answerEndpointBusy, reasonEndpointBodyBudget)
+	case budgetReplicaFull:
+		h.metrics.bodyBudgetFull.WithLabelValues(budgetReplica).Inc()
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return nil, c.reject(answerBusy, reasonBodyBudget)
 	}
-	*held += n
+	// The server's ReadTimeout counts from the first byte of the request;
+	// the body gets bodyReadTimeout from here, and no deadline once it is
+	// read (a deadline that passes while the run is stored would cancel
+	// the call's context). net/http's ResponseWriter sets the deadline
+	// itself (what http.ResponseController calls, without allocating one);
+	// another one (tests) reads without.
+	dl, _ := c.w.(readDeadliner)
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Now().Add(h.bodyReadTimeout))
+	}
 	body, err := readBody(r.Body, r.ContentLength)
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Time{})
+	}
 	if errors.Is(err, errTooLarge) {
 		return nil, c.reject(answerTooLarge, reasonTooLarge)
 	}
@@ -82,6 +158,11 @@ func (h *Handler) readBody(c *callState, held *int64) ([]byte, int) {
 		return nil, c.reject(answerBadBody, reasonBadBody)
 	}
 	return body, 0
+}
+
+// readDeadliner is the ResponseWriter of net/http's server.
+type readDeadliner interface {
+	SetReadDeadline(deadline time.Time) error
 }
 
 var errTooLarge = errors.New("body larger than the limit")

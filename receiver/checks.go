@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"crypto/sha256"
 	"net/http"
 	"time"
 
@@ -46,6 +47,9 @@ type callState struct {
 	body     []byte
 	bodyRead bool
 	d        delivery
+	// deliveryRun names the run of the call's delivery, once known
+	// (runOfDelivery).
+	deliveryRun string
 
 	// bv is the call's place in the backlog, given back unless stored.
 	bv     backlogVerdict
@@ -108,7 +112,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 // checkCredential is step 4 for an authenticated endpoint: a secret
 // compared by its SHA-256 digest, or a signature of the body (read first,
 // within the size limit).
-func (h *Handler) checkCredential(c *callState, held *int64) int {
+func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	if c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
@@ -132,12 +136,17 @@ func (h *Handler) checkCredential(c *callState, held *int64) int {
 		}
 		return notAnswered
 	}
+	// What the headers alone refute is refused before the body is read: a
+	// malformed signature header, a timestamp outside the tolerance.
+	if reason := c.snd.refuteUnread(c.r.Header, values[0], c.now); reason != "" {
+		return c.reject(answerBadSignature, reason)
+	}
 	return h.checkSignature(c, values[0], held)
 }
 
 // checkSignature reads the body of a signed sender's call and verifies
 // signature over it.
-func (h *Handler) checkSignature(c *callState, signature string, held *int64) int {
+func (h *Handler) checkSignature(c *callState, signature string, held *bodyHold) int {
 	body, code := h.readBody(c, held)
 	if code != 0 {
 		return code
@@ -172,7 +181,7 @@ func (h *Handler) checkAvailable(c *callState) int {
 
 // readBodyOnce is step 6 for a call whose body is not read yet: its size,
 // Content-Length at once, chunked bodies while reading.
-func (h *Handler) readBodyOnce(c *callState, held *int64) int {
+func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
 	if c.bodyRead {
 		return notAnswered
 	}
@@ -194,25 +203,6 @@ func (h *Handler) readBodyOnce(c *callState, held *int64) int {
 func (h *Handler) answerIgnoredEvent(c *callState) int {
 	if !c.snd.admits(c.d.event) {
 		return status(c.w, http.StatusOK, answerIgnored)
-	}
-	return notAnswered
-}
-
-// answerDuplicate answers a delivery already accepted: the API server knows
-// its run. Not while the backlog cap or the rate limit would refuse the call
-// anyway: a 429 costs no API request (a sender retrying after Retry-After
-// still gets its runId).
-func (h *Handler) answerDuplicate(c *callState) int {
-	if c.d.deliveryID == "" || h.backlog.full(c.ep.UID, c.now) || h.invocation.full(c.id, c.now) {
-		return notAnswered
-	}
-	runID := deliveryRunName(c.ep, c.d.deliveryID)
-	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
-		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonLookupFailed)
-	} else if dup {
-		h.metrics.duplicates.Inc()
-		return acceptedAnswer(c.w, runID)
 	}
 	return notAnswered
 }
@@ -243,6 +233,27 @@ func (h *Handler) checkInvocationLimit(c *callState) int {
 	return notAnswered
 }
 
+// answerDuplicate answers a delivery already accepted: the API server knows
+// its run. It comes after the backlog cap and the invocation rate limit, so
+// a duplicate answer takes one call from the endpoint's window as an
+// accepted call does, and a replayed delivery at a full window is a 429
+// that costs no API request (a sender retrying after Retry-After still gets
+// its runId).
+func (h *Handler) answerDuplicate(c *callState) int {
+	if c.d.deliveryID == "" {
+		return notAnswered
+	}
+	runID := c.runOfDelivery()
+	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
+		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c, reasonLookupFailed)
+	} else if dup {
+		h.metrics.duplicates.Inc()
+		return acceptedAnswer(c.w, runID)
+	}
+	return notAnswered
+}
+
 // checkMembership is step 8: the owner must still be a member.
 func (h *Handler) checkMembership(c *callState) int {
 	member, err := h.membership.IsMember(c.r.Context(), c.ep.Namespace, c.ep.Spec.AgentRef.Name, c.ep.Spec.Owner)
@@ -263,7 +274,7 @@ func (h *Handler) storeRun(c *callState) int {
 		return h.unavailable(c, reasonStoreFailed)
 	}
 	if c.d.deliveryID != "" {
-		run.Name = deliveryRunName(c.ep, c.d.deliveryID)
+		run.Name = c.runOfDelivery()
 	}
 	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
 		SecretName:  run.Name,
@@ -282,4 +293,20 @@ func (h *Handler) storeRun(c *callState) int {
 		h.metrics.runsCreated.Inc()
 	}
 	return acceptedAnswer(c.w, run.Name)
+}
+
+// runOfDelivery is the run named after the call's delivery ID
+// (deliveryRunName), with the body's digest for the sender types whose
+// delivery ID is not signed: the same ID with another body is another
+// delivery.
+func (c *callState) runOfDelivery() string {
+	if c.deliveryRun == "" {
+		var digest []byte
+		if c.snd.bodyKeysDelivery {
+			sum := sha256.Sum256(c.body)
+			digest = sum[:]
+		}
+		c.deliveryRun = deliveryRunName(c.ep, c.d.deliveryID, digest)
+	}
+	return c.deliveryRun
 }

@@ -34,14 +34,17 @@ var _ = Describe("A deleted endpoint", func() {
 		Expect(post(id, ptr(secret), "{}").code).To(Equal(CodeOwnerNotMember))
 		_, recorded := handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeTrue())
-		Expect(handler.invocation.full(id, fakeClock.Now())).To(BeFalse())
+		handler.invocation.mu.RLock()
+		_, window := handler.invocation.byKey[id]
+		handler.invocation.mu.RUnlock()
+		Expect(window).To(BeTrue(), "the call took from its rate-limit window")
 
 		Expect(k8sClient.Delete(ctx, ep)).To(Succeed())
 		Eventually(func() *endpoint { return handler.table.lookup(id) }).Should(BeNil())
 		_, recorded = handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeFalse(), "when it last recorded a deleted endpoint's owner as not a member is dropped")
 		handler.invocation.mu.RLock()
-		_, window := handler.invocation.byKey[id]
+		_, window = handler.invocation.byKey[id]
 		handler.invocation.mu.RUnlock()
 		Expect(window).To(BeFalse(), "its rate-limit window is dropped")
 	})

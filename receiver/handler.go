@@ -101,6 +101,8 @@ type Handler struct {
 	preParse             *limiters
 	backlog              *backlog
 	bodies               *bodyBudget
+	// bodyReadTimeout bounds reading a body (BodyReadTimeout).
+	bodyReadTimeout time.Duration
 	// rejections counts refused calls per endpoint for the report writer.
 	rejections *rejectionCounter
 
@@ -116,7 +118,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	// held is what the call reserved of the body budget, given back once
 	// it is answered (also if serving panics).
-	var held int64
+	var held bodyHold
 	defer func() { h.bodies.give(held) }()
 	c := callState{w: w, r: r}
 	code := h.serve(&c, &held)
@@ -144,7 +146,7 @@ func (h *Handler) triggeringDisabled() bool {
 // serve runs the checks of the design contract ("Check order"), one step a
 // line, in that order. A step either answers the call and returns its
 // status, or returns notAnswered and lets the call through to the next.
-func (h *Handler) serve(c *callState, held *int64) int {
+func (h *Handler) serve(c *callState, held *bodyHold) int {
 	if code := h.checkRoute(c); code != notAnswered { // not the route: 404; not POST: 405
 		return code
 	}
@@ -174,15 +176,15 @@ func (h *Handler) serve(c *callState, held *int64) int {
 	if code := h.answerIgnoredEvent(c); code != notAnswered { // an event not in spec.sender.events: 200
 		return code
 	}
-	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId
-		return code
-	}
 	if code := h.reserveBacklog(c); code != notAnswered { // 7. backlog cap: 429
 		return code
 	}
 	// The call holds its place in the backlog until its run is stored.
 	defer h.releaseBacklog(c)
 	if code := h.checkInvocationLimit(c); code != notAnswered { // 7. invocation rate limit: 429
+		return code
+	}
+	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId
 		return code
 	}
 	if code := h.checkMembership(c); code != notAnswered { // 8. owner no longer a member: 422

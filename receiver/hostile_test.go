@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -115,9 +114,10 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		rand: rand.Reader, log: logr.Discard(), metrics: m,
 		invocationLimit: memRateCall, unauthenticatedLimit: memRateCall,
 		invocation: newLimiters(memRateCall), preParse: newLimiters(memRateCall),
-		backlog:    newBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
-		bodies:     &bodyBudget{limit: DefaultMaxInflightBodyBytes},
-		rejections: newRejectionCounter(),
+		backlog:         newBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
+		bodies:          newBodyBudget(DefaultMaxInflightBodyBytes),
+		bodyReadTimeout: BodyReadTimeout,
+		rejections:      newRejectionCounter(),
 	}
 	h.table.onUpsert = h.backlog.observe
 	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{
@@ -410,72 +410,5 @@ func TestServerDrainsOnStop(t *testing.T) {
 	}
 	if err := <-stopped; err != nil {
 		t.Errorf("Start returned %v", err)
-	}
-}
-
-// Bodies in flight are bounded per replica: while slow uploads hold the
-// budget, other calls are answered 503 with Retry-After, and get through
-// again once the uploads end.
-func TestBodyBudget(t *testing.T) {
-	h, _ := newMemoryHandler(t)
-	h.bodies = &bodyBudget{limit: 2 * MaxBodyBytes}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config = newHTTPServer(h)
-	srv.Start()
-	defer srv.Close()
-
-	// Two uploads: one of 1 MiB by Content-Length, one chunked (it may
-	// grow to 1 MiB); each sends its headers and a little of its body.
-	heads := []string{
-		"Content-Length: " + strconv.Itoa(MaxBodyBytes) + "\r\n\r\n{",
-		"Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
-	}
-	var conns []net.Conn
-	for _, head := range heads {
-		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = conn.Close() }()
-		if _, err := conn.Write([]byte("POST /api/webhooks/" + memID + "/receive HTTP/1.1\r\nHost: x\r\n" +
-			agentsv1alpha1.SecretHeader + ": " + memSecret + "\r\n" + head)); err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, conn)
-	}
-	gomega.NewWithT(t).Eventually(h.bodies.used.Load).WithTimeout(10*time.Second).WithPolling(10*time.Millisecond).
-		Should(gomega.Equal(int64(2*MaxBodyBytes)), "both uploads hold their reservation while their bodies are read")
-
-	send := func() *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/webhooks/"+memID+"/receive", strings.NewReader(`{"small":true}`))
-		req.Header.Set(agentsv1alpha1.SecretHeader, memSecret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		return resp
-	}
-	if resp := send(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
-		t.Fatalf("a call while the budget is held: %d Retry-After %q, want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-
-	// The chunked upload ends; its reservation goes back.
-	if _, err := conns[1].Write([]byte("0\r\n\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conns[1]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("the chunked upload: %d, want 202", resp.StatusCode)
-	}
-	if resp := send(); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("a call after an upload ended: %d, want 202", resp.StatusCode)
-	}
-	if got := h.bodies.used.Load(); got != MaxBodyBytes {
-		t.Errorf("budget in use %d, want the one upload still open (%d)", got, MaxBodyBytes)
 	}
 }

@@ -30,8 +30,18 @@ const (
 	MaxHeaderBytes = 32 << 10
 	// ReadHeaderTimeout bounds how long a client may take to send its headers.
 	ReadHeaderTimeout = 5 * time.Second
-	// ReadTimeout bounds reading a whole request, body included.
+	// ReadTimeout bounds reading a whole request, body included, from its
+	// first byte.
 	ReadTimeout = 30 * time.Second
+	// BodyReadTimeout bounds reading a body once the checks before it let
+	// the call in (its share of the body budget reserved): a slow upload
+	// holds its reservation this long at most, however fast its headers
+	// came. 1 MiB in 10 s is 100 KiB/s.
+	BodyReadTimeout = 10 * time.Second
+	// endpointBodyShare: the calls of one endpoint hold at most
+	// 1/endpointBodyShare of --max-inflight-body-bytes (never less than one
+	// MaxBodyBytes body); beyond it that endpoint's calls get 503.
+	endpointBodyShare = 4
 	// WriteTimeout bounds one request from the end of its headers to the end of the answer.
 	WriteTimeout = 40 * time.Second
 	// IdleTimeout closes keep-alive connections idle this long.
@@ -67,8 +77,8 @@ const (
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30
-	// maxReportEntries bounds the endpoints in a replica's rejection report
-	// (those with the most refusals are kept): an entry is at most about
+	// maxReportEntries bounds the lines of a replica's rejection report,
+	// shared between the namespaces (shareLines): a line is at most about
 	// 1 KiB (namespace, name, two periods of counts), well within the
 	// 1 MiB of a ConfigMap.
 	maxReportEntries = 500

@@ -32,9 +32,16 @@ type metrics struct {
 	runsCreated prometheus.Counter
 	duplicates  prometheus.Counter
 	rateLimited *prometheus.CounterVec
-	// bodyBudgetFull counts 503s for a spent body budget.
-	bodyBudgetFull prometheus.Counter
+	// bodyBudgetFull counts 503s for a spent body budget, by budget
+	// (budgetReplica or budgetEndpoint).
+	bodyBudgetFull *prometheus.CounterVec
 }
+
+// The budgets of request bodies, as labelled in bodyBudgetFull.
+const (
+	budgetReplica  = "replica"
+	budgetEndpoint = "endpoint"
+)
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
@@ -59,10 +66,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_rate_limited_total",
 			Help: "Calls rejected with 429, by limit (invocation or unauthenticated).",
 		}, []string{"limit"}),
-		bodyBudgetFull: prometheus.NewCounter(prometheus.CounterOpts{
+		bodyBudgetFull: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrun_receiver_body_budget_exhausted_total",
-			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies.",
-		}),
+			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies (budget=replica), or the endpoint's calls held its quarter of them (budget=endpoint).",
+		}, []string{"budget"}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {

@@ -70,13 +70,6 @@ func (s *slidingWindow) take(now time.Time, window time.Duration) verdict {
 	return verdict{allowed: true}
 }
 
-// full tells, without recording anything, whether a call at now would be refused.
-func (s *slidingWindow) full(now time.Time, window time.Duration) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.times) >= s.limit && now.UnixNano()-s.times[s.next] < int64(window)
-}
-
 // retryAfterSeconds is the Retry-After value for d: whole seconds, rounded
 // up, at least 1.
 func retryAfterSeconds(d time.Duration) int64 {
@@ -112,14 +105,6 @@ func (l *limiters) take(key string, now time.Time) verdict {
 		l.mu.Unlock()
 	}
 	return w.take(now, RateWindow)
-}
-
-// full tells whether the endpoint's window would refuse a call at now.
-func (l *limiters) full(key string, now time.Time) bool {
-	l.mu.RLock()
-	w := l.byKey[key]
-	l.mu.RUnlock()
-	return w != nil && w.full(now, RateWindow)
 }
 
 // forget drops the window of a deleted endpoint.

@@ -18,7 +18,6 @@ package receiver
 
 import (
 	"cmp"
-	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +48,7 @@ const (
 	reasonNoSecretYet        = "no secret generated yet"
 	reasonWrongSecret        = "wrong secret"
 	reasonBadSignature       = "signature mismatch"
+	reasonMalformedSignature = "signature header malformed"
 	reasonStaleTimestamp     = "timestamp outside tolerance"
 	reasonNoSigningKey       = "signing key not available yet"
 	reasonPaused             = "endpoint paused"
@@ -56,6 +56,7 @@ const (
 	reasonNoThread           = "target thread unavailable"
 	reasonTooLarge           = "body larger than 1 MiB"
 	reasonBodyBudget         = "body budget of the replica spent"
+	reasonEndpointBodyBudget = "body budget share of the endpoint spent"
 	reasonBadBody            = "body could not be read"
 	reasonBacklog            = "backlog full"
 	reasonInvocationLimit    = "invocation rate limit"
@@ -232,8 +233,9 @@ type reportLine struct {
 	entry rejectionEntry
 }
 
-// take returns, if a count changed since the last call, the entries that
-// still count at now: at most limit, those with the most refusals first.
+// take returns, if a count changed since the last call, the lines of a
+// report of the entries that still count at now: at most limit, shared
+// between the namespaces (shareLines), those with the most refusals first.
 // Entries that no longer count are dropped either way.
 func (rc *rejectionCounter) take(now time.Time, limit int) ([]reportLine, bool) {
 	window := now.Truncate(agentsv1alpha1.RejectionWindow)
@@ -252,10 +254,12 @@ func (rc *rejectionCounter) take(now time.Time, limit int) ([]reportLine, bool) 
 	if !changed {
 		return nil, false
 	}
-	slices.SortFunc(lines, func(a, b reportLine) int {
-		return cmp.Or(cmp.Compare(b.entry.total(), a.entry.total()), cmp.Compare(a.uid, b.uid))
-	})
-	return lines[:min(len(lines), limit)], true
+	return shareLines(lines, limit), true
+}
+
+// byMostRefused orders lines by their refusals, most first, then by key.
+func byMostRefused(a, b reportLine) int {
+	return cmp.Or(cmp.Compare(b.entry.total(), a.entry.total()), cmp.Compare(a.uid, b.uid))
 }
 
 // markChanged makes the next take report again (a report that could not be
@@ -267,7 +271,9 @@ func (rc *rejectionCounter) markChanged() {
 }
 
 // restore takes the counts of a report this replica wrote before it
-// restarted, for endpoints it has not counted since.
+// restarted, for endpoints it has not counted since. A line of summed
+// counts (othersKey) comes back as an entry without a name, which the next
+// report sums into the same line again.
 func (rc *rejectionCounter) restore(uid types.UID, in agentsv1alpha1.RejectionReportEntry) {
 	e := &rejectionEntry{namespace: in.Namespace, name: in.Name, window: in.Window.UTC(), last: in.Last}
 	for i, code := range errorCodes {

@@ -86,6 +86,12 @@ type sender struct {
 	events    map[string]struct{}
 	tolerance time.Duration
 	hmac      hmacScheme
+	// bodyKeysDelivery: the delivery ID is a header no signature covers,
+	// so the body's SHA-256 is part of what names the delivery's run
+	// (deliveryRunName). Anyone holding one signed call could otherwise
+	// send it under the sender's next ID, and the real call would get that
+	// run's ID and never run.
+	bodyKeysDelivery bool
 }
 
 func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
@@ -110,6 +116,11 @@ func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
 		s.credential = hdrSlackSignature
 	default:
 		s.credential = secretHeaderKey
+	}
+	switch s.kind {
+	case agentsv1alpha1.SenderHeader, agentsv1alpha1.SenderBearer, agentsv1alpha1.SenderGitLab,
+		agentsv1alpha1.SenderGitHub, agentsv1alpha1.SenderHMAC:
+		s.bodyKeysDelivery = true
 	}
 	if spec.Sender != nil && len(spec.Sender.Events) > 0 {
 		s.events = make(map[string]struct{}, len(spec.Sender.Events))

@@ -351,13 +351,15 @@ var _ = Describe("Senders", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: replies[0].runID}, payload)).To(Succeed())
 		Expect(string(payload.Data[agentsv1alpha1.PayloadBodyKey])).To(Equal(body))
 
-		By("a redelivery after a while, past the rate limit")
-		for range testRateLimit + 1 {
+		By("redeliveries: each answer takes a call from the replica's window, as the first did")
+		for range testRateLimit - 1 {
 			r := send(second.url, gh, agentsv1alpha1.SenderGitHub, body, senderSecret, delivery)
 			Expect(r.status).To(Equal(http.StatusAccepted))
 			Expect(r.runID).To(Equal(replies[0].runID))
 		}
-		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
+		Expect(send(second.url, gh, agentsv1alpha1.SenderGitHub, body, senderSecret, delivery).status).To(Equal(http.StatusTooManyRequests))
+		Expect(runsIn(ctx, f.ns)).To(HaveLen(2), "the run and the 429's skipped record")
+		fakeClock.Step(RateWindow)
 		run := &agentsv1alpha1.AgentRun{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: replies[0].runID}, run)).To(Succeed())
 		Expect(run.Spec.Sender.DeliveryID).To(Equal(delivery["X-GitHub-Delivery"]))
@@ -370,7 +372,7 @@ var _ = Describe("Senders", func() {
 		Expect([]int{a.status, b.status, c.status}).To(Equal([]int{202, 202, 202}))
 		Expect(b.runID).To(Equal(a.runID))
 		Expect(c.runID).NotTo(Equal(a.runID))
-		Expect(runsIn(ctx, f.ns)).To(HaveLen(3))
+		Expect(runsIn(ctx, f.ns)).To(HaveLen(4))
 
 		By("a delivery whose run was deleted starts again")
 		Expect(k8sClient.Delete(ctx, run)).To(Succeed())
@@ -389,7 +391,8 @@ var _ = Describe("Senders", func() {
 			Expect(err).NotTo(HaveOccurred())
 			second := &kubeStore{client: direct, reader: direct}
 			body := []byte(`{"action":"opened"}`)
-			name := deliveryRunName(ep, "d-race")
+			digest := sha256.Sum256(body)
+			name := deliveryRunName(ep, "d-race", digest[:])
 			var dupAnswered bool
 			payloadWrites := 0
 			// The first writer's payload writes fail; between them the

@@ -159,7 +159,8 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		invocation:           newLimiters(opts.RateLimit),
 		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
 		backlog:              newBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
-		bodies:               &bodyBudget{limit: opts.MaxInflightBodyBytes},
+		bodies:               newBodyBudget(opts.MaxInflightBodyBytes),
+		bodyReadTimeout:      BodyReadTimeout,
 		rejections:           newRejectionCounter(),
 		flagDisabled:         opts.DisableTriggering,
 	}

@@ -24,6 +24,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"hash"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -217,4 +218,114 @@ func decodeBase64Signature(value, prefix string, size int) ([]byte, bool) {
 	}
 	sig, err := base64.StdEncoding.Strict().DecodeString(rest)
 	return sig, err == nil && len(sig) == size
+}
+
+// refuteUnread returns why a signed call's headers alone refute it, before
+// its body is read (reasonMalformedSignature or reasonStaleTimestamp), or ""
+// when only the body can tell. Malformed is what no key and no body could
+// match: a signature that is not the scheme's encoding and length, a list
+// with no signature of a known version or more than maxSignatures, a
+// missing Standard Webhooks ID or a Stripe timestamp given twice. It never
+// refutes what verify accepts (TestSenderOracles checks every accepted call
+// through both, as the handler does: verifyAsHandler), and
+// allocates nothing for the hex schemes.
+func (s *sender) refuteUnread(h http.Header, signature string, now time.Time) string {
+	var ok, timelyOK bool
+	switch s.kind {
+	case agentsv1alpha1.SenderGitHub:
+		ok, timelyOK = hexShaped(signature, "sha256=", sha256.Size), true
+	case agentsv1alpha1.SenderHMAC:
+		ok, timelyOK = s.hmac.hash != nil && s.hmac.shaped(signature), true
+	case agentsv1alpha1.SenderStandardWebhooks:
+		id, ts := single(h, hdrWebhookID), single(h, hdrWebhookTimestamp)
+		if len(h[hdrWebhookSignature]) == 0 {
+			id, ts = single(h, hdrSvixID), single(h, hdrSvixTimestamp)
+		}
+		ok, timelyOK = id != "" && standardWebhooksShaped(signature), timely(ts, now, s.tolerance)
+	case agentsv1alpha1.SenderStripe:
+		var ts string
+		ts, ok = stripeShaped(signature)
+		timelyOK = !ok || timely(ts, now, s.tolerance) // a broken header has no timestamp to speak of
+	case agentsv1alpha1.SenderSlack:
+		ok, timelyOK = hexShaped(signature, "v0=", sha256.Size), timely(single(h, hdrSlackTimestamp), now, s.tolerance)
+	default:
+		return ""
+	}
+	switch {
+	case !timelyOK:
+		return reasonStaleTimestamp
+	case !ok:
+		return reasonMalformedSignature
+	}
+	return ""
+}
+
+// hexShaped tells, without decoding, whether value is prefix and exactly
+// size bytes of hex (decodeHexSignature would take it).
+func hexShaped(value, prefix string, size int) bool {
+	rest, ok := strings.CutPrefix(value, prefix)
+	if !ok || len(rest) != hex.EncodedLen(size) {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !isHexDigit(rest[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// shaped tells whether header is a signature this scheme could verify.
+func (s hmacScheme) shaped(header string) bool {
+	if s.base64 {
+		_, ok := decodeBase64Signature(header, s.prefix, s.size)
+		return ok
+	}
+	return hexShaped(header, s.prefix, s.size)
+}
+
+// standardWebhooksShaped tells whether header lists at most maxSignatures
+// entries, one of them a v1 signature verifyStandardWebhooks could take.
+func standardWebhooksShaped(header string) bool {
+	n, found := 0, false
+	for entry := range strings.FieldsSeq(header) {
+		if n++; n > maxSignatures {
+			return false
+		}
+		if rest, ok := strings.CutPrefix(entry, "v1,"); ok && !found {
+			_, found = decodeBase64Signature(rest, "", sha256.Size)
+		}
+	}
+	return found
+}
+
+// stripeShaped returns the timestamp of a Stripe-Signature header and
+// whether the header is one verifyStripe could take: pairs only, one t, at
+// least one v1 signature, at most 1+maxSignatures pairs.
+func stripeShaped(header string) (string, bool) {
+	timestamp, seen, found := "", false, false
+	n := 0
+	for pair := range strings.SplitSeq(header, ",") {
+		if n++; n > 1+maxSignatures {
+			return "", false
+		}
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok {
+			return "", false
+		}
+		switch k {
+		case "t":
+			if seen {
+				return "", false
+			}
+			timestamp, seen = v, true
+		case "v1":
+			found = found || hexShaped(v, "", sha256.Size)
+		}
+	}
+	return timestamp, seen && found
 }

@@ -137,13 +137,15 @@ func withHeader(h http.Header, k, v string) http.Header {
 }
 
 // verifyAsHandler checks a signed call as the handler does: exactly one
-// value of the sender's credential header, then sender.verify.
+// value of the sender's credential header, what the headers alone refute
+// (before the body is read), then sender.verify. Every call an oracle
+// accepts must pass both: refuteUnread never refuses what verify accepts.
 func verifyAsHandler(s *sender, h http.Header, body []byte, keys [][]byte, now time.Time) bool {
 	values := s.credentialValues(h)
 	if len(values) != 1 {
 		return false
 	}
-	return s.verify(h, values[0], body, keys, now)
+	return s.refuteUnread(h, values[0], now) == "" && s.verify(h, values[0], body, keys, now)
 }
 
 func senderOf(kind agentsv1alpha1.SenderType, settings *agentsv1alpha1.HMACSettings) *sender {

@@ -63,14 +63,21 @@ func base32Of(b [16]byte) string {
 }
 
 // deliveryRunName is the run of a call with a delivery ID: the endpoint name
-// and 26 characters of SHA-256 over the endpoint's UID and the delivery ID.
-// Every replica derives the same name, so the API server refuses a second
-// run for one delivery; a recreated endpoint (new UID) starts afresh.
-func deliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string) string {
+// and 26 characters of SHA-256 over the endpoint's UID, the delivery ID and
+// bodyDigest, the SHA-256 of the body for sender types whose delivery ID no
+// signature covers (sender.bodyKeysDelivery; nil for the others, whose
+// names are as before). Every replica derives the same name, so the API
+// server refuses a second run for one delivery; a recreated endpoint (new
+// UID) starts afresh.
+func deliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string, bodyDigest []byte) string {
 	h := sha256.New()
 	h.Write([]byte(ep.UID))
 	h.Write([]byte{0})
 	h.Write([]byte(deliveryID))
+	if bodyDigest != nil {
+		h.Write([]byte{0})
+		h.Write(bodyDigest)
+	}
 	var b [16]byte
 	copy(b[:], h.Sum(nil))
 	return runName(ep.Name, base32Of(b))

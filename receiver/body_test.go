@@ -1,0 +1,303 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// What request bodies hold of a replica, over real HTTP: the replica's
+// budget, one endpoint's share of it, and how long a body may take.
+
+// bodyServer serves h as the receiver does.
+func bodyServer(t *testing.T, h *Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = newHTTPServer(h)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// slowUpload opens a call to endpoint id that sends its headers (head ends
+// them, with the start of the body) and then stalls.
+func slowUpload(t *testing.T, srv *httptest.Server, id, header, head string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	if _, err := conn.Write([]byte("POST /api/webhooks/" + id + "/receive HTTP/1.1\r\nHost: x\r\n" + header + head)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// answerOf reads the answer on conn, waiting at most a few seconds.
+func answerOf(g *gomega.WithT, conn net.Conn) *http.Response {
+	answers := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			answers <- resp
+		}
+	}()
+	var resp *http.Response
+	g.Eventually(answers).WithTimeout(5 * time.Second).Should(gomega.Receive(&resp))
+	return resp
+}
+
+// sendTo POSTs a small body to id with the header pairs.
+func sendTo(t *testing.T, srv *httptest.Server, id, body string, header ...string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/webhooks/"+id+"/receive", strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp
+}
+
+var (
+	secretLine = agentsv1alpha1.SecretHeader + ": " + memSecret + "\r\n"
+	oneMiBHead = "Content-Length: " + strconv.Itoa(MaxBodyBytes) + "\r\n\r\n{"
+)
+
+func inUse(h *Handler) func() []int64 {
+	return func() []int64 {
+		n, endpoints := h.bodies.inUse()
+		return []int64{n, int64(endpoints)}
+	}
+}
+
+// Bodies in flight are bounded per replica: while slow uploads hold the
+// budget, other calls are answered 503 with Retry-After, and get through
+// again once the uploads end.
+func TestBodyBudget(t *testing.T) {
+	g := gomega.NewWithT(t)
+	h, _ := newMemoryHandler(t)
+	h.bodies = newBodyBudget(2 * MaxBodyBytes) // each endpoint's share: one body
+	srv := bodyServer(t, h)
+
+	// Two uploads to two endpoints: one of 1 MiB by Content-Length, one
+	// chunked (it may grow to 1 MiB); each sends a little of its body.
+	slowUpload(t, srv, memID, secretLine, oneMiBHead)
+	chunked := slowUpload(t, srv, memOpenID, "", "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n")
+	g.Eventually(inUse(h)).WithTimeout(10*time.Second).WithPolling(10*time.Millisecond).
+		Should(gomega.Equal([]int64{2 * MaxBodyBytes, 2}), "both uploads hold their reservation while their bodies are read")
+
+	probe := func() *http.Response {
+		body := `{"small":true}`
+		return sendTo(t, srv, memGitHubID, body, "X-Hub-Signature-256", githubSignature([]byte(body)))
+	}
+	if resp := probe(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("a call to a third endpoint while the budget is held: %d Retry-After %q, want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if got := testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetReplica)); got != 1 {
+		t.Errorf("hookrun_receiver_body_budget_exhausted_total{budget=replica} = %v, want 1", got)
+	}
+
+	// The chunked upload ends; its reservation goes back.
+	if _, err := chunked.Write([]byte("0\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if resp := answerOf(g, chunked); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("the chunked upload: %d, want 202", resp.StatusCode)
+	}
+	if resp := probe(); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("a call after an upload ended: %d, want 202", resp.StatusCode)
+	}
+	g.Expect(inUse(h)()).To(gomega.Equal([]int64{MaxBodyBytes, 1}), "the one upload still open")
+}
+
+// One endpoint's slow uploads hold at most its quarter of the budget: its
+// further calls get 503 while another endpoint's calls are served, and the
+// accounting keeps nothing of an endpoint once its calls are answered.
+func TestBodyBudgetPerEndpoint(t *testing.T) {
+	g := gomega.NewWithT(t)
+	h, _ := newMemoryHandler(t)
+	h.bodies = newBodyBudget(8 * MaxBodyBytes) // each endpoint's share: 2 MiB
+	srv := bodyServer(t, h)
+
+	// The public URL's uploads: two fill its share.
+	var held []net.Conn
+	for i := range 2 {
+		held = append(held, slowUpload(t, srv, memOpenID, "", oneMiBHead))
+		g.Eventually(inUse(h)).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).
+			Should(gomega.Equal([]int64{int64(i+1) * MaxBodyBytes, 1}))
+	}
+	for range 2 {
+		resp := answerOf(g, slowUpload(t, srv, memOpenID, "", oneMiBHead))
+		g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "an upload beyond the endpoint's share")
+		g.Expect(resp.Header.Get("Retry-After")).To(gomega.Equal("1"))
+	}
+	small := sendTo(t, srv, memOpenID, "{}")
+	g.Expect(small.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "even a small call of that endpoint, while its share is held")
+	g.Expect(testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetEndpoint))).To(gomega.Equal(3.0))
+
+	// The other tenants are served: a small call and a 1 MiB one.
+	g.Expect(sendTo(t, srv, memID, "{}", agentsv1alpha1.SecretHeader, memSecret).StatusCode).To(gomega.Equal(http.StatusAccepted))
+	big := `"` + strings.Repeat("a", MaxBodyBytes-2) + `"`
+	g.Expect(sendTo(t, srv, memGitHubID, big, "X-Hub-Signature-256", githubSignature([]byte(big))).StatusCode).To(gomega.Equal(http.StatusAccepted))
+
+	// The uploads end: nothing is kept of the endpoint.
+	for _, c := range held {
+		_ = c.Close()
+	}
+	g.Eventually(inUse(h)).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).Should(gomega.Equal([]int64{0, 0}))
+	g.Expect(sendTo(t, srv, memOpenID, "{}").StatusCode).To(gomega.Equal(http.StatusAccepted))
+}
+
+// A body that does not arrive within bodyReadTimeout of the call being let
+// in is answered 400, and its reservation goes back: the server's
+// ReadTimeout alone would let it hold that for 30 s.
+func TestBodyReadTimeout(t *testing.T) {
+	g := gomega.NewWithT(t)
+	h, _ := newMemoryHandler(t)
+	h.bodyReadTimeout = 200 * time.Millisecond
+	srv := bodyServer(t, h)
+
+	conn := slowUpload(t, srv, memID, secretLine, oneMiBHead)
+	resp := answerOf(g, conn)
+	g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusBadRequest))
+	g.Eventually(inUse(h)).Should(gomega.Equal([]int64{0, 0}))
+
+	// The server serves on.
+	g.Expect(sendTo(t, srv, memID, "{}", agentsv1alpha1.SecretHeader, memSecret).StatusCode).To(gomega.Equal(http.StatusAccepted))
+}
+
+func TestBodyBudgetShare(t *testing.T) {
+	for _, c := range []struct{ limit, share int64 }{
+		{MaxBodyBytes, MaxBodyBytes},
+		{2 * MaxBodyBytes, MaxBodyBytes},
+		{DefaultMaxInflightBodyBytes, DefaultMaxInflightBodyBytes / 4},
+	} {
+		if got := newBodyBudget(c.limit).share; got != c.share {
+			t.Errorf("share of %d = %d, want %d", c.limit, got, c.share)
+		}
+	}
+}
+
+// countingBody records whether the handler read the body.
+type countingBody struct {
+	r     io.Reader
+	reads int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	b.reads++
+	return b.r.Read(p)
+}
+
+// A signed call whose headers alone refute it (a malformed signature, a
+// timestamp outside the tolerance) is refused before its body is read: it
+// reserves nothing of the body budget and waits for no upload.
+func TestSignedRefusedBeforeRead(t *testing.T) {
+	h, _ := newMemoryHandler(t)
+	fresh := strconv.FormatInt(h.clock.Now().Unix(), 10)
+	stale := strconv.FormatInt(h.clock.Now().Add(-time.Hour).Unix(), 10)
+	hex64 := strings.Repeat("0", 64)
+	for _, c := range []struct {
+		name     string
+		id       string
+		header   []string
+		wantRead bool
+	}{
+		{"GitHub: not hex", memGitHubID, []string{"X-Hub-Signature-256", "sha256=" + strings.Repeat("z", 64)}, false},
+		{"GitHub: too short", memGitHubID, []string{"X-Hub-Signature-256", "sha256=00"}, false},
+		{"GitHub: no prefix", memGitHubID, []string{"X-Hub-Signature-256", hex64}, false},
+		{"Slack: stale timestamp", memSlackID, []string{"X-Slack-Signature", "v0=" + hex64, "X-Slack-Request-Timestamp", stale}, false},
+		{"Slack: no timestamp", memSlackID, []string{"X-Slack-Signature", "v0=" + hex64}, false},
+		{"Slack: malformed", memSlackID, []string{"X-Slack-Signature", "v0=zz", "X-Slack-Request-Timestamp", fresh}, false},
+		{"GitHub: well formed, only the body can tell", memGitHubID, []string{"X-Hub-Signature-256", "sha256=" + hex64}, true},
+		{"Slack: well formed and in time, only the body can tell", memSlackID, []string{"X-Slack-Signature", "v0=" + hex64, "X-Slack-Request-Timestamp", fresh}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := refusedCall(c.id, c.header...)
+			body := &countingBody{r: strings.NewReader(`{"action":"opened"}`)}
+			req.Body, req.ContentLength = io.NopCloser(body), -1
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusForbidden {
+				t.Fatalf("answered %d, want 403", rec.Code)
+			}
+			if read := body.reads > 0; read != c.wantRead {
+				t.Errorf("body read: %v, want %v", read, c.wantRead)
+			}
+		})
+	}
+}
+
+// refuteUnread for every signed type: what the headers alone refute.
+func TestRefuteUnread(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	ts, stale := strconv.FormatInt(now.Unix(), 10), strconv.FormatInt(now.Add(-time.Hour).Unix(), 10)
+	hex64, b64 := strings.Repeat("ab", 32), "v1,"+strings.Repeat("A", 43)+"="
+	hmacHex := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA256, Prefix: "sha256="})
+	hmac64 := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA1, Encoding: agentsv1alpha1.EncodingBase64})
+	sw := senderOf(agentsv1alpha1.SenderStandardWebhooks, nil)
+	swHeaders := func(id, ts string) http.Header {
+		return http.Header{hdrWebhookID: {id}, hdrWebhookTimestamp: {ts}, hdrWebhookSignature: {"x"}}
+	}
+	stripe := senderOf(agentsv1alpha1.SenderStripe, nil)
+	for _, c := range []struct {
+		name   string
+		s      *sender
+		h      http.Header
+		header string
+		want   string
+	}{
+		{"HMAC hex", hmacHex, nil, "sha256=" + hex64, ""},
+		{"HMAC hex without its prefix", hmacHex, nil, hex64, reasonMalformedSignature},
+		{"HMAC base64", hmac64, nil, strings.Repeat("A", 27) + "=", ""},
+		{"HMAC base64 of the wrong length", hmac64, nil, strings.Repeat("A", 43) + "=", reasonMalformedSignature},
+		{"StandardWebhooks", sw, swHeaders("msg_1", ts), "v0,xyz " + b64, ""},
+		{"StandardWebhooks without an ID", sw, swHeaders("", ts), b64, reasonMalformedSignature},
+		{"StandardWebhooks stale", sw, swHeaders("msg_1", stale), b64, reasonStaleTimestamp},
+		{"StandardWebhooks without a v1 signature", sw, swHeaders("msg_1", ts), "v2,abc", reasonMalformedSignature},
+		{"StandardWebhooks with too many", sw, swHeaders("msg_1", ts), strings.Repeat(b64+" ", maxSignatures+1), reasonMalformedSignature},
+		{"Stripe", stripe, nil, "t=" + ts + ",v0=zz,v1=" + hex64, ""},
+		{"Stripe stale", stripe, nil, "t=" + stale + ",v1=" + hex64, reasonStaleTimestamp},
+		{"Stripe without t", stripe, nil, "v1=" + hex64, reasonMalformedSignature},
+		{"Stripe with two t", stripe, nil, "t=" + ts + ",t=" + ts + ",v1=" + hex64, reasonMalformedSignature},
+		{"Stripe without v1", stripe, nil, "t=" + ts + ",v0=" + hex64, reasonMalformedSignature},
+		{"Stripe with a bare word", stripe, nil, "t=" + ts + ",v1=" + hex64 + ",x", reasonMalformedSignature},
+	} {
+		if got := c.s.refuteUnread(c.h, c.header, now); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -39,12 +39,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-const (
-	// sendRetryInterval spaces retries of a send that failed with a retryable error.
-	sendRetryInterval = 2 * time.Second
-	// defaultCallTimeout bounds one A2A call; a call also ends when the run times out.
-	defaultCallTimeout = 30 * time.Second
-)
+// sendRetryInterval spaces retries of a send that failed with a retryable error.
+const sendRetryInterval = 2 * time.Second
 
 // A2AClient is what execution needs of an agent.
 type A2AClient interface {
@@ -83,7 +79,7 @@ type AgentRunExecutionReconciler struct {
 	NewClient A2AClientFactory
 	// Workers is how many runs are executed in parallel.
 	Workers int
-	// CallTimeout bounds one A2A call (default 30 s).
+	// CallTimeout bounds one A2A call (--a2a-call-timeout).
 	CallTimeout time.Duration
 
 	unconfirmed unconfirmedWrites
@@ -348,7 +344,7 @@ func (r *AgentRunExecutionReconciler) callTimeout() time.Duration {
 	if r.CallTimeout > 0 {
 		return r.CallTimeout
 	}
-	return defaultCallTimeout
+	return DefaultA2ACallTimeout
 }
 
 // callContext bounds one A2A call by CallTimeout and by the time the run has

@@ -38,12 +38,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-const (
-	// sendRetryInterval spaces retries of a send that failed with a retryable error.
-	sendRetryInterval = 2 * time.Second
-	// defaultCallTimeout bounds one A2A call; a call also ends when the run times out.
-	defaultCallTimeout = 30 * time.Second
-)
+// sendRetryInterval spaces retries of a send that failed with a retryable error.
+const sendRetryInterval = 2 * time.Second
 
 // A2AClient is what execution needs of an agent.
 type A2AClient interface {
@@ -80,12 +76,14 @@ type AgentRunExecutionReconciler struct {
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 	NewClient A2AClientFactory
-	// Workers is how many runs are executed in parallel.
+	// Workers is how many runs are executed in parallel; one Agent's calls
+	// hold at most AgentShare of them.
 	Workers int
-	// CallTimeout bounds one A2A call (default 30 s).
+	// CallTimeout bounds one A2A call (--a2a-call-timeout).
 	CallTimeout time.Duration
 
 	unconfirmed unconfirmedWrites
+	calls       *callQueue
 }
 
 // finalError is a failure no retry can mend: the run ends with its message,
@@ -96,6 +94,7 @@ func (e finalError) Error() string { return e.msg }
 
 // Reconcile takes one step of a running run.
 func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer r.calls.settle(ctx, req.NamespacedName)
 	if err := r.unconfirmed.settle(ctx, r.Client, req); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -143,6 +142,11 @@ func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alp
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
 	case agent == nil:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
+	case !r.calls.take(run):
+		return r.waitForCall(ctx), nil // woken when its turn comes
+	}
+	defer r.calls.release(ctx, run)
+	switch {
 	case r.timedOut(run, agent, now):
 		return r.expire(ctx, run, agent, now)
 	case run.Status.TaskID == "":
@@ -329,23 +333,6 @@ func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, age
 	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
 }
 
-func (r *AgentRunExecutionReconciler) callTimeout() time.Duration {
-	if r.CallTimeout > 0 {
-		return r.CallTimeout
-	}
-	return defaultCallTimeout
-}
-
-// callContext bounds one A2A call by CallTimeout and by the time the run has
-// left, so a slow agent holds a worker no longer than either.
-func (r *AgentRunExecutionReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
-	d := r.callTimeout()
-	if run.Status.StartedAt != nil {
-		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
-	}
-	return context.WithTimeout(ctx, max(d, time.Second))
-}
-
 // clientFor builds the A2A client with the agent's bearer token, read
 // around the cache. A token Secret or key that does not exist is final.
 func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
@@ -373,11 +360,14 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 	return r.NewClient(agent, token, owner), nil
 }
 
-// SetupWithManager registers execution: it looks at running runs only.
+// SetupWithManager registers execution: it looks at running runs only, and
+// at those woken by their Agent's call queue.
 func (r *AgentRunExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return isRunIn(o, agentsv1alpha1.RunRunning) })
+	r.calls = newCallQueue(r.Workers)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(running)).
+		WatchesRawSource(r.calls.source()).
 		Named("agentrun").
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.Workers, 1)}).
 		Complete(r)

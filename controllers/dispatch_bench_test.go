@@ -49,6 +49,21 @@ import (
 // receiving the message, through a real API server and the real operator.
 // It reports p50 and p99 (make bench).
 func BenchmarkQueueToSend(b *testing.B) {
+	ctx, c := benchOperator(b)
+	agent := newBenchAgent(b)
+	must(b, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}))
+	must(b, c.Create(ctx, benchAgentObject("bench", "demo", agent.srv.URL)))
+	b.ResetTimer()
+	latencies := agent.queueToSend(ctx, b, c, "bench", "demo", "bench", b.N)
+	b.StopTimer()
+	b.ReportMetric(ms(percentile(latencies, 0.50)), "p50-ms")
+	b.ReportMetric(ms(percentile(latencies, 0.99)), "p99-ms")
+}
+
+// benchOperator starts an API server and the operator as `hookrun operator`
+// wires it, with the default options, for one benchmark.
+func benchOperator(b *testing.B) (context.Context, client.Client) {
+	b.Helper()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		b.Fatal("KUBEBUILDER_ASSETS is not set: run `make bench`")
 	}
@@ -58,102 +73,121 @@ func BenchmarkQueueToSend(b *testing.B) {
 	_ = agentsv1alpha1.AddToScheme(s)
 	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
 	cfg, err := env.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
+	must(b, err)
+	b.Cleanup(func() { _ = env.Stop() })
 	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Client: client.Options{Cache: ClientCacheOptions()}, Cache: CacheOptions(DefaultNamespace),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	must(b, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	done := make(chan struct{})
+	b.Cleanup(func() { cancel(); <-done }) // before the API server stops
 	opts := NewOperatorOptions()
 	opts.PublicBaseURL = "http://127.0.0.1:1"
-	if err := SetupOperator(ctx, mgr, opts, Dependencies{}); err != nil {
-		b.Fatal(err)
-	}
-	go func() { _ = mgr.Start(ctx) }()
+	must(b, SetupOperator(ctx, mgr, opts, Dependencies{}))
+	go func() {
+		defer close(done)
+		_ = mgr.Start(ctx)
+	}()
+	return ctx, c
+}
 
-	// The demo agent, noting when each message arrives.
-	var mu sync.Mutex
-	arrived := map[string]time.Time{}
-	demo := demoagent.New()
-	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		now := time.Now()
-		before := demo.Tasks()
-		demo.ServeHTTP(w, r)
-		if demo.Tasks() > before {
-			mu.Lock()
-			arrived[fmt.Sprint(demo.Tasks())] = now
-			mu.Unlock()
-		}
-	}))
-	defer agentSrv.Close()
-
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
-	must := func(err error) {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	must(c.Create(ctx, ns))
-	must(c.Create(ctx, &agentsv1alpha1.Agent{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "demo"},
-		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: agentSrv.URL, ProtocolVersion: agentsv1alpha1.A2AProtocolV10},
+func benchAgentObject(ns, name, url string) *agentsv1alpha1.Agent {
+	return &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: url, ProtocolVersion: agentsv1alpha1.A2AProtocolV10},
 			MaxConcurrentRuns: 1000},
-	}))
+	}
+}
 
-	var latencies []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		name := fmt.Sprintf("bench-%06d", i)
-		stored := time.Now()
-		run := &agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, Labels: map[string]string{agentsv1alpha1.LabelAgent: "demo"}},
-			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "demo"},
-				Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-				Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 2},
-				ReceivedAt: metav1.NewTime(stored),
-			},
+// benchAgent is the demo agent, noting when each message arrives.
+type benchAgent struct {
+	srv     *httptest.Server
+	demo    *demoagent.Agent
+	mu      sync.Mutex
+	arrived map[int]time.Time // by the task count it made
+}
+
+func newBenchAgent(b *testing.B) *benchAgent {
+	a := &benchAgent{demo: demoagent.New(), arrived: map[int]time.Time{}}
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		before := a.demo.Tasks()
+		a.demo.ServeHTTP(w, r)
+		if n := a.demo.Tasks(); n > before {
+			a.mu.Lock()
+			a.arrived[n] = now
+			a.mu.Unlock()
 		}
-		must(c.Create(ctx, run))
-		// Owned by its run, as the receiver writes it.
-		must(c.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: name, UID: run.UID,
-			}}},
-			Type: agentsv1alpha1.SecretTypeWebhookPayload,
-			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
-		}))
-		stored = time.Now() // both objects stored: the receiver's 202
-		deadline := time.Now().Add(30 * time.Second)
+	}))
+	b.Cleanup(a.srv.Close)
+	return a
+}
+
+// queueToSend stores n runs of the Agent one after the other, as the
+// receiver does, and returns the time from each 202 to its arrival.
+func (a *benchAgent) queueToSend(ctx context.Context, b *testing.B, c client.Client, ns, agent, prefix string, n int) []time.Duration {
+	b.Helper()
+	var latencies []time.Duration
+	for i := range n {
+		first := a.demo.Tasks()
+		storeBenchRun(ctx, b, c, ns, agent, fmt.Sprintf("%s-%06d", prefix, i))
+		stored := time.Now() // both objects stored: the receiver's 202
+		deadline := stored.Add(30 * time.Second)
 		for {
-			mu.Lock()
-			at, ok := arrived[fmt.Sprint(i+1)]
-			mu.Unlock()
+			a.mu.Lock()
+			at, ok := a.arrived[first+1]
+			a.mu.Unlock()
 			if ok {
 				latencies = append(latencies, max(at.Sub(stored), 0))
 				break
 			}
 			if time.Now().After(deadline) {
-				b.Fatalf("run %s did not reach the agent within 30s", name)
+				b.Fatalf("run %s-%06d did not reach the agent within 30s", prefix, i)
 			}
 			<-time.After(time.Millisecond)
 		}
 	}
-	b.StopTimer()
+	return latencies
+}
+
+// storeBenchRun stores a run and then its payload, owned by the run, as the receiver does.
+func storeBenchRun(ctx context.Context, b *testing.B, c client.Client, ns, agent, name string) {
+	b.Helper()
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{agentsv1alpha1.LabelAgent: agent}},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "e"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: agent},
+			Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 2},
+			ReceivedAt: metav1.NewTime(time.Now()),
+		},
+	}
+	must(b, c.Create(ctx, run))
+	must(b, c.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: name, UID: run.UID,
+		}}},
+		Type: agentsv1alpha1.SecretTypeWebhookPayload,
+		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+	}))
+}
+
+// percentile is the p-quantile of latencies (sorted in place).
+func percentile(latencies []time.Duration, p float64) time.Duration {
 	slices.Sort(latencies)
-	pct := func(p float64) time.Duration { return latencies[int(p*float64(len(latencies)-1))] }
-	b.ReportMetric(float64(pct(0.50).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(pct(0.99).Microseconds())/1000, "p99-ms")
+	return latencies[int(p*float64(len(latencies)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func must(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
 }

@@ -38,6 +38,8 @@ const (
 	DefaultRunTTL          = 168 * time.Hour
 	DefaultPayloadTTL      = 24 * time.Hour
 	DefaultDispatchWorkers = 8
+	// DefaultA2ACallTimeout bounds one A2A HTTP call (a send, a poll or a cancel).
+	DefaultA2ACallTimeout = 30 * time.Second
 	// DefaultNamespace is the receiver's namespace when neither --namespace
 	// nor $POD_NAMESPACE says otherwise.
 	DefaultNamespace = "hookrun-system"
@@ -65,7 +67,11 @@ type OperatorOptions struct {
 	// OwnerRecheckInterval is how often an OwnerNotMember pause re-checks membership.
 	OwnerRecheckInterval time.Duration
 	// DispatchWorkers is how many AgentRuns are sent or looked at in parallel.
+	// One Agent's calls hold at most a quarter of them (AgentShare).
 	DispatchWorkers int
+	// A2ACallTimeout bounds every A2A HTTP call; a call cut off by it is
+	// retried like a failed connection.
+	A2ACallTimeout time.Duration
 	// Namespace is the receiver's namespace, where the operator keeps the
 	// signing keys of signed senders (the only Secrets the receiver reads).
 	Namespace string
@@ -93,6 +99,7 @@ func NewOperatorOptions() *OperatorOptions {
 		RunCountDelay:        DefaultRunCountDelay,
 		OwnerRecheckInterval: DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
+		A2ACallTimeout:       DefaultA2ACallTimeout,
 	}
 }
 
@@ -109,7 +116,8 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace: the operator keeps the signing keys of signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) there, as Secrets only the receiver reads.")
 	fs.StringSliceVar(&o.AgentAllowedHosts, "agent-allowed-hosts", o.AgentAllowedHosts, "Agent host names runs may be sent to, comma-separated: exact names, or *.example.com for every subdomain of example.com. A listed name is connected to at any address it resolves to. With this or --agent-allowed-cidrs set, any other agent is refused. Empty (with --agent-allowed-cidrs empty): every agent.")
 	fs.StringSliceVar(&o.AgentAllowedCIDRs, "agent-allowed-cidrs", o.AgentAllowedCIDRs, "Addresses runs may be sent to, as comma-separated CIDRs (a bare IP address stands for itself), checked on the address the operator connects to. With this or --agent-allowed-hosts set, any other agent is refused and no HTTP proxy is used. Empty (with --agent-allowed-hosts empty): every agent.")
-	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many AgentRuns are sent to agents or polled in parallel; one slow agent holds at most one worker per call.")
+	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many A2A calls (sends, polls, cancels) are made in parallel; one Agent's calls hold at most a quarter of them (at least one), its other runs wait their turn without holding a worker.")
+	fs.DurationVar(&o.A2ACallTimeout, "a2a-call-timeout", o.A2ACallTimeout, "Deadline of every A2A HTTP call to an agent (also cut by the run's remaining time); a call cut off is retried like a failed connection until the run's timeout.")
 }
 
 // Validate reports every invalid option at once.
@@ -138,6 +146,9 @@ func (o *OperatorOptions) Validate() error {
 	}
 	if o.DispatchWorkers < 1 {
 		errs = append(errs, fmt.Errorf("--dispatch-workers must be at least 1, got %d", o.DispatchWorkers))
+	}
+	if o.A2ACallTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--a2a-call-timeout must be positive, got %s", o.A2ACallTimeout))
 	}
 	if _, err := o.AgentAllowList(); err != nil {
 		errs = append(errs, err)

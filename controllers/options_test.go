@@ -32,7 +32,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{
 		"--public-base-url=https://hooks.example.com", "--leader-elect", "--leader-election-namespace=leases",
 		"--run-history-limit=5", "--run-ttl=1h", "--payload-ttl=10m",
-		"--namespace=hookrun-receivers",
+		"--namespace=hookrun-receivers", "--dispatch-workers=12", "--a2a-call-timeout=5s",
 		"--agent-allowed-hosts=agent.example.com,*.agents.example.com", "--agent-allowed-cidrs=10.20.0.0/16",
 		"--agent-allowed-cidrs=192.0.2.7",
 	})
@@ -43,7 +43,8 @@ func TestOperatorOptionsFlags(t *testing.T) {
 		PublicBaseURL: "https://hooks.example.com", LeaderElect: true, LeaderElectionNamespace: "leases",
 		RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
 		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
-		DispatchWorkers:   DefaultDispatchWorkers,
+		DispatchWorkers:   12,
+		A2ACallTimeout:    5 * time.Second,
 		Namespace:         "hookrun-receivers",
 		AgentAllowedHosts: []string{"agent.example.com", "*.agents.example.com"},
 		AgentAllowedCIDRs: []string{"10.20.0.0/16", "192.0.2.7"},
@@ -55,8 +56,9 @@ func TestOperatorOptionsFlags(t *testing.T) {
 
 func TestOperatorOptionsDefaults(t *testing.T) {
 	o := NewOperatorOptions()
-	if o.RunHistoryLimit != 100 || o.RunTTL != 168*time.Hour || o.PayloadTTL != 24*time.Hour {
-		t.Errorf("defaults = %+v, want run-history-limit=100 run-ttl=168h payload-ttl=24h", *o)
+	if o.RunHistoryLimit != 100 || o.RunTTL != 168*time.Hour || o.PayloadTTL != 24*time.Hour ||
+		o.DispatchWorkers != 8 || o.A2ACallTimeout != 30*time.Second {
+		t.Errorf("defaults = %+v, want run-history-limit=100 run-ttl=168h payload-ttl=24h dispatch-workers=8 a2a-call-timeout=30s", *o)
 	}
 }
 
@@ -76,6 +78,8 @@ func TestOperatorOptionsValidate(t *testing.T) {
 		{"negative payload TTL", func(o *OperatorOptions) { o.PayloadTTL = -time.Second }, "--payload-ttl must not be negative"},
 		{"zero owner recheck", func(o *OperatorOptions) { o.OwnerRecheckInterval = 0 }, "--owner-recheck-interval must be positive"},
 		{"no dispatch workers", func(o *OperatorOptions) { o.DispatchWorkers = 0 }, "--dispatch-workers must be at least 1"},
+		{"zero A2A call timeout", func(o *OperatorOptions) { o.A2ACallTimeout = 0 }, "--a2a-call-timeout must be positive"},
+		{"negative A2A call timeout", func(o *OperatorOptions) { o.A2ACallTimeout = -time.Second }, "--a2a-call-timeout must be positive"},
 		{"agent allow list", func(o *OperatorOptions) {
 			o.AgentAllowedHosts, o.AgentAllowedCIDRs = []string{"*.agents.example.com"}, []string{"10.0.0.0/8", "fd00::/8"}
 		}, ""},

@@ -17,12 +17,12 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,8 +45,6 @@ type Dependencies struct {
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
 	A2A A2AClientFactory
-	// A2ACallTimeout bounds one A2A call (default 30 s).
-	A2ACallTimeout time.Duration
 }
 
 // ClientCacheOptions keeps Secret data out of the operator's cache: typed
@@ -111,8 +109,9 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if err != nil {
 		return err
 	}
+	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
-		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, a2a.DefaultTimeout))
+		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
 	}
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
@@ -152,7 +151,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		},
 		"AgentRun execution": &AgentRunExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: deps.A2ACallTimeout,
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout,
 		},
 		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {

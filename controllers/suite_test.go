@@ -80,6 +80,7 @@ var (
 		RunCountDelay:        500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond,
 		DispatchWorkers:      DefaultDispatchWorkers,
+		A2ACallTimeout:       testCallTimeout,
 		Namespace:            clusterinstall.Namespace,
 	}
 )
@@ -122,7 +123,10 @@ var _ = BeforeSuite(func() {
 // it, as the operator's service account (impersonated: its ClusterRole is
 // all it may do), and returns a function that stops it and waits until it
 // has stopped.
-func startManager() func() {
+func startManager() func() { return startManagerWith(testOptions) }
+
+// startManagerWith is startManager with other options.
+func startManagerWith(opts *OperatorOptions) func() {
 	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
 	asOperator.Wrap(operatorRequests.wrap)
 	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
@@ -136,11 +140,7 @@ func startManager() func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
-	Expect(SetupOperator(ctx, mgr, testOptions, Dependencies{
-		Clock:          fakeClock,
-		Rand:           randomSource,
-		A2ACallTimeout: testCallTimeout,
-	})).To(Succeed())
+	Expect(SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource})).To(Succeed())
 	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()

@@ -80,15 +80,15 @@ func main() {
 	flag.IntVar(&o.endpoints, "endpoints", 10000, "endpoints for the scale measurement")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
-	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, dispatch); empty: all, and docs/benchmarks.md is written")
+	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, dispatch, fairness); empty: all, and docs/benchmarks.md is written")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses; the scale measurement also records a CPU profile of kube-apiserver")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "dispatch"}, m) {
-				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, dispatch)", m)
+			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "dispatch", "fairness"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, dispatch, fairness)", m)
 			}
 			o.only[m] = true
 		}
@@ -243,6 +243,13 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		rows = append(rows, latency...)
+	}
+	if o.wants("fairness") {
+		r, err := measureFairness(ctx, o, logf)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
 	}
 	return report(o, rows)
 }
@@ -418,13 +425,9 @@ func measureDirect(ctx context.Context, kubeconfig string, o options, logf func(
 // measureDispatch runs the 202-to-agent benchmark of the controllers
 // package (a real API server and operator, an in-process A2A agent).
 func measureDispatch(ctx context.Context, o options, logf func(string, ...any)) ([]row, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "BenchmarkQueueToSend", "-benchtime", "200x",
-		"-count", strconv.Itoa(o.repeat), "./controllers/")
-	cmd.Dir = o.root
-	cmd.Env = append(os.Environ(), "KUBEBUILDER_ASSETS="+mustAbs(o.assets))
-	out, err := cmd.CombinedOutput()
+	out, err := goBench(ctx, o, "BenchmarkQueueToSend")
 	if err != nil {
-		return nil, fmt.Errorf("go test -bench BenchmarkQueueToSend: %w\n%s", err, out)
+		return nil, err
 	}
 	var p50s, p99s []float64
 	for _, m := range regexp.MustCompile(`([\d.]+) p50-ms\s+([\d.]+) p99-ms`).FindAllSubmatch(out, -1) {
@@ -443,6 +446,45 @@ func measureDispatch(ctx context.Context, o options, logf func(string, ...any)) 
 		{"202 to agent receiving the message: p50", "< 200 ms", fmt.Sprintf("%.1f ms", p50), p50 < 200},
 		{"202 to agent receiving the message: p99", "< 1 s", fmt.Sprintf("%.1f ms", p99), p99 < 1000},
 	}, nil
+}
+
+// measureFairness runs the benchmark of the controllers package that
+// measures one Agent's 202 to agent alone and then beside another tenant's
+// tarpit agent, in the same run, and reports the ratio of the p99s.
+func measureFairness(ctx context.Context, o options, logf func(string, ...any)) (row, error) {
+	out, err := goBench(ctx, o, "BenchmarkQueueToSendBesideTarpit")
+	if err != nil {
+		return row{}, err
+	}
+	var alones, besides, ratios []float64
+	for _, m := range regexp.MustCompile(`([\d.]+) p99-alone-ms\s+([\d.]+) p99-beside-ms\s+([\d.]+) p99-ratio`).FindAllSubmatch(out, -1) {
+		alone, _ := strconv.ParseFloat(string(m[1]), 64)
+		beside, _ := strconv.ParseFloat(string(m[2]), 64)
+		ratio, _ := strconv.ParseFloat(string(m[3]), 64)
+		alones, besides, ratios = append(alones, alone), append(besides, beside), append(ratios, ratio)
+	}
+	if len(ratios) == 0 {
+		return row{}, fmt.Errorf("no p99s in the benchmark output:\n%s", out)
+	}
+	median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+	alone, beside, ratio := median(alones), median(besides), median(ratios)
+	logf("202 to agent beside a tarpit: p99 %.1f ms, alone %.1f ms (%.2f)", beside, alone, ratio)
+	return row{"another Agent's 202-to-agent p99 while a tarpit agent holds its runs (20 requests held open)", "<= 2 of the same p99 without the tarpit",
+		fmt.Sprintf("%.2f (p99 %.1f ms beside the tarpit, %.1f ms alone)", ratio, beside, alone), ratio <= 2}, nil
+}
+
+// goBench runs one benchmark of the controllers package (a real API
+// server and operator, in-process agents) --repeat times, 200 runs each.
+func goBench(ctx context.Context, o options, name string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^"+name+"$", "-benchtime", "200x",
+		"-count", strconv.Itoa(o.repeat), "./controllers/")
+	cmd.Dir = o.root
+	cmd.Env = append(os.Environ(), "KUBEBUILDER_ASSETS="+mustAbs(o.assets))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test -bench %s: %w\n%s", name, err, out)
+	}
+	return out, nil
 }
 
 func mustAbs(p string) string {

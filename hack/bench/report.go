@@ -95,6 +95,10 @@ How each is measured:
   what would bring it under 2 minutes (the ` + "`SecretGenerated`" + ` event is one of the two creates).
 - 202 to agent: ` + "`BenchmarkQueueToSend`" + ` in ` + "`controllers`" + ` (200 sequential runs with free capacity, a
   real API server and the real operator, an in-process A2A agent), medians of its runs.
+- 202 to agent beside a tarpit: ` + "`BenchmarkQueueToSendBesideTarpit`" + ` in ` + "`controllers`" + `, one API server and operator
+  (default flags: 8 dispatch workers, a 30 s call deadline): 200 sequential runs of one Agent alone, then
+  200 more while another namespace's Agent, whose server holds every request open, has 20 runs
+  running (it holds its share, 2 calls, throughout); the ratio of the two p99s, medians of its runs.
 
 Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
 `)

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkQueueToSendBesideTarpit measures BenchmarkQueueToSend's 202 to
+// agent for one Agent twice in one run: alone, then while another tenant's
+// Agent (a tarpit that holds every request open) has 20 runs running. It
+// reports both p99s and their ratio (make bench).
+func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
+	ctx, c := benchOperator(b)
+	agent := newBenchAgent(b)
+	for _, ns := range []string{"bench", "tarpit"} {
+		must(b, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	}
+	must(b, c.Create(ctx, benchAgentObject("bench", "demo", agent.srv.URL)))
+	b.ResetTimer()
+	alone := agent.queueToSend(ctx, b, c, "bench", "demo", "alone", b.N)
+
+	b.StopTimer()
+	var held atomic.Int32
+	release := make(chan struct{})
+	pit := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		held.Add(1)
+		defer held.Add(-1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer pit.Close()
+	defer close(release)
+	tarpit := benchAgentObject("tarpit", "tarpit", pit.URL)
+	tarpit.Spec.MaxConcurrentRuns = 20
+	must(b, c.Create(ctx, tarpit))
+	for i := range 20 {
+		storeBenchRun(ctx, b, c, "tarpit", "tarpit", fmt.Sprintf("held-%02d", i))
+	}
+	share := int32(AgentShare(DefaultDispatchWorkers))
+	for deadline := time.Now().Add(30 * time.Second); held.Load() < share; {
+		if time.Now().After(deadline) {
+			b.Fatalf("the tarpit holds %d requests, want %d", held.Load(), share)
+		}
+		<-time.After(time.Millisecond)
+	}
+	b.StartTimer()
+	beside := agent.queueToSend(ctx, b, c, "bench", "demo", "beside", b.N)
+	b.StopTimer()
+	if n := held.Load(); n > share {
+		b.Fatalf("the tarpit held %d requests at the end, more than its share of %d", n, share)
+	}
+
+	p99Alone, p99Beside := percentile(alone, 0.99), percentile(beside, 0.99)
+	b.ReportMetric(ms(p99Alone), "p99-alone-ms")
+	b.ReportMetric(ms(p99Beside), "p99-beside-ms")
+	b.ReportMetric(float64(p99Beside)/float64(p99Alone), "p99-ratio")
+}

@@ -129,7 +129,17 @@ func withoutAgentOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerRef
 // caller to write no status this time: the Agent is being deleted, or its
 // finalizer was just added (that write starts the next reconcile, which
 // then writes the status against what it wrote: one write per reconcile).
+// Once the finalizer no longer holds a deleted Agent, its metric series go.
 func (r *AgentReconciler) reconcileCleanup(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
+	stop, res, err := r.cleanupStep(ctx, agent)
+	if err == nil {
+		agentSeries.follow(agent)
+	}
+	return stop, res, err
+}
+
+// cleanupStep takes the finalizer's step for agent (reconcileCleanup).
+func (r *AgentReconciler) cleanupStep(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
 	deleting := !agent.DeletionTimestamp.IsZero()
 	dependents, err := r.dependents(ctx, agent)
 	if err != nil {

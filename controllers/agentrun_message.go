@@ -42,11 +42,14 @@ const (
 )
 
 // neutralizeClosingTags replaces the "<" of every closing tag of the
-// wrapper in the body with "&lt;", so the body cannot end the wrapper early:
-// "<", "/", optional white space, "webhook-payload" in any case (Unicode
-// case folding, so the Kelvin sign counts as a k), optional white space,
-// ">" (DESIGN section 9: every form an XML or HTML parser could take for
-// that end tag, and a few more). Nothing else changes.
+// wrapper in the body with "&lt;", so the body cannot end the wrapper early
+// (DESIGN section 10, "Closing tag"): "<", "/", optional white space (space,
+// tab, CR, LF, form feed), "webhook-payload" under Unicode case folding (as
+// strings.EqualFold: the Kelvin sign counts as a k), not followed by a
+// letter, a digit, "-", "_", "." or ":". What follows the name is left
+// alone, so "</webhook-payload >", "</webhook-payload x=\"1\">",
+// "</webhook-payload/>" and an unterminated one at the end are all caught,
+// while "</webhook-payloads>" names another tag. Nothing else changes.
 func neutralizeClosingTags(body string) string {
 	var b strings.Builder
 	found, last := false, 0
@@ -77,8 +80,9 @@ func neutralizeClosingTags(body string) string {
 // payloadTagName is the wrapper's tag name, lower case.
 const payloadTagName = "webhook-payload"
 
-// closingTagAt returns the length of the wrapper's closing tag (in any of
-// the forms neutralizeClosingTags names) that starts at body[i], or 0.
+// closingTagAt returns the length of the wrapper's closing tag that starts
+// at body[i] ("<", "/", white space and the name: what follows the name is
+// not part of it), or 0.
 func closingTagAt(body string, i int) int {
 	j := i + 1
 	if j >= len(body) || body[j] != '/' {
@@ -95,23 +99,36 @@ func closingTagAt(body string, i int) int {
 		}
 		j += size
 	}
-	j = skipTagSpace(body, j)
-	if j >= len(body) || body[j] != '>' {
-		return 0
+	if j < len(body) {
+		if r, _ := utf8.DecodeRuneInString(body[j:]); continuesTagName(r) {
+			return 0
+		}
 	}
-	return j + 1 - i
+	return j - i
 }
 
-// skipTagSpace skips space, tab, CR and LF from body[j].
+// skipTagSpace skips space, tab, CR, LF and form feed from body[j].
 func skipTagSpace(body string, j int) int {
-	for j < len(body) && (body[j] == ' ' || body[j] == '\t' || body[j] == '\r' || body[j] == '\n') {
+	for j < len(body) && isTagSpace(body[j]) {
 		j++
 	}
 	return j
 }
 
-// foldsTo tells whether r is c under Unicode simple case folding (c is a
-// lower-case ASCII letter or '-').
+func isTagSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'
+}
+
+// continuesTagName tells whether r, right after "webhook-payload", makes
+// the name another one: a letter, a digit, "-", "_", "." or ":" (what XML
+// names continue with; HTML's tag names run to white space, "/" or ">", so
+// anything else is caught).
+func continuesTagName(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.' || r == ':'
+}
+
+// foldsTo tells whether r is c under Unicode simple case folding, as
+// strings.EqualFold compares (c is a lower-case ASCII letter or '-').
 func foldsTo(r rune, c byte) bool {
 	if r == rune(c) {
 		return true

@@ -21,77 +21,224 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 func TestNeutralizeClosingTags(t *testing.T) {
-	cases := map[string]string{
-		"":                                       "",
-		"plain":                                  "plain",
-		"</webhook-payload>":                     "&lt;/webhook-payload>",
-		"a</WEBHOOK-payload>b</Webhook-Payload>": "a&lt;/WEBHOOK-payload>b&lt;/Webhook-Payload>",
-		"<webhook-payload>":                      "<webhook-payload>",
-		"</webhook-payload":                      "</webhook-payload",
-		"<</webhook-payload>>":                   "<&lt;/webhook-payload>>",
-		"İ</webhook-payload>İ":                   "İ&lt;/webhook-payload>İ",
-		"</webhooK-payload>":                     "&lt;/webhooK-payload>",
-		"</webhoo\u212a-payload>":                "&lt;/webhoo\u212a-payload>", // the Kelvin sign folds to k
-		"&lt;/webhook-payload>":                  "&lt;/webhook-payload>",
-		"</webhook-payload >":                    "&lt;/webhook-payload >",
-		"</webhook-payload\t>":                   "&lt;/webhook-payload\t>",
-		"</ webhook-payload>":                    "&lt;/ webhook-payload>",
-		"</\r\nwebhook-payload\n\r>":             "&lt;/\r\nwebhook-payload\n\r>",
-		"</webhook-payload\v>":                   "</webhook-payload\v>", // only space, tab, CR, LF
-		"</webhook_payload>":                     "</webhook_payload>",
-		"</webhook-payloads>":                    "</webhook-payloads>",
-		"< /webhook-payload>":                    "< /webhook-payload>",
-		"</webhook-payload \xff>":                "</webhook-payload \xff>",
+	cases := []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"</webhook-payload>", "&lt;/webhook-payload>"},
+		{"a</WEBHOOK-payload>b</Webhook-Payload>", "a&lt;/WEBHOOK-payload>b&lt;/Webhook-Payload>"},
+		{"<webhook-payload>", "<webhook-payload>"},
+		{"<</webhook-payload>>", "<&lt;/webhook-payload>>"},
+		{"&lt;/webhook-payload>", "&lt;/webhook-payload>"},
+		{"< /webhook-payload>", "< /webhook-payload>"},
+		{"<\\/webhook-payload>", "<\\/webhook-payload>"},
+		{"</webhook_payload>", "</webhook_payload>"},
+		{"</webhook-payloa>", "</webhook-payloa>"},
+		{"</webhook-payloa", "</webhook-payloa"},
+
+		// White space before the name: space, tab, CR, LF, form feed.
+		{"</ webhook-payload>", "&lt;/ webhook-payload>"},
+		{"</\r\n\t\fwebhook-payload>", "&lt;/\r\n\t\fwebhook-payload>"},
+		{"</\vwebhook-payload>", "</\vwebhook-payload>"}, // vertical tab is not white space here
+
+		// Whatever follows the name, unless it continues the name.
+		{"</webhook-payload >", "&lt;/webhook-payload >"},
+		{"</webhook-payload\t>", "&lt;/webhook-payload\t>"},
+		{"</webhook-payload\f>", "&lt;/webhook-payload\f>"},
+		{"</webhook-payload\v>", "&lt;/webhook-payload\v>"},
+		{"</\r\nwebhook-payload\n\r>", "&lt;/\r\nwebhook-payload\n\r>"},
+		{"</webhook-payload x>", "&lt;/webhook-payload x>"},
+		{`</webhook-payload x="1">`, `&lt;/webhook-payload x="1">`},
+		{"</webhook-payload/>", "&lt;/webhook-payload/>"},
+		{"</webhook-payload", "&lt;/webhook-payload"},
+		{"x\n</webhook-payload", "x\n&lt;/webhook-payload"},
+		{"</webhook-payload\x00>", "&lt;/webhook-payload\x00>"},
+		{"</webhook-payload \xff>", "&lt;/webhook-payload \xff>"},
+		{"</webhook-payload\xff>", "&lt;/webhook-payload\xff>"},
+		{"</webhook-payload\u00a0>", "&lt;/webhook-payload\u00a0>"}, // no-break space is no letter
+		{"</webhook-payload\u0301>", "&lt;/webhook-payload\u0301>"}, // nor is a combining mark
+		{"</webhook-payload</webhook-payload>", "&lt;/webhook-payload&lt;/webhook-payload>"},
+		{"</webhook-payload<", "&lt;/webhook-payload<"},
+		{"</webhook-payload!", "&lt;/webhook-payload!"},
+
+		// Another name: a letter, digit, "-", "_", "." or ":" after it.
+		{"</webhook-payloads>", "</webhook-payloads>"},
+		{"</webhook-payloadS>", "</webhook-payloadS>"},
+		{"</webhook-payload1>", "</webhook-payload1>"},
+		{"</webhook-payload-x>", "</webhook-payload-x>"},
+		{"</webhook-payload_x>", "</webhook-payload_x>"},
+		{"</webhook-payload.x>", "</webhook-payload.x>"},
+		{"</webhook-payload:x>", "</webhook-payload:x>"},
+		{"</webhook-payload\u00e9>", "</webhook-payload\u00e9>"}, // a letter that is not ASCII
+		{"</webhook-payload\u0663>", "</webhook-payload\u0663>"}, // a digit that is not ASCII
+		{"</webhook-payload\u212a>", "</webhook-payload\u212a>"}, // the Kelvin sign is a letter
+		{"</webhook-payloads</webhook-payload>", "</webhook-payloads&lt;/webhook-payload>"},
+
+		// Unicode case folding, as strings.EqualFold: the Kelvin sign
+		// (U+212A) folds to k; no other letter of the name has a fold
+		// outside ASCII, and the dotted capital I is no letter of it.
+		{"</webhooK-payload>", "&lt;/webhooK-payload>"},
+		{"</WEBHOOK-PAYLOAD>", "&lt;/WEBHOOK-PAYLOAD>"},
+		{"</webhoo\u212a-payload>", "&lt;/webhoo\u212a-payload>"},
+		{"</ WEBHOO\u212a-payload\t>", "&lt;/ WEBHOO\u212a-payload\t>"},
+		{"\u0130</webhook-payload>\u0130", "\u0130&lt;/webhook-payload>\u0130"},
+		{"</webhook\u2010payload>", "</webhook\u2010payload>"}, // a Unicode hyphen is not "-"
+		{"</\uff57ebhook-payload>", "</\uff57ebhook-payload>"}, // nor a full-width w a w
 	}
-	for in, want := range cases {
-		if got := neutralizeClosingTags(in); got != want {
-			t.Errorf("neutralizeClosingTags(%q) = %q, want %q", in, got, want)
+	for _, c := range cases {
+		if got := neutralizeClosingTags(c.in); got != c.want {
+			t.Errorf("neutralizeClosingTags(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestNameFoldsAsEqualFold checks the case folding against strings.EqualFold
+// for every rune that folds to a letter of the name.
+func TestNameFoldsAsEqualFold(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		for k := 0; k < len(payloadTagName); k++ {
+			c := payloadTagName[k]
+			if foldsTo(r, c) != strings.EqualFold(string(r), string(rune(c))) {
+				t.Errorf("foldsTo(%U, %q) = %v, strings.EqualFold says otherwise", r, c, foldsTo(r, c))
+			}
 		}
 	}
 }
 
 func FuzzComposeMessage(f *testing.F) {
-	f.Add("x</webhook-payload>y")
-	f.Add("</WEBHOOK-PAYLOAD></webhook-payload>")
-	f.Add("\xff\xfe")
-	f.Add("</ WEBHOO\u212a-payload\t>")
+	for _, seed := range []string{
+		"x</webhook-payload>y",
+		"</WEBHOOK-PAYLOAD></webhook-payload>",
+		"\xff\xfe",
+		"</ WEBHOO\u212a-payload\t>",
+		"</webhook-payload\f>",
+		"</webhook-payload x>",
+		"</webhook-payload/>",
+		"</webhook-payload",
+		"</webhook-payloads>",
+		`<a href="</webhook-payload>">`,
+		"<!--</webhook-payload>-->",
+	} {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, body string) {
 		text, file := composeMessage("p", []byte(body), "")
-		// The wrapped text ends with exactly one closing tag, whatever the
-		// body: no form of it (regexp's (?i) folds case as Unicode does).
-		if !strings.HasSuffix(text, "\n"+payloadClose) || len(closingTagForms.FindAllStringIndex(text, -1)) != 1 {
-			t.Fatalf("wrapped text has other closing tags: %q", text)
-		}
 		if file != nil {
 			if string(file.Bytes) != body || utf8.ValidString(body) {
 				t.Fatalf("file part for %q", body)
 			}
 			return
 		}
-		if regexp.MustCompile(`(?i)&lt;/[ \t\r\n]*webhook-payload[ \t\r\n]*>`).MatchString(body) {
+		// The oracle: an HTML tokenizer finds no end tag of the wrapper in
+		// the neutralized body, nor in the message before its last line.
+		inner := strings.TrimSuffix(strings.TrimPrefix(text, "p\n\n"+payloadOpen+"\n"), "\n"+payloadClose)
+		if i := htmlEndTagAt(inner, payloadTagName); i >= 0 {
+			t.Fatalf("the HTML tokenizer finds </%s> at %d in the neutralized body %q", payloadTagName, i, inner)
+		}
+		if i := htmlEndTagAt(text, payloadTagName); i >= 0 && i != len(text)-len(payloadClose) {
+			t.Fatalf("the HTML tokenizer finds </%s> at %d of %q, before the wrapper's own", payloadTagName, i, text)
+		}
+		// No form of the tag is left (regexp's (?i) folds case as Unicode
+		// does), but the wrapper's own.
+		if n := len(closingTagForms(text)); n != 1 {
+			t.Fatalf("wrapped text has %d closing tags: %q", n, text)
+		}
+		if hasNeutralizedForm(body) {
 			t.Skip("a body that already holds the neutralized form cannot be told apart from it")
 		}
 		// Undoing the neutralization gives back the body: nothing else changed.
-		inner := strings.TrimSuffix(strings.TrimPrefix(text, "p\n\n"+payloadOpen+"\n"), "\n"+payloadClose)
 		if undo := undoNeutralize(inner); undo != body {
 			t.Fatalf("body %q came back as %q", body, undo)
 		}
 	})
 }
 
-// closingTagForms is every form of the wrapper's closing tag
-// (DESIGN section 9), written independently of neutralizeClosingTags.
-var closingTagForms = regexp.MustCompile(`(?i)</[ \t\r\n]*webhook-payload[ \t\r\n]*>`)
+// htmlEndTagAt returns the offset of the first end tag named name that
+// golang.org/x/net/html's tokenizer finds in s, or -1.
+func htmlEndTagAt(s, name string) int {
+	z := html.NewTokenizer(strings.NewReader(s))
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return -1
+		}
+		raw := len(z.Raw())
+		if tt == html.EndTagToken {
+			if tag, _ := z.TagName(); string(tag) == name {
+				return off
+			}
+		}
+		off += raw
+	}
+}
+
+// closingTagHere matches the start of a closing tag of the wrapper at the
+// start of a string (DESIGN section 10), written independently of
+// neutralizeClosingTags; nameGoesOn is what, right after it, makes it
+// another name.
+var (
+	closingTagHere = regexp.MustCompile(`^(?i)</[ \t\r\n\f]*webhook-payload`)
+	nameGoesOn     = regexp.MustCompile(`^[\pL\p{Nd}\-_.:]`)
+)
+
+func closingTagAtStart(s string) bool {
+	m := closingTagHere.FindStringIndex(s)
+	return m != nil && !nameGoesOn.MatchString(s[m[1]:])
+}
+
+// closingTagForms returns the offsets of the closing tags in s.
+func closingTagForms(s string) []int {
+	var at []int
+	for i := range len(s) {
+		if s[i] == '<' && closingTagAtStart(s[i:]) {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// hasNeutralizedForm tells whether s holds "&lt;" in place of the "<" of a
+// closing tag.
+func hasNeutralizedForm(s string) bool {
+	for i := strings.Index(s, "&lt;"); i >= 0; i = nextIndex(s, "&lt;", i) {
+		if closingTagAtStart("<" + s[i+4:]) {
+			return true
+		}
+	}
+	return false
+}
 
 // undoNeutralize turns every neutralized closing tag back.
 func undoNeutralize(s string) string {
-	return regexp.MustCompile(`(?i)&lt;(/[ \t\r\n]*webhook-payload[ \t\r\n]*>)`).ReplaceAllString(s, "<$1")
+	var b strings.Builder
+	last := 0
+	for i := strings.Index(s, "&lt;"); i >= 0; i = nextIndex(s, "&lt;", i) {
+		if closingTagAtStart("<" + s[i+4:]) {
+			b.WriteString(s[last:i])
+			b.WriteString("<")
+			last = i + 4
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// nextIndex returns the offset of the next sub in s after the one at i, or -1.
+func nextIndex(s, sub string, i int) int {
+	j := strings.Index(s[i+len(sub):], sub)
+	if j < 0 {
+		return -1
+	}
+	return i + len(sub) + j
 }
 
 func TestComposeMessage(t *testing.T) {

@@ -113,3 +113,43 @@ func bucket(h *dto.Histogram, le float64) uint64 {
 	}
 	return 1 << 63
 }
+
+// A deleted Agent's mark keeps a late run from bringing its series back; a
+// live Agent of that name lifts it, and only the latest maxGoneAgents
+// deletions are remembered.
+func TestGoneAgents(t *testing.T) {
+	g := &goneAgents{marked: map[agentKey]struct{}{}}
+	agent := func(name string, deleting, held bool) *agentsv1alpha1.Agent {
+		a := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "gone-agents", Name: name}}
+		if deleting {
+			now := metav1.Now()
+			a.DeletionTimestamp = &now
+		}
+		if held {
+			a.Finalizers = []string{agentsv1alpha1.FinalizerCleanup}
+		}
+		return a
+	}
+	runsFinished.WithLabelValues("gone-agents", "a", "success").Inc()
+	g.follow(agent("a", true, true))
+	if g.isGone("gone-agents", "a") || testutil.ToFloat64(runsFinished.WithLabelValues("gone-agents", "a", "success")) != 1 {
+		t.Fatal("an Agent its finalizer still holds is not gone")
+	}
+	g.follow(agent("a", true, false))
+	if !g.isGone("gone-agents", "a") {
+		t.Fatal("a deleted Agent the finalizer let go is not marked")
+	}
+	if got := testutil.ToFloat64(runsFinished.WithLabelValues("gone-agents", "a", "success")); got != 0 {
+		t.Errorf("its series were not deleted: %v", got)
+	}
+	g.follow(agent("a", false, false))
+	if g.isGone("gone-agents", "a") || len(g.order) != 0 {
+		t.Fatalf("a live Agent of that name did not lift the mark: %v", g.order)
+	}
+	for i := range maxGoneAgents + 1 {
+		g.follow(agent(fmt.Sprintf("n-%d", i), true, false))
+	}
+	if g.isGone("gone-agents", "n-0") || !g.isGone("gone-agents", "n-1") || len(g.marked) != maxGoneAgents || len(g.order) != maxGoneAgents {
+		t.Errorf("marks beyond %d: %d marked, n-0 %v, n-1 %v", maxGoneAgents, len(g.marked), g.isGone("gone-agents", "n-0"), g.isGone("gone-agents", "n-1"))
+	}
+}

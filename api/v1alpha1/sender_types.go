@@ -108,9 +108,11 @@ type HMACSettings struct {
 	// +kubebuilder:default=Hex
 	Encoding SignatureEncoding `json:"encoding,omitempty"`
 	// prefix is a literal the header value starts with before the
-	// signature, for example "sha256=".
+	// signature, for example "sha256=": printable ASCII (space to "~"),
+	// as a header value can carry it and a terminal can print it.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[ -~]*$`
 	Prefix string `json:"prefix,omitempty"`
 }
 

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -116,14 +117,48 @@ func printData(out io.Writer, format string, v any) error {
 		return err
 	}
 	if format == "yaml" {
-		if b, err = yaml.JSONToYAML(b); err != nil {
+		y, err := yaml.JSONToYAML(b)
+		if err == nil && printable(string(y)) == string(y) {
+			_, err = out.Write(y)
 			return err
 		}
-		_, err = out.Write(b)
+		// YAML's plain scalars cannot escape, and its emitter writes some
+		// of these runes as they are (or fails on C1 controls): the same
+		// data in JSON's form, which YAML reads, with them escaped.
+		_, err = fmt.Fprintf(out, "%s\n", escapedJSON(b, true))
 		return err
 	}
-	_, err = fmt.Fprintf(out, "%s\n", b)
+	_, err = fmt.Fprintf(out, "%s\n", escapedJSON(b, false))
 	return err
+}
+
+// escapedJSON is the JSON text b with every rune that is not printable
+// text (escaped's) written as a \u escape, so it reaches a terminal inert
+// and still decodes to the same value (encoding/json escapes the C0
+// controls itself, not C1 or bidirectional controls). Outside strings JSON
+// text holds only ASCII punctuation, spaces and newlines, which stay. A rune
+// beyond U+FFFF becomes a UTF-16 surrogate pair, or for YAML \U........
+func escapedJSON(b []byte, forYAML bool) []byte {
+	s := string(b)
+	keep := func(r rune) bool { return r == '\n' }
+	if escaped(s, keep) == s {
+		return b
+	}
+	var out strings.Builder
+	for _, r := range s {
+		switch {
+		case r != utf8.RuneError && (unicode.IsPrint(r) || keep(r)):
+			out.WriteRune(r)
+		case r > 0xffff && forYAML:
+			fmt.Fprintf(&out, "\\U%08x", r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return []byte(out.String())
 }
 
 func hideManagedFields(v any) {
@@ -146,33 +181,86 @@ func age(t *metav1.Time, now time.Time) string {
 	return duration.HumanDuration(now.Sub(t.Time)) + " ago"
 }
 
-// printable is s safe to print on a terminal: control characters (other
-// than newline and tab) and the bidirectional overrides that reorder what a
-// reader sees are written as \u escapes. Run messages and outputs carry
-// text from payloads and agents, which a hostile sender controls.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unsafeRune) {
+// Terminal output (DESIGN section 10): every value a user or a sender
+// controls (names, owner, prefix, messages, outputs, answers, the API
+// server's errors that quote them) reaches the terminal through escaped.
+// Each command escapes the values it prints (printable, printableLine, and
+// the -o json|yaml and curl forms that stay valid), and the plugin's output
+// streams pass everything through printable once more (terminalWriter), so
+// a value a command forgot is still inert.
+
+// escaped is s with every rune that is not printable text written as a Go
+// escape (\u001b, \u202e, \U000e0041); an invalid byte becomes \ufffd.
+// Printable text is unicode.IsPrint's, as strconv.Quote's: letters, marks,
+// numbers, punctuation, symbols and the ASCII space, in any script. So the
+// C0 and C1 controls (ESC, BEL, CSI...), DEL, the bidirectional controls
+// that reorder what a reader sees, zero-width characters and line
+// separators are escaped, and ordinary UTF-8 text is left readable. keep
+// names runes left as they are.
+func escaped(s string, keep func(rune) bool) string {
+	unsafe := func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) && (keep == nil || !keep(r)) }
+	if !strings.ContainsFunc(s, unsafe) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unsafeRune(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-		} else {
+		switch {
+		case !unsafe(r):
 			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
 		}
 	}
 	return b.String()
 }
 
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case unicode.IsControl(r), r == utf8.RuneError:
-		return true
+// printable is multi-line text (a run's message or output, an answer, an
+// error) escaped for a terminal: newlines and tabs stay.
+func printable(s string) string {
+	return escaped(s, func(r rune) bool { return r == '\n' || r == '\t' })
+}
+
+// printableLine is a value printed on one line or in a table cell (a name,
+// an owner, a URL, a reason) escaped for a terminal: newlines and tabs are
+// escaped too, so a value cannot fake lines or columns.
+func printableLine(s string) string {
+	return escaped(s, nil)
+}
+
+// terminalWriter writes what passes through it as printable: the plugin's
+// last line of defence for its standard output and error. A UTF-8 sequence
+// cut between two writes is held until it is whole (or Flush).
+type terminalWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	buf := append(t.pending, p...)
+	whole := len(buf)
+	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(buf[i]) {
+			if !utf8.FullRune(buf[i:]) {
+				whole = i
+			}
+			break
+		}
 	}
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+	t.pending = append([]byte(nil), buf[whole:]...)
+	if _, err := io.WriteString(t.w, printable(string(buf[:whole]))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what is held back.
+func (t *terminalWriter) Flush() error {
+	rest := t.pending
+	t.pending = nil
+	_, err := io.WriteString(t.w, printable(string(rest)))
+	return err
 }
 
 // onNamed is the RunE of a command about one named object in the

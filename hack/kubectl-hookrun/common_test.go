@@ -33,24 +33,6 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, ünïcode and emoji 🚀": "plain text, ünïcode and emoji 🚀",
-		"two\nlines\tand a tab":           "two\nlines\tand a tab",
-		"\x1b[31mred\x1b[0m":              `\u001b[31mred\u001b[0m`,
-		"\x1b]0;title\x07":                `\u001b]0;title\u0007`,
-		"carriage\rreturn":                `carriage\u000dreturn`,
-		"abc\u202edcba":                   `abc\u202edcba`,
-		"isolate\u2066x\u2069":            `isolate\u2066x\u2069`,
-		"\u009b31m (C1 CSI)":              `\u009b31m (C1 CSI)`,
-		"bad \xff byte":                   `bad \ufffd byte`,
-	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestPhaseOf(t *testing.T) {
 	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
 		return []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: status, Reason: reason}}

@@ -92,10 +92,11 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 	for i := range list.Items {
 		ep := &list.Items[i]
 		if all {
-			fmt.Fprintf(w, "%s\t", ep.Namespace)
+			fmt.Fprintf(w, "%s\t", printableLine(ep.Namespace))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ep.Name, ep.Spec.AgentRef.Name, ep.Spec.SenderOf(),
-			phaseOf(ep), runCounts(ep.Status.Runs), age(ep.Status.Runs.LastRunTime, now), orNone(ep.Status.URL))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printableLine(ep.Name), printableLine(ep.Spec.AgentRef.Name),
+			printableLine(string(ep.Spec.SenderOf())), printableLine(phaseOf(ep)), runCounts(ep.Status.Runs),
+			age(ep.Status.Runs.LastRunTime, now), printableLine(orNone(ep.Status.URL)))
 	}
 	return w.Flush()
 }

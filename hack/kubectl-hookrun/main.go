@@ -68,8 +68,14 @@ func main() {
 	os.Exit(code)
 }
 
-// run runs the plugin with args and returns its exit code.
-func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+// run runs the plugin with args and returns its exit code. Everything it
+// prints passes through a terminalWriter.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	out, errOut := &terminalWriter{w: stdout}, &terminalWriter{w: stderr}
+	defer func() {
+		_ = out.Flush()
+		_ = errOut.Flush()
+	}()
 	cmd := newRootCommand(newEnv(out, errOut))
 	cmd.SetArgs(args)
 	cmd.SetOut(out)

@@ -74,7 +74,7 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 		}
 		return fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
 			"It resumes when the owner is a member again, or when another member takes ownership: kubectl hookrun resume %s --take-ownership",
-			ns, name, ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name, name)
+			ns, name, printableLine(ep.Spec.Owner.UserName()), printableLine(ep.Spec.AgentRef.Name), name)
 	}
 	spec := map[string]any{"paused": pause}
 	verb := "pause"
@@ -112,13 +112,13 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 		return nil
 	}
 	if takeOwnership {
-		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", ep.Spec.Owner.UserName(), ns, name)
+		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", printableLine(ep.Spec.Owner.UserName()), ns, name)
 	}
 	if phase := phaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
-		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, phase, name)
+		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, printableLine(phase), name)
 		return nil
 	}
-	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, ep.Status.URL)
+	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, printableLine(ep.Status.URL))
 	return nil
 }
 

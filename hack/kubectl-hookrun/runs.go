@@ -308,32 +308,32 @@ func (t runTable) print(out io.Writer, runs []agentsv1alpha1.AgentRun, header bo
 	for i := range runs {
 		r := &runs[i]
 		if t.showNamespace {
-			fmt.Fprintf(w, "%s\t", r.Namespace)
+			fmt.Fprintf(w, "%s\t", printableLine(r.Namespace))
 		}
-		fmt.Fprintf(w, "%s\t", r.Name)
+		fmt.Fprintf(w, "%s\t", printableLine(r.Name))
 		if t.showEndpoint {
-			fmt.Fprintf(w, "%s\t", r.Spec.EndpointRef.Name)
+			fmt.Fprintf(w, "%s\t", printableLine(r.Spec.EndpointRef.Name))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.EffectiveState(), age(&r.Spec.ReceivedAt, now),
-			age(r.Status.StartedAt, now), age(r.Status.CompletedAt, now), orDash(r.Status.Duration), threadOf(r), oneLine(r.Status.Message, 100))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printableLine(string(r.EffectiveState())), age(&r.Spec.ReceivedAt, now),
+			age(r.Status.StartedAt, now), age(r.Status.CompletedAt, now), printableLine(orDash(r.Status.Duration)), threadOf(r), oneLine(r.Status.Message, 100))
 	}
 	return w.Flush()
 }
 
 // threadOf names the thread a run worked in: its AgentThread, or a new
-// thread by the start of its A2A context ID.
+// thread by the start of its A2A context ID (printableLine).
 func threadOf(r *agentsv1alpha1.AgentRun) string {
 	t := r.Status.Thread
 	switch {
 	case t == nil:
 		if ref := r.Spec.TargetThreadRef; ref != nil {
-			return ref.Name
+			return printableLine(ref.Name)
 		}
 		return "-"
 	case t.Name != "":
-		return t.Name
+		return printableLine(t.Name)
 	case t.ContextID != "":
-		return "new:" + printable(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
+		return "new:" + printableLine(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
 	}
 	return "-"
 }
@@ -347,7 +347,7 @@ func orDash(s string) string {
 
 // oneLine is s on one line, printable, cut to n characters.
 func oneLine(s string, n int) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
+	s = printableLine(strings.Join(strings.Fields(s), " "))
 	if s == "" {
 		return "-"
 	}

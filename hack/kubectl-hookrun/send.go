@@ -233,7 +233,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 	}
 	human := o.format == ""
 	if human {
-		fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", target, ep.Spec.SenderOf(), describeDelivery(d), len(c.body))
+		fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", printableLine(target), printableLine(string(ep.Spec.SenderOf())), describeDelivery(d), len(c.body))
 	}
 	sent := e.now()
 	resp, err := e.http.Do(req)
@@ -386,16 +386,16 @@ func stateDetail(r *agentsv1alpha1.AgentRun) string {
 		return " (thread " + threadOf(r) + ")"
 	case agentsv1alpha1.RunSuccess, agentsv1alpha1.RunError:
 		if r.Status.Duration != "" {
-			return " after " + r.Status.Duration
+			return " after " + printableLine(r.Status.Duration)
 		}
 	}
 	return ""
 }
 
 func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
-	fmt.Fprintf(out, "Run %s: %s", r.Name, r.EffectiveState())
+	fmt.Fprintf(out, "Run %s: %s", printableLine(r.Name), printableLine(string(r.EffectiveState())))
 	if r.Status.Duration != "" {
-		fmt.Fprintf(out, " in %s", r.Status.Duration)
+		fmt.Fprintf(out, " in %s", printableLine(r.Status.Duration))
 	}
 	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
 	if r.Status.Message != "" {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,24 +157,62 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	return b.String(), strings.Join(notes, " ")
 }
 
-// shellQuote quotes s for a POSIX shell.
+// shellQuote quotes s for a POSIX shell: in single quotes, except the
+// runes printable escapes (control characters, bidirectional controls...),
+// which are written as "$(printf '\ooo')" with their bytes in octal: the
+// command still passes s byte for byte, and no such rune reaches the
+// terminal.
 func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	var b strings.Builder
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) && !unsafeAt(s, n) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			n += size
+		}
+		if n > 0 {
+			b.WriteString("'" + strings.ReplaceAll(s[:n], "'", `'\''`) + "'")
+		}
+		s = s[n:]
+		n = 0
+		for n < len(s) && unsafeAt(s, n) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			n += size
+		}
+		if n > 0 {
+			b.WriteString(`"$(printf '`)
+			for _, c := range []byte(s[:n]) {
+				fmt.Fprintf(&b, `\%03o`, c)
+			}
+			b.WriteString(`')"`)
+		}
+		s = s[n:]
+	}
+	if b.Len() == 0 {
+		return "''"
+	}
+	return b.String()
+}
+
+// unsafeAt tells whether printable escapes the rune at s[i].
+func unsafeAt(s string, i int) bool {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return printable(s[i:i+size]) != s[i:i+size] || r == utf8.RuneError
 }
 
 func (c *card) print(out io.Writer, now time.Time) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", c.Namespace, c.Name)
-	fmt.Fprintf(w, "Agent:\t%s\n", c.Agent)
-	fmt.Fprintf(w, "Owner:\t%s\n", c.Owner)
-	fmt.Fprintf(w, "Phase:\t%s\n", c.Phase)
-	fmt.Fprintf(w, "URL:\t%s\n", orNone(c.URL))
-	fmt.Fprintf(w, "Sender:\t%s\n", c.Sender)
+	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", printableLine(c.Namespace), printableLine(c.Name))
+	fmt.Fprintf(w, "Agent:\t%s\n", printableLine(c.Agent))
+	fmt.Fprintf(w, "Owner:\t%s\n", printableLine(c.Owner))
+	fmt.Fprintf(w, "Phase:\t%s\n", printableLine(c.Phase))
+	fmt.Fprintf(w, "URL:\t%s\n", printableLine(orNone(c.URL)))
+	fmt.Fprintf(w, "Sender:\t%s\n", printableLine(string(c.Sender)))
 	for _, line := range c.Setup {
-		fmt.Fprintf(w, "\t%s\n", printable(line))
+		fmt.Fprintf(w, "\t%s\n", printableLine(line))
 	}
 	if c.Secret != "" {
-		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", c.Name, c.Secret)
+		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", printableLine(c.Name), printableLine(c.Secret))
 	} else {
 		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
 	}
@@ -185,7 +224,7 @@ func (c *card) print(out io.Writer, now time.Time) error {
 	if r := c.Rejections; r != nil && len(r.Counts) > 0 {
 		var parts []string
 		for _, rc := range r.Counts {
-			parts = append(parts, fmt.Sprintf("%s %d", rc.Code, rc.Count))
+			parts = append(parts, fmt.Sprintf("%s %d", printableLine(rc.Code), rc.Count))
 		}
 		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), age(r.LastRejectionTime, now))
 	}
@@ -199,18 +238,18 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		}
 	}
 	if c.CurlNote != "" {
-		fmt.Fprintln(out, "  "+c.CurlNote)
+		fmt.Fprintln(out, "  "+printableLine(c.CurlNote))
 	}
 	fmt.Fprintln(out, "\nConditions:")
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tMESSAGE")
 	for _, cond := range c.Conditions {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", cond.Type, cond.Status, cond.Reason, oneLine(cond.Message, 160))
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", printableLine(cond.Type), printableLine(string(cond.Status)), printableLine(cond.Reason), oneLine(cond.Message, 160))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", c.Name)
+	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", printableLine(c.Name))
 	if len(c.Recent) == 0 {
 		fmt.Fprintln(out, "  none yet")
 		return nil

@@ -35,7 +35,7 @@ func stripToUse(obj any) (any, error) {
 		o.Spec.SecretRef = nil
 		s := &o.Status
 		o.Status = agentsv1alpha1.WebhookEndpointStatus{
-			EndpointID: s.EndpointID, Phase: s.Phase, PauseReason: s.PauseReason,
+			EndpointID: s.EndpointID, EndpointIDSince: s.EndpointIDSince, Phase: s.Phase, PauseReason: s.PauseReason,
 			SecretHash: s.SecretHash, PreviousSecretHash: s.PreviousSecretHash, PreviousSecretExpiresAt: s.PreviousSecretExpiresAt,
 			Runs: s.Runs,
 		}

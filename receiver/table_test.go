@@ -78,3 +78,33 @@ func TestTableServesTheOlderOfTwoEndpointsWithOneID(t *testing.T) {
 		}
 	}
 }
+
+// The receiver serves the endpoint the operator keeps the ID with: the one
+// holding it longer (status.endpointIDSince), also when it is the younger
+// object, and also through the receiver's cache transform.
+func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
+	created := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	ep := func(name string, createdAt, since time.Time) *agentsv1alpha1.WebhookEndpoint {
+		s := metav1.NewTime(since)
+		out, err := stripToUse(&agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), CreationTimestamp: metav1.NewTime(createdAt)},
+			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: "X", EndpointIDSince: &s},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*agentsv1alpha1.WebhookEndpoint)
+	}
+	// The sleeper was created first, but the victim held the ID first.
+	victim := ep("victim", created, created.Add(time.Minute))
+	sleeper := ep("sleeper", created.Add(-time.Hour), created.Add(2*time.Hour))
+	for _, order := range [][]*agentsv1alpha1.WebhookEndpoint{{victim, sleeper}, {sleeper, victim}} {
+		tb := newTable()
+		for _, e := range order {
+			tb.upsertEndpoint(e)
+		}
+		if e := tb.lookup("X"); e == nil || e.obj.Name != "victim" {
+			t.Fatalf("X serves %v, want the victim, which held it first", e)
+		}
+	}
+}

@@ -126,7 +126,7 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	// The next step, which may come at once, must see this one's write.
 	// Only execution writes a running run's status, so the cache shows the
 	// write once it shows that status, whatever else changed meanwhile.
-	recorded := run.Status
+	recorded := cachedStatus(run)
 	return res, r.unconfirmed.await(ctx, r.Client, req, []cacheWrite{{client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
 		return equality.Semantic.DeepEqual(cached.Status, recorded)
 	}}})
@@ -183,7 +183,9 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 		run.Status.Thread = &agentsv1alpha1.RunThread{}
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
-	task, err := c.SendMessage(callCtx, runMessage(run, agent, body))
+	// The cache holds no prompt (stripForCache): it comes from the read
+	// above, of the run in full.
+	task, err := c.SendMessage(callCtx, runMessage(run, live.Spec.Prompt, agent, body))
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
 	switch {
@@ -200,10 +202,10 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 	return r.observe(run, task, now), nil
 }
 
-// runMessage is the A2A message of a run: its prompt and payload, with the
-// run's UID as messageId.
-func runMessage(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, body []byte) a2a.Message {
-	text, file := composeMessage(run.Spec.Prompt, body, run.Spec.Payload.ContentType)
+// runMessage is the A2A message of a run: prompt (its spec.prompt) and
+// payload, with the run's UID as messageId.
+func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alpha1.Agent, body []byte) a2a.Message {
+	text, file := composeMessage(prompt, body, run.Spec.Payload.ContentType)
 	model := run.Spec.Model
 	if model == "" {
 		model = agent.Spec.Model

@@ -22,17 +22,12 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/membership"
 )
@@ -52,48 +47,6 @@ type Dependencies struct {
 // only.
 func ClientCacheOptions() *client.CacheOptions {
 	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
-}
-
-// CacheOptions drops managedFields from every cached object: the operator
-// never reads them, and they would be much of its memory. Secrets are
-// watched as metadata only (the only kind that is), and keep only hookrun's own annotations: the
-// others can hold the Secret's data (kubectl.kubernetes.io/last-applied-configuration
-// of a Secret applied client-side, as Argo CD does by default). The only
-// ConfigMaps cached are the receiver replicas' rejection reports in
-// namespace, the receiver's.
-func CacheOptions(namespace string) cache.Options {
-	stripManagedFields := cache.TransformStripManagedFields()
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: {
-			Namespaces: map[string]cache.Config{namespace: {}},
-			Label:      labels.SelectorFromSet(labels.Set{agentsv1alpha1.LabelRejectionReport: "true"}),
-		},
-	}, DefaultTransform: func(in any) (any, error) {
-		out, err := stripManagedFields(in)
-		if err != nil {
-			return out, err
-		}
-		// Only Secrets are watched as metadata (and the list may not say
-		// which kind its items are): every metadata-only object is cut.
-		if m, ok := out.(*metav1.PartialObjectMetadata); ok {
-			m.Annotations = hookrunAnnotations(m.Annotations)
-		}
-		return out, nil
-	}}
-}
-
-// hookrunAnnotations keeps the annotations under agents.hookrun.dev/.
-func hookrunAnnotations(in map[string]string) map[string]string {
-	var out map[string]string
-	for k, v := range in {
-		if strings.HasPrefix(k, agentsv1alpha1.GroupVersion.Group+"/") {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // SetupOperator registers the field indexes and every reconciler of the

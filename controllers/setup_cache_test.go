@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -30,6 +31,63 @@ import (
 )
 
 var _ = Describe("The operator's cache", func() {
+	startCache := func(ctx SpecContext) cache.Cache {
+		GinkgoHelper()
+		c, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultTransform: CacheOptions(DefaultNamespace).DefaultTransform})
+		Expect(err).NotTo(HaveOccurred())
+		cctx, cancel := context.WithCancel(ctx)
+		DeferCleanup(cancel)
+		go func() { _ = c.Start(cctx) }()
+		return c
+	}
+
+	// The leader holds every run and endpoint of the cluster: what tenants
+	// and agents write into them must not be held once per object.
+	It("keeps no prompt, output or message of a run, no prompt of an endpoint, and only hookrun's labels and annotations", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		ballast := strings.Repeat("x", 100<<10)
+		theirs := map[string]string{"tenant.example.com/ballast": ballast}
+		ours := map[string]string{agentsv1alpha1.LabelEndpoint: "hook", "tenant.example.com/team": "a"}
+		run := queueTestRun(ctx, ns, "big", "{}", func(r *agentsv1alpha1.AgentRun) {
+			r.Spec.Prompt = strings.Repeat("p", 32<<10)
+			r.Annotations = theirs
+			r.Labels = ours
+		})
+		Expect(patchStatus(ctx, k8sClient, run, func(r *agentsv1alpha1.AgentRun) {
+			r.Status.State, r.Status.Message, r.Status.Output = agentsv1alpha1.RunError, strings.Repeat("m", 4000), strings.Repeat("o", 16<<10)
+			agentsv1alpha1.SetRunConditions(r)
+		})).To(Succeed())
+		ep := newEndpoint(ns, "hook", "triage")
+		ep.Spec.Prompt = strings.Repeat("p", 32<<10)
+		ep.Annotations = theirs
+		create(ctx, ep)
+
+		c := startCache(ctx)
+		cachedRun := &agentsv1alpha1.AgentRun{}
+		Eventually(func() (agentsv1alpha1.RunState, error) {
+			err := c.Get(ctx, client.ObjectKeyFromObject(run), cachedRun)
+			return cachedRun.Status.State, err
+		}).Should(Equal(agentsv1alpha1.RunError))
+		Expect(cachedRun.Spec.Prompt).To(BeEmpty())
+		Expect(cachedRun.Status.Output).To(BeEmpty())
+		Expect(cachedRun.Status.Message).To(BeEmpty())
+		Expect(cachedRun.Status.Conditions).To(HaveLen(3))
+		for _, cond := range cachedRun.Status.Conditions {
+			Expect(cond.Message).To(BeEmpty(), cond.Type)
+			Expect(cond.Reason).NotTo(BeEmpty(), cond.Type)
+		}
+		Expect(cachedRun.Annotations).To(BeEmpty())
+		Expect(cachedRun.Labels).To(Equal(map[string]string{agentsv1alpha1.LabelEndpoint: "hook"}))
+		Expect(cachedRun.OwnerReferences).To(Equal(run.OwnerReferences))
+		Expect(cachedRun.Spec.Payload).To(Equal(run.Spec.Payload), "what the operator reads stays")
+
+		cachedEndpoint := &agentsv1alpha1.WebhookEndpoint{}
+		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(ep), cachedEndpoint) }).Should(Succeed())
+		Expect(cachedEndpoint.Spec.Prompt).To(BeEmpty())
+		Expect(cachedEndpoint.Annotations).To(BeEmpty())
+		Expect(cachedEndpoint.Spec.AgentRef.Name).To(Equal("triage"))
+	})
+
 	It("keeps no Secret data: a Secret's last-applied-configuration is not in its cached metadata, hookrun's annotations are", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
 		applied := `{"apiVersion":"v1","kind":"Secret","data":{"token":"c2VjcmV0LXZhbHVl"}}`
@@ -43,11 +101,7 @@ var _ = Describe("The operator's cache", func() {
 		}
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
-		c, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultTransform: CacheOptions(DefaultNamespace).DefaultTransform})
-		Expect(err).NotTo(HaveOccurred())
-		cctx, cancel := context.WithCancel(ctx)
-		DeferCleanup(cancel)
-		go func() { _ = c.Start(cctx) }()
+		c := startCache(ctx)
 		cached := secretMetadata(ns, "applied")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Annotations).To(Equal(map[string]string{agentsv1alpha1.AnnotationKeyHash: "sha256:00"}))

@@ -104,9 +104,13 @@ type AgentRunSpec struct {
 	AgentRef LocalObjectReference `json:"agentRef"`
 
 	// prompt is the endpoint's prompt at the time of the call.
+	// At most 32768 characters and 65536 bytes of UTF-8: every character
+	// of the two-byte range counts once, while a prompt of four-byte
+	// characters is bounded in bytes too.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32768
+	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 65536",message="spec.prompt may be at most 65536 bytes of UTF-8"
 	Prompt string `json:"prompt"`
 
 	// threadStrategy is the endpoint's strategy at the time of the call.

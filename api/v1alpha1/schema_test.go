@@ -368,6 +368,9 @@ var _ = Describe("WebhookEndpoint validation", func() {
 		Entry("prompt of 32769 characters", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Prompt = strings.Repeat("x", 32769)
 		}, "spec.prompt", "may not be more than 32768"),
+		Entry("prompt of 16385 four-byte characters (65540 bytes)", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Prompt = strings.Repeat("😀", 16385)
+		}, "spec.prompt", "at most 65536 bytes"),
 		Entry("agentRef that is not an object name", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.AgentRef.Name = "Triage_Bot"
 		}, "spec.agentRef.name", "should match"),
@@ -388,9 +391,12 @@ var _ = Describe("WebhookEndpoint validation", func() {
 		}, "spec.secretRef.key"),
 	)
 
-	It("accepts a prompt of 32768 multi-byte characters (the bound counts characters, not bytes)", func(ctx SpecContext) {
+	It("accepts a prompt of 32768 two-byte characters, and of 16384 four-byte ones (65536 bytes)", func(ctx SpecContext) {
 		ep := validEndpoint(newNamespace(ctx))
 		ep.Spec.Prompt = strings.Repeat("é", 32768)
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		ep = validEndpoint(newNamespace(ctx))
+		ep.Spec.Prompt = strings.Repeat("😀", 16384)
 		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
 	})
 

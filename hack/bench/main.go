@@ -57,7 +57,7 @@ import (
 
 type options struct {
 	root, assets, hookrun, demoAgent, workDir, out string
-	workers, repeat, endpoints                     int
+	workers, repeat, endpoints, runs               int
 	duration                                       time.Duration
 	serveBare                                      string
 	only                                           map[string]bool
@@ -78,6 +78,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 16, "concurrent requests of the load generator")
 	flag.IntVar(&o.repeat, "repeat", 3, "runs of each measurement; the median is reported")
 	flag.IntVar(&o.endpoints, "endpoints", 10000, "endpoints for the scale measurement")
+	flag.IntVar(&o.runs, "runs", 50000, "finished runs the scale measurement stores over its endpoints before it reads the operator's memory")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
 	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, dispatch, fairness); empty: all, and docs/benchmarks.md is written")

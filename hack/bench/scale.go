@@ -173,11 +173,16 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 		return nil, err
 	}
 	logf("receiver resident memory %.1f MiB", rss)
+	retained, err := measureRetainedRuns(ctx, c, o, ns, endpoints, logf)
+	if err != nil {
+		return nil, err
+	}
 	return []row{
 		{fmt.Sprintf("%d endpoints: receiver resident memory", o.endpoints), "< 150 MiB", fmt.Sprintf("%.1f MiB", rss), rss < 150},
 		{fmt.Sprintf("%d endpoints: operator brings all to Ready", o.endpoints), "< 2 min",
 			fmt.Sprintf("%s from the first create (creating them took %s; CPU time meanwhile: %s; the operator's API requests per endpoint: %s)",
 				allReady.Round(time.Second), created.Round(time.Second), strings.Join(used, ", "), strings.Join(per, ", ")), allReady < 2*time.Minute},
+		retained,
 	}, nil
 }
 

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// CacheOptions keeps the operator's memory to what it reads. The leader
+// holds every endpoint, Agent, thread and run of the cluster, and what a
+// tenant writes into them would otherwise be held once per object: up to
+// 256 KiB of labels and annotations each, prompts of up to 32 KiB, run
+// outputs of up to 20 KiB. So every cached object keeps only hookrun's own
+// labels and annotations (agents.hookrun.dev/...) and no managedFields,
+// and runs and endpoints keep no prompt, output or message, also not in
+// a condition (stripForCache). Execution reads a run in full from the API server when
+// it sends it.
+//
+// Secrets are watched as metadata only (the only kind that is): their
+// other annotations can hold the Secret's data
+// (kubectl.kubernetes.io/last-applied-configuration of a Secret applied
+// client-side, as Argo CD does by default). The only ConfigMaps cached are
+// the receiver replicas' rejection reports in namespace, the receiver's.
+func CacheOptions(namespace string) cache.Options {
+	stripManagedFields := cache.TransformStripManagedFields()
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{namespace: {}},
+			Label:      labels.SelectorFromSet(labels.Set{agentsv1alpha1.LabelRejectionReport: "true"}),
+		},
+	}, DefaultTransform: func(in any) (any, error) {
+		out, err := stripManagedFields(in)
+		if err != nil {
+			return out, err
+		}
+		stripForCache(out)
+		return out, nil
+	}}
+}
+
+// stripForCache cuts obj, an object about to enter the operator's cache, to
+// what the operator reads. Its write paths compare a written status with the
+// cached one through this same function (cachedStatus).
+func stripForCache(obj any) {
+	if o, ok := obj.(metav1.Object); ok {
+		o.SetLabels(hookrunOnly(o.GetLabels()))
+		o.SetAnnotations(hookrunOnly(o.GetAnnotations()))
+	}
+	switch o := obj.(type) {
+	case *agentsv1alpha1.AgentRun:
+		o.Spec.Prompt = ""
+		o.Status.Output, o.Status.Message = "", ""
+		// Ready and Succeeded repeat the message. Their status, reason and
+		// time stay: a write keeps lastTransitionTime from them.
+		for i := range o.Status.Conditions {
+			o.Status.Conditions[i].Message = ""
+		}
+	case *agentsv1alpha1.WebhookEndpoint:
+		o.Spec.Prompt = "" // the receiver copies it into each run; the operator never reads it
+	}
+}
+
+// cachedStatus is run's status as the cache will show it once it has seen
+// the write of that status.
+func cachedStatus(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
+	c := run.DeepCopy()
+	stripForCache(c)
+	return c.Status
+}
+
+// hookrunOnly keeps the entries of labels or annotations under
+// agents.hookrun.dev/: the only ones the operator reads.
+func hookrunOnly(in map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range in {
+		if strings.HasPrefix(k, agentsv1alpha1.GroupVersion.Group+"/") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}

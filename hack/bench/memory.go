@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/devcluster"
+)
+
+// Sizes of what each retained run carries in the measurement of the
+// operator's memory: a prompt, an agent's output and a failure message, as
+// busy endpoints leave them. The operator's cache keeps none of them.
+const (
+	retainedPromptBytes  = 1 << 10
+	retainedOutputBytes  = 4 << 10
+	retainedMessageBytes = 200
+)
+
+// measureRetainedRuns stores runs finished runs spread over the n endpoints
+// of namespace ns (ep-00001...), fewer per endpoint than the run history
+// limit so that retention keeps them all, waits until the operator has
+// counted them all in the endpoints' status.runs (its cache holds them
+// then), and reports the operator's resident memory.
+func measureRetainedRuns(ctx context.Context, c *devcluster.Cluster, o options, ns string, endpoints cache.Cache, logf func(string, ...any)) (row, error) {
+	name := fmt.Sprintf("%d endpoints and %d finished runs retained: operator resident memory", o.endpoints, o.runs)
+	logf("storing %d finished runs", o.runs)
+	start := time.Now()
+	prompt := strings.Repeat("p", retainedPromptBytes)
+	output := strings.Repeat("o", retainedOutputBytes)
+	message := strings.Repeat("m", retainedMessageBytes)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, o.workers)
+	for range o.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(o.runs); i = next.Add(1) {
+				ep := fmt.Sprintf("ep-%05d", 1+(i-1)%int64(o.endpoints))
+				if err := storeFinishedRun(ctx, c.AdminClient, ns, ep, fmt.Sprintf("%s-run-%06d", ep, i), prompt, output, message); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return row{}, err
+	}
+	logf("stored in %s; waiting until the operator counts them", time.Since(start).Round(time.Second))
+	for {
+		eps := &agentsv1alpha1.WebhookEndpointList{}
+		if err := endpoints.List(ctx, eps, client.InNamespace(ns)); err != nil {
+			return row{}, err
+		}
+		var counted int64
+		for i := range eps.Items {
+			counted += eps.Items[i].Status.Runs.Total
+		}
+		if counted >= int64(o.runs) {
+			break
+		}
+		if time.Since(start) > 20*time.Minute {
+			return row{}, fmt.Errorf("the operator counted %d of %d runs after 20 minutes", counted, o.runs)
+		}
+		select {
+		case <-ctx.Done():
+			return row{}, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	runtime.GC()
+	rss, err := residentMiB(c.PID(devcluster.Operator))
+	if err != nil {
+		return row{}, err
+	}
+	logf("operator resident memory %.1f MiB", rss)
+	return row{name, "< 300 MiB", fmt.Sprintf("%.1f MiB (each run: a %d-byte prompt, a %d-byte output, a %d-byte message)",
+		rss, retainedPromptBytes, retainedOutputBytes, retainedMessageBytes), rss < 300}, nil
+}
+
+// storeFinishedRun stores a run of endpoint ep that ended in error, as the
+// receiver and the operator leave one (its payload already expired).
+func storeFinishedRun(ctx context.Context, cl client.Client, ns, ep, name, prompt, output, message string) error {
+	now := metav1.Now()
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
+			agentsv1alpha1.LabelEndpoint: ep, agentsv1alpha1.LabelAgent: "triage",
+		}},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: ep}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+			Prompt: prompt, ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Trust: agentsv1alpha1.TrustStandard,
+			Owner:      &agentsv1alpha1.Owner{User: "owner@example.com"},
+			Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 7, ContentType: "application/json"},
+			ReceivedAt: now,
+		},
+	}
+	if err := cl.Create(ctx, run); err != nil {
+		return err
+	}
+	patch := client.MergeFrom(run.DeepCopy())
+	run.Status = agentsv1alpha1.AgentRunStatus{
+		State: agentsv1alpha1.RunError, StartedAt: &now, CompletedAt: &now, Duration: "0s",
+		Message: message, Output: output,
+	}
+	agentsv1alpha1.SetRunConditions(run)
+	return cl.Status().Patch(ctx, run, patch)
+}

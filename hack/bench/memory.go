@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,25 +52,11 @@ func measureRetainedRuns(ctx context.Context, c *devcluster.Cluster, o options, 
 	prompt := strings.Repeat("p", retainedPromptBytes)
 	output := strings.Repeat("o", retainedOutputBytes)
 	message := strings.Repeat("m", retainedMessageBytes)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, o.workers)
-	for range o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= int64(o.runs); i = next.Add(1) {
-				ep := fmt.Sprintf("ep-%05d", 1+(i-1)%int64(o.endpoints))
-				if err := storeFinishedRun(ctx, c.AdminClient, ns, ep, fmt.Sprintf("%s-run-%06d", ep, i), prompt, output, message); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	err := inParallel(o.workers, o.runs, func(i int) error {
+		ep := fmt.Sprintf("ep-%05d", 1+(i-1)%o.endpoints)
+		return storeFinishedRun(ctx, c.AdminClient, ns, ep, fmt.Sprintf("%s-run-%06d", ep, i), prompt, output, message)
+	})
+	if err != nil {
 		return row{}, err
 	}
 	logf("stored in %s; waiting until the operator counts them", time.Since(start).Round(time.Second))

@@ -83,32 +83,17 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 	if o.pprof {
 		profileAPIServer(ctx, c, filepath.Join(o.workDir, "kube-apiserver.cpu.pprof"), apiServerProfileLength, logf)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, o.workers)
-	for range o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= int64(o.endpoints); i = next.Add(1) {
-				err := c.AdminClient.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
-					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ep-%05d", i)},
-					Spec: agentsv1alpha1.WebhookEndpointSpec{
-						AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "p",
-						ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-						Owner:          &agentsv1alpha1.Owner{User: "owner@example.com"},
-					},
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	err = inParallel(o.workers, o.endpoints, func(i int) error {
+		return c.AdminClient.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ep-%05d", i)},
+			Spec: agentsv1alpha1.WebhookEndpointSpec{
+				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "p",
+				ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+				Owner:          &agentsv1alpha1.Owner{User: "owner@example.com"},
+			},
+		})
+	})
+	if err != nil {
 		return nil, err
 	}
 	created := time.Since(start)
@@ -184,6 +169,29 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 				allReady.Round(time.Second), created.Round(time.Second), strings.Join(used, ", "), strings.Join(per, ", ")), allReady < 2*time.Minute},
 		retained,
 	}, nil
+}
+
+// inParallel calls f with 1 to n from workers goroutines, and returns the
+// first error; a worker stops at its first error.
+func inParallel(workers, n int, f func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				if err := f(int(i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // apiServerProfileLength is how long kube-apiserver is profiled from the

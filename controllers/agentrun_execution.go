@@ -292,7 +292,7 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 // writes a running run, so a merge patch without a lock is safe.
 func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
 	agentsv1alpha1.SetRunConditions(run)
-	if equality.Semantic.DeepEqual(before.Status, run.Status) {
+	if !statusChanged(before, run) {
 		return false, nil
 	}
 	refused := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -103,4 +104,14 @@ func hookrunOnly(in map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// statusChanged tells whether run's status differs from before's, a copy
+// from the cache: in what the cache keeps, or by an output or message
+// written since (the cache keeps none, so before has none). Comparing the
+// whole status would find every step changed: SetRunConditions puts back
+// the condition messages the cache cut.
+func statusChanged(before, run *agentsv1alpha1.AgentRun) bool {
+	return !equality.Semantic.DeepEqual(before.Status, cachedStatus(run)) ||
+		run.Status.Output != before.Status.Output || run.Status.Message != before.Status.Message
 }

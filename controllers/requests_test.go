@@ -97,4 +97,17 @@ var _ = Describe("the operator's API requests", func() {
 			g.Expect(operatorRequests.count(http.MethodPatch, inNS, "/secrets")).To(BeZero(), "Secrets applied")
 		}).WithTimeout(3 * time.Second).Should(Succeed())
 	})
+
+	It("writes a running run's status only when a look at its task changes it", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		agentOfRuns(ctx, ns)
+		run := queueTestRun(ctx, ns, "run-hang", "hang on", nil)
+		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
+		runStatus := "/namespaces/" + ns + "/agentruns/run-hang/status"
+		written := operatorRequests.count(http.MethodPatch, runStatus)
+		Expect(written).To(BeNumerically(">=", 1), "started, and its task recorded")
+		// The agent keeps the task working; execution looks at it every 200 ms.
+		Consistently(func() int { return operatorRequests.count(http.MethodPatch, runStatus) }).
+			WithTimeout(3 * time.Second).Should(Equal(written))
+	})
 })

@@ -119,9 +119,13 @@ var _ = Describe("A forged AgentRun", func() {
 		}
 		Expect(agent.received()).To(HaveLen(1), "nothing of the forged runs reached the agent")
 
-		// Past the payload TTL retention deletes payloads, not these.
+		// Past the payload TTL retention deletes the real run's payload,
+		// not a Secret a forged run names.
 		fakeClock.Step(11 * time.Minute)
 		poke(ctx, create(ctx, newEndpoint(ns, "hook", "triage")))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "other-run"}, &corev1.Secret{}))
+		}).Should(BeTrue(), "retention ran")
 		Consistently(func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-password"}, &corev1.Secret{})
 		}, "2s").Should(Succeed())

@@ -94,8 +94,8 @@ type endpointScope struct {
 	requeueAfter time.Duration
 	// secretValue is the secret this reconcile generated or read, if any.
 	secretValue []byte
-	// idHeldByOlder: another, older endpoint has this endpoint's ID.
-	idHeldByOlder bool
+	// idHeldElsewhere: another endpoint, holding it longer, has this endpoint's ID.
+	idHeldElsewhere bool
 	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
 	// yet, and why; it comes before everything else in Ready.
 	idProblem *summary
@@ -176,7 +176,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // recorded. It returns phasesErr joined with its own error.
 func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
-	sum := endpointSummary(&ep.Status, s.idHeldByOlder, phasesErr)
+	sum := endpointSummary(&ep.Status, s.idHeldElsewhere, phasesErr)
 	if s.idProblem != nil {
 		sum = *s.idProblem
 	}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -144,20 +145,23 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 			return err
 		}
 		// A pinned ID that another endpoint holds is never written: the
-		// first to hold an ID keeps it, whenever a copy of it appears.
+		// first to hold an ID keeps it, whenever a copy of it appears. The
+		// endpoint waits for the ID before it looks for a holder, so that
+		// a holder deleted in between still wakes it.
+		r.idWaiters.wait(id, client.ObjectKeyFromObject(s.ep))
 		holders, err := r.endpointsWithID(ctx, id, s.ep)
 		if err != nil {
 			return err
 		}
 		if len(holders) > 0 {
-			r.idWaiters.wait(id, client.ObjectKeyFromObject(s.ep))
 			problem := stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint holds the endpoint ID that Secret %q pins and receives its calls. "+
 					"This one gets no ID and no URL until that endpoint is deleted", s.ep.Spec.EndpointIDSecretRef.Name))
 			s.idProblem = &problem
 			return nil
 		}
-		now := metav1.NewTime(r.Clock.Now())
+		// As stored: to the microsecond.
+		now := metav1.NewMicroTime(r.Clock.Now().Truncate(time.Microsecond))
 		s.ep.Status.EndpointID, s.ep.Status.EndpointIDSince = id, &now
 	}
 	r.idWaiters.forget(client.ObjectKeyFromObject(s.ep))
@@ -168,7 +172,7 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 	}
 	for i := range same {
 		if same[i].HoldsIDBefore(s.ep) {
-			s.idHeldByOlder = true
+			s.idHeldElsewhere = true
 		}
 	}
 	return nil

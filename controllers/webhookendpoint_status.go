@@ -227,10 +227,10 @@ func sameOwner(a, b *agentsv1alpha1.Owner) bool {
 // fix is wrong (a missing Agent, thread or Secret, an ID conflict, an owner
 // who is no longer a member), and Reconciling on a transient error
 // (reconcileErr, this reconcile's).
-func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldByOlder bool, reconcileErr error) summary {
-	if idHeldByOlder {
+func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) summary {
+	if idHeldElsewhere {
 		return stalled(agentsv1alpha1.ReasonEndpointIDConflict,
-			"Another, older WebhookEndpoint has this endpoint ID and receives its calls; this one is not served. "+
+			"Another WebhookEndpoint has held this endpoint ID longer and receives its calls; this one is not served. "+
 				"Delete this endpoint and create it again for a new ID, or give it another one")
 	}
 	if reconcileErr != nil {

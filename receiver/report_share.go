@@ -83,7 +83,14 @@ func (n *namespaceLines) lines(give int) []reportLine {
 // described above, and orders them the most refused first.
 func shareLines(lines []reportLine, limit int) []reportLine {
 	byNamespace := map[string]*namespaceLines{}
+	// unlisted are the lines summed into othersKey(""): a restored one of
+	// those, and the namespaces that get no line.
+	var unlisted []reportLine
 	for _, l := range lines {
+		if l.entry.namespace == "" {
+			unlisted = append(unlisted, l)
+			continue
+		}
 		n := byNamespace[l.entry.namespace]
 		if n == nil {
 			n = &namespaceLines{namespace: l.entry.namespace}
@@ -101,9 +108,11 @@ func shareLines(lines []reportLine, limit int) []reportLine {
 		slices.SortFunc(n.endpoints, byMostRefused)
 		namespaces = append(namespaces, n)
 	}
-	var unlisted []reportLine
 	left := limit
-	if len(namespaces) > limit {
+	if len(unlisted) > 0 {
+		left = max(limit-1, 0) // the others line
+	}
+	if len(namespaces) > left {
 		// More namespaces than lines: those with the most refusals keep a
 		// line at least, the rest share one.
 		slices.SortFunc(namespaces, func(a, b *namespaceLines) int {

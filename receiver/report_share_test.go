@@ -144,3 +144,33 @@ func TestReportRestoresSummedLines(t *testing.T) {
 		t.Errorf("the summed line is not an entry: %v", err)
 	}
 }
+
+// A restored line of the namespaces without one (namespace "") is summed
+// into the one such line of the new report, never written beside it: two
+// lines of one key would overwrite each other in the ConfigMap.
+func TestReportKeepsOneOthersLine(t *testing.T) {
+	var lines []reportLine
+	restored := reportLine{uid: othersKey(""), entry: rejectionEntry{window: hour0}}
+	restored.entry.counts[0] = 7
+	for _, namespaces := range []int{3, 15} {
+		lines = []reportLine{restored}
+		for i := range namespaces {
+			l := reportLine{uid: types.UID(fmt.Sprintf("uid-%02d", i)), entry: rejectionEntry{namespace: fmt.Sprintf("ns%02d", i), name: "e", window: hour0}}
+			l.entry.counts[0] = int64(i + 1)
+			lines = append(lines, l)
+		}
+		out := shareLines(lines, 10)
+		seen := map[types.UID]int{}
+		var total int64
+		for _, l := range out {
+			seen[l.uid]++
+			total += l.entry.total()
+		}
+		if len(out) > 10 || seen[othersKey("")] != 1 {
+			t.Errorf("%d namespaces: %d lines, %d of them %q; want at most 10 and one", namespaces, len(out), seen[othersKey("")], othersKey(""))
+		}
+		if want := int64(7 + namespaces*(namespaces+1)/2); total != want {
+			t.Errorf("%d namespaces: the lines count %d refusals, want %d", namespaces, total, want)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func TestTableServesTheOlderOfTwoEndpointsWithOneID(t *testing.T) {
 func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 	created := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	ep := func(name string, createdAt, since time.Time) *agentsv1alpha1.WebhookEndpoint {
-		s := metav1.NewTime(since)
+		s := metav1.NewMicroTime(since)
 		out, err := stripToUse(&agentsv1alpha1.WebhookEndpoint{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), CreationTimestamp: metav1.NewTime(createdAt)},
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: "X", EndpointIDSince: &s},

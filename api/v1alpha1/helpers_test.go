@@ -19,6 +19,7 @@ package v1alpha1
 import (
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -108,10 +109,10 @@ func TestEffectiveState(t *testing.T) {
 }
 
 func TestHoldsIDBefore(t *testing.T) {
-	at := func(sec int64) *metav1.Time { tm := metav1.Unix(sec, 0); return &tm }
-	endpoint := func(uid string, created int64, since *metav1.Time) *WebhookEndpoint {
+	at := func(sec int64) *metav1.MicroTime { tm := metav1.NewMicroTime(time.Unix(sec, 0)); return &tm }
+	endpoint := func(uid string, created int64, since *metav1.MicroTime) *WebhookEndpoint {
 		return &WebhookEndpoint{
-			ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), CreationTimestamp: *at(created)},
+			ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), CreationTimestamp: metav1.Unix(created, 0)},
 			Status:     WebhookEndpointStatus{EndpointID: "same", EndpointIDSince: since},
 		}
 	}

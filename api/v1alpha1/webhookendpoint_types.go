@@ -183,12 +183,12 @@ type WebhookEndpointStatus struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{43}$`
 	EndpointID string `json:"endpointID,omitempty"`
 
-	// endpointIDSince is when the operator wrote endpointID. Of two
-	// endpoints with one ID, the one holding it longer keeps it (see
-	// HoldsIDBefore). Absent on an ID written before the field existed,
-	// which counts as held first.
+	// endpointIDSince is when the operator wrote endpointID, to the
+	// microsecond. Of two endpoints with one ID, the one holding it longer
+	// keeps it (see HoldsIDBefore). Absent on an ID written before the
+	// field existed, which counts as held first.
 	// +optional
-	EndpointIDSince *metav1.Time `json:"endpointIDSince,omitempty"`
+	EndpointIDSince *metav1.MicroTime `json:"endpointIDSince,omitempty"`
 
 	// url is the full receive URL: {public base URL}/api/webhooks/{endpointID}/receive.
 	// +optional

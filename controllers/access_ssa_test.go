@@ -89,7 +89,7 @@ var _ = Describe("server-side apply by a non-owner", func() {
 		patch := client.MergeFrom(ep.DeepCopy())
 		ep.ManagedFields = append(ep.ManagedFields, metav1.ManagedFieldsEntry{
 			Manager: "bob", Operation: metav1.ManagedFieldsOperationApply, APIVersion: agentsv1alpha1.GroupVersion.String(),
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:allowUnauthenticated":{}}}`)},
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:allowUnauthenticated":{}}}`),
 		})
 		Expect(as(bob).Patch(ctx, ep, patch)).To(MatchError(ContainSubstring("can manage this endpoint's spec fields")))
 		// Labels are not the owner's alone, applied or not.

@@ -90,10 +90,11 @@ func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), CreationTimestamp: metav1.NewTime(createdAt)},
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: "X", EndpointIDSince: &s},
 		})
-		if err != nil {
-			t.Fatal(err)
+		cut, ok := out.(*agentsv1alpha1.WebhookEndpoint)
+		if err != nil || !ok {
+			t.Fatalf("stripToUse: %T, %v", out, err)
 		}
-		return out.(*agentsv1alpha1.WebhookEndpoint)
+		return cut
 	}
 	// The sleeper was created first, but the victim held the ID first.
 	victim := ep("victim", created, created.Add(time.Minute))

@@ -73,6 +73,16 @@ func stripForCache(obj any) {
 	case *agentsv1alpha1.AgentRun:
 		o.Spec.Prompt = ""
 		o.Status.Output, o.Status.Message = "", ""
+		if o.EffectiveState().IsFinished() {
+			// Nothing writes a finished run again, and of it the operator
+			// reads only what retention, the run counts, the
+			// OwnerNotMember pause (the owner of a skipped run) and thread
+			// contexts need: most retained
+			// runs are finished, so they keep no more.
+			o.Spec.Sender, o.Spec.Model, o.Spec.ThreadNamingHint = nil, "", ""
+			o.Status.Conditions, o.Status.TaskID, o.Status.Duration = nil, "", ""
+			break
+		}
 		// Ready and Succeeded repeat the message. Their status, reason and
 		// time stay: a write keeps lastTransitionTime from them.
 		for i := range o.Status.Conditions {

@@ -111,10 +111,15 @@ var _ = Describe("Run counts and retention", func() {
 		w, err := watchClient.Watch(ctx, &agentsv1alpha1.WebhookEndpointList{}, client.InNamespace(ns))
 		Expect(err).NotTo(HaveOccurred())
 		defer w.Stop()
+		// Writes that count arrivals: the runs also start and end meanwhile
+		// (their Agent answers nothing), which moves status.runs.running in
+		// writes of their own, later on a loaded machine.
 		var writes atomic.Int64
 		go func() {
+			var total int64
 			for e := range w.ResultChan() {
-				if e.Type == watch.Modified {
+				if ep, ok := e.Object.(*agentsv1alpha1.WebhookEndpoint); ok && e.Type == watch.Modified && ep.Status.Runs.Total != total {
+					total = ep.Status.Runs.Total
 					writes.Add(1)
 				}
 			}
@@ -132,7 +137,7 @@ var _ = Describe("Run counts and retention", func() {
 		// the last: on a loaded machine the 40 creates may take several
 		// windows (make test runs the suites side by side on two cores).
 		limit := min(max(burst/4, int64(arriving/testOptions.RunCountDelay)+3), burst/2)
-		GinkgoWriter.Printf("%d runs arriving over %s caused %d endpoint writes (limit %d)\n", burst, arriving, writes.Load(), limit)
+		GinkgoWriter.Printf("%d runs arriving over %s caused %d endpoint writes of the count (limit %d)\n", burst, arriving, writes.Load(), limit)
 		Expect(writes.Load()).To(BeNumerically("<=", limit), "status.runs must be batched, not written per run")
 	})
 

@@ -52,6 +52,7 @@ var _ = Describe("The operator's cache", func() {
 			r.Spec.Prompt = strings.Repeat("p", 32<<10)
 			r.Annotations = theirs
 			r.Labels = ours
+			r.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderGitHub, Event: "issues", DeliveryID: "d-1"}
 		})
 		Expect(patchStatus(ctx, k8sClient, run, func(r *agentsv1alpha1.AgentRun) {
 			r.Status.State, r.Status.Message, r.Status.Output = agentsv1alpha1.RunError, strings.Repeat("m", 4000), strings.Repeat("o", 16<<10)

@@ -57,7 +57,7 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 			}
 			continue // already gone
 		}
-		if !ownedBy(obj.OwnerReferences, run) {
+		if !ownedBy(obj.OwnerReferences, run.UID) {
 			// Not the run's payload (the metadata cache has no type; a
 			// Secret the run owns goes with it anyway): left alone.
 			continue

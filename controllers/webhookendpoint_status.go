@@ -207,7 +207,7 @@ func isOwnerSkip(run *agentsv1alpha1.AgentRun, uid types.UID) bool {
 		run.EffectiveState() != agentsv1alpha1.RunSkipped {
 		return false
 	}
-	return slices.ContainsFunc(run.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == uid })
+	return ownedBy(run.OwnerReferences, uid)
 }
 
 // sameOwner tells whether a and b are one owner: the same user and the same

@@ -70,23 +70,11 @@ func argoCDHealthScripts() (map[string]string, error) {
 // status and message it gives. A status Argo CD does not know is Unknown,
 // as in Argo CD.
 func argoCDHealth(obj *unstructured.Unstructured, script string) (status, message string, err error) {
-	l := lua.NewState(lua.Options{SkipOpenLibs: true})
-	defer l.Close()
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{{lua.LoadLibName, lua.OpenPackage}, {lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}} {
-		if err := l.CallByParam(lua.P{Fn: l.NewFunction(lib.open), NRet: 0, Protect: true}, lua.LString(lib.name)); err != nil {
-			return "", "", err
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	l.SetContext(ctx)
-	l.SetGlobal("obj", luaValue(l, obj.Object))
-	if err := l.DoString(script); err != nil {
+	l, err := argoCDRun(obj, script)
+	if err != nil {
 		return "", "", err
 	}
+	defer l.Close()
 	ret, ok := l.Get(-1).(*lua.LTable)
 	if !ok {
 		return "", "", fmt.Errorf("the script returned %s, not a table", l.Get(-1).Type())
@@ -97,6 +85,49 @@ func argoCDHealth(obj *unstructured.Unstructured, script string) (status, messag
 		return status, message, nil
 	}
 	return "Unknown", "Lua returned an invalid health status", nil
+}
+
+// argoCDRun runs script on obj as Argo CD runs a script from argocd-cm and
+// returns the Lua state, its result on top: gopher-lua without the standard
+// libraries but base, package and table, and of os only time and date (the
+// "safe" os Argo CD gives scripts, its copy of gopher-lua's), the object
+// converted to a Lua table as Argo CD's util/lua decodeValue does, one
+// second to finish. The caller closes the state.
+func argoCDRun(obj *unstructured.Unstructured, script string) (*lua.LState, error) {
+	l := lua.NewState(lua.Options{SkipOpenLibs: true})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.LoadLibName, lua.OpenPackage}, {lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable}, {lua.OsLibName, lua.OpenOs},
+	} {
+		if err := l.CallByParam(lua.P{Fn: l.NewFunction(lib.open), NRet: 0, Protect: true}, lua.LString(lib.name)); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	full, ok := l.GetGlobal(lua.OsLibName).(*lua.LTable)
+	if !ok {
+		l.Close()
+		return nil, fmt.Errorf("gopher-lua opened no os table")
+	}
+	safe := l.NewTable()
+	for _, name := range []string{"time", "date"} {
+		safe.RawSetString(name, full.RawGetString(name))
+	}
+	l.SetGlobal(lua.OsLibName, safe)
+	l.PreloadModule(lua.OsLibName, func(l *lua.LState) int { l.Push(safe); return 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	l.SetContext(ctx)
+	l.SetGlobal("obj", luaValue(l, obj.Object))
+	err := l.DoString(script)
+	cancel()
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
 }
 
 // luaValue converts a value of an unstructured object as Argo CD's

@@ -75,7 +75,7 @@ var _ = Describe("health as kubectl wait and kstatus read it", func() {
 		Expect(kstatusOf(ctx, "AgentRun", failed)).To(Equal(status.FailedStatus))
 	})
 
-	It("installs the Argo CD health checks with the documented kubectl patch of argocd-cm", func(ctx SpecContext) {
+	It("installs the Argo CD health checks and actions with the documented kubectl patch of argocd-cm", func(ctx SpecContext) {
 		Expect(cluster.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "argocd"}})).To(Succeed())
 		Expect(cluster.AdminClient.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "argocd-cm"},
@@ -93,6 +93,9 @@ var _ = Describe("health as kubectl wait and kstatus read it", func() {
 		for _, kind := range []string{"Agent", "WebhookEndpoint", "AgentThread", "AgentRun"} {
 			Expect(cm.Data).To(HaveKeyWithValue("resource.customizations.health.agents.hookrun.dev_"+kind, string(script)))
 		}
+		// The resource actions of WebhookEndpoint (pause, resume, rotate).
+		Expect(cm.Data).To(HaveKeyWithValue("resource.customizations.actions.agents.hookrun.dev_WebhookEndpoint",
+			And(ContainSubstring("discovery.lua: |"), ContainSubstring("- name: rotate"))))
 	})
 })
 

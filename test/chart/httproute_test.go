@@ -92,7 +92,9 @@ func TestChartHTTPRoute(t *testing.T) {
 	ports, _, err := unstructured.NestedSlice(service.Object, "spec", "ports")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(ports).NotTo(BeEmpty())
-	g.Expect(int64(*rule.BackendRefs[0].Port)).To(BeEquivalentTo(ports[0].(map[string]any)["port"]), "the receiver Service's port")
+	port, ok := ports[0].(map[string]any)
+	g.Expect(ok).To(BeTrue())
+	g.Expect(int64(*rule.BackendRefs[0].Port)).To(BeEquivalentTo(port["port"]), "the receiver Service's port")
 
 	// No HTTPRoute unless asked for; none without a Gateway to attach to.
 	for key := range render(t) {

@@ -17,10 +17,14 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -63,5 +67,64 @@ var _ = Describe("sender type CloudEvents", func() {
 			}
 			expectInvalid(k8sClient.Create(ctx, long), "spec.sender."+field)
 		}
+	})
+})
+
+var _ = Describe("config/samples/senders/cloudevents", func() {
+	dir := filepath.Join(senderSamplesDir, "cloudevents")
+
+	It("has a CronJob that the API server takes, sending to the cloudevents.yaml endpoint with its generated secret, and a SinkBinding of that CronJob", func(ctx SpecContext) {
+		var endpoint string
+		for _, u := range readSampleFile(filepath.Join(senderSamplesDir, "cloudevents.yaml")) {
+			if u.GetKind() == "WebhookEndpoint" {
+				endpoint = u.GetName()
+			}
+		}
+		Expect(endpoint).NotTo(BeEmpty())
+
+		var cronJob *batchv1.CronJob
+		var sinkBinding *unstructured.Unstructured
+		for _, u := range readSamples(dir) {
+			switch u.GetKind() {
+			case "CronJob":
+				cronJob = &batchv1.CronJob{}
+				Expect(runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, cronJob, true)).To(Succeed())
+			case "SinkBinding":
+				sinkBinding = u
+			default:
+				Fail("unexpected kind " + u.GetKind())
+			}
+		}
+		Expect(cronJob).NotTo(BeNil())
+		Expect(sinkBinding).NotTo(BeNil())
+
+		By("the API server takes the CronJob (a server-side dry run)")
+		cronJob.Namespace = newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, cronJob, client.DryRunAll)).To(Succeed())
+
+		By("it reads the endpoint's generated secret and sends to the URL the SinkBinding also names")
+		containers := cronJob.Spec.JobTemplate.Spec.Template.Spec.Containers
+		Expect(containers).To(HaveLen(1))
+		env := map[string]string{}
+		for _, e := range containers[0].Env {
+			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+				Expect(e.ValueFrom.SecretKeyRef.Name).To(Equal(agentsv1alpha1.GeneratedSecretName(endpoint)))
+				Expect(e.ValueFrom.SecretKeyRef.Key).To(Equal(agentsv1alpha1.WebhookSecretKey))
+				env[e.Name] = "secret"
+				continue
+			}
+			env[e.Name] = e.Value
+		}
+		Expect(env).To(HaveKeyWithValue("HOOKRUN_TOKEN", "secret"))
+		script := strings.Join(containers[0].Command, " ")
+		Expect(script).To(ContainSubstring(`Authorization: Bearer $HOOKRUN_TOKEN`))
+		Expect(script).To(ContainSubstring(`"${K_SINK:-$HOOKRUN_URL}"`))
+		Expect(script).To(ContainSubstring(`Content-Type: application/cloudevents+json`))
+
+		Expect(sinkBinding.GetAPIVersion()).To(Equal("sources.knative.dev/v1"))
+		subject, _, _ := unstructured.NestedStringMap(sinkBinding.Object, "spec", "subject")
+		Expect(subject).To(Equal(map[string]string{"apiVersion": "batch/v1", "kind": "CronJob", "name": cronJob.Name}))
+		uri, _, _ := unstructured.NestedString(sinkBinding.Object, "spec", "sink", "uri")
+		Expect(uri).To(Equal(env["HOOKRUN_URL"]))
 	})
 })

@@ -214,6 +214,7 @@ var senderEndpoints = map[string]agentsv1alpha1.SenderType{
 	"gitlab-issues": agentsv1alpha1.SenderGitLab, "alertmanager": agentsv1alpha1.SenderBearer,
 	"deploy-events": agentsv1alpha1.SenderHMAC, "orders-events": agentsv1alpha1.SenderStandardWebhooks,
 	"stripe-billing": agentsv1alpha1.SenderStripe, "slack-mentions": agentsv1alpha1.SenderSlack,
+	"cluster-events": agentsv1alpha1.SenderCloudEvents,
 }
 
 var _ = Describe("kubectl hookrun", Ordered, func() {

@@ -23,6 +23,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -31,13 +34,17 @@ import (
 	cehttp "github.com/cloudevents/sdk-go/v2/protocol/http"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // senderRecorder is the demo agent, serving in this process, that keeps the
@@ -211,5 +218,44 @@ var _ = Describe("a CloudEvents sender", func() {
 		runs := &agentsv1alpha1.AgentRunList{}
 		Expect(cluster.AdminClient.List(ctx, runs, client.InNamespace(ns), client.MatchingLabels{agentsv1alpha1.LabelEndpoint: "ce-orders"})).To(Succeed())
 		Expect(runs.Items).To(HaveLen(2))
+	})
+
+	It("runs the sample CronJob's script as its Pod would: one run per Job, with the sample endpoint's generated token", func(ctx SpecContext) {
+		samples := filepath.Join(testenv.Root(), "config", "samples", "senders")
+		Expect(clusterinstall.ApplyIn(ctx, developer(), ns, filepath.Join(samples, "cloudevents.yaml"))).To(Succeed())
+		var ep devcluster.Endpoint
+		Eventually(func(g Gomega) {
+			var err error
+			ep, err = cluster.EndpointFor(ctx, ns, "cluster-events")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(ep.Secret).NotTo(BeEmpty())
+		}).Should(Succeed())
+
+		raw, err := os.ReadFile(filepath.Join(samples, "cloudevents", "cronjob.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		cronJob := &batchv1.CronJob{}
+		Expect(yaml.UnmarshalStrict(raw, cronJob)).To(Succeed())
+		container := cronJob.Spec.JobTemplate.Spec.Template.Spec.Containers[0]
+		const job = "cluster-events-daily-29390000"
+		// The Pod's environment: the token from the Secret, the Job's name
+		// and the namespace from the downward API, the URL set as told.
+		env := []string{"PATH=" + os.Getenv("PATH"), "HOOKRUN_URL=" + ep.URL, "HOOKRUN_TOKEN=" + ep.Secret, "JOB_NAME=" + job, "NAMESPACE=" + ns}
+		runScript := func(g Gomega) string {
+			cmd := exec.CommandContext(ctx, container.Command[0], container.Command[1:]...)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			g.Expect(err).NotTo(HaveOccurred(), string(out))
+			return string(out)
+		}
+		// Until the receiver has the endpoint, curl fails on the 401.
+		var first string
+		Eventually(func(g Gomega) { first = runScript(g); g.Expect(first).To(ContainSubstring(`"status":"accepted"`)) }).Should(Succeed())
+		runID := strings.SplitN(strings.SplitN(first, `"runId":"`, 2)[1], `"`, 2)[0]
+		Expect(runScript(Default)).To(ContainSubstring(`"runId":"`+runID+`"`), "a retried Pod of the same Job is the same delivery")
+		r := succeeds(ctx, runID)
+		Expect(r.Spec.Sender).To(Equal(&agentsv1alpha1.RunSender{
+			Type: agentsv1alpha1.SenderCloudEvents, Event: "com.example.schedule.daily-report", DeliveryID: job,
+			Source: "/namespaces/" + ns + "/cronjobs/cluster-events-daily", Subject: "daily-report",
+		}))
 	})
 })

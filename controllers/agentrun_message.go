@@ -186,7 +186,8 @@ func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string) map[st
 }
 
 // senderMetadata is the "sender" object: always the type (Header for runs
-// recorded before senders existed), the event and delivery ID when known.
+// recorded before senders existed), the event and delivery ID when known,
+// and a CloudEvent's source and subject.
 func senderMetadata(s *agentsv1alpha1.RunSender) map[string]any {
 	m := map[string]any{"type": string(agentsv1alpha1.SenderHeader)}
 	if s == nil {
@@ -200,6 +201,12 @@ func senderMetadata(s *agentsv1alpha1.RunSender) map[string]any {
 	}
 	if s.DeliveryID != "" {
 		m["deliveryId"] = s.DeliveryID
+	}
+	if s.Source != "" {
+		m["source"] = s.Source
+	}
+	if s.Subject != "" {
+		m["subject"] = s.Subject
 	}
 	return m
 }

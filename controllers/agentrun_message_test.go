@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"bytes"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -303,5 +304,22 @@ func TestRunMetadata(t *testing.T) {
 	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
 	if s, _ := m["sender"].(map[string]any); len(s) != 1 || s["type"] != "Bearer" {
 		t.Errorf("a Bearer run without an Idempotency-Key: sender %v", m["sender"])
+	}
+}
+
+func TestRunMetadataCloudEventsSender(t *testing.T) {
+	run := &agentsv1alpha1.AgentRun{}
+	run.Namespace, run.Name = "team-a", "ep-01"
+	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderCloudEvents, Event: "com.example.order.refunded", DeliveryID: "A-1", Source: "/shop/orders"}
+	m, _ := runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	want := map[string]any{"type": "CloudEvents", "event": "com.example.order.refunded", "deliveryId": "A-1", "source": "/shop/orders"}
+	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
+		t.Errorf("a CloudEvents run without a subject: sender %v, want %v", s, want)
+	}
+	run.Spec.Sender.Subject = "orders/A-1"
+	want["subject"] = "orders/A-1"
+	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
+		t.Errorf("a CloudEvents run with a subject: sender %v, want %v", s, want)
 	}
 }

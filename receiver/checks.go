@@ -59,7 +59,8 @@ type callState struct {
 	rejection rejection
 }
 
-// checkRoute answers anything but POST /api/webhooks/{endpointId}/receive.
+// checkRoute answers anything but POST /api/webhooks/{endpointId}/receive,
+// but for the OPTIONS handshake of a CloudEvents endpoint.
 // Endpoint IDs are base64url and never need escaping: a path sent with
 // escapes (%2F and the like) is not the route.
 func (h *Handler) checkRoute(c *callState) int {
@@ -68,6 +69,11 @@ func (h *Handler) checkRoute(c *callState) int {
 		return c.reject(answerNoRoute, reasonNoRoute)
 	}
 	if c.r.Method != http.MethodPost {
+		if c.r.Method == http.MethodOptions {
+			if code := h.answerWebhookValidation(c, id); code != notAnswered { // CloudEvents abuse protection: 200
+				return code
+			}
+		}
 		c.w.Header()["Allow"] = allowPost
 		return c.reject(answerMethod, reasonMethod)
 	}
@@ -306,7 +312,7 @@ func (c *callState) runOfDelivery() string {
 			sum := sha256.Sum256(c.body)
 			digest = sum[:]
 		}
-		c.deliveryRun = deliveryRunName(c.ep, c.d.deliveryID, digest)
+		c.deliveryRun = deliveryRunName(c.ep, c.d.identity(), digest)
 	}
 	return c.deliveryRun
 }

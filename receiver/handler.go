@@ -171,6 +171,9 @@ func (h *Handler) serve(c *callState, held *bodyHold) int {
 	if code := h.readBodyOnce(c, held); code != notAnswered { // 6. body over 1 MiB: 413
 		return code
 	}
+	if code := h.checkCloudEvent(c); code != notAnswered { // a CloudEvents call that is not one 1.0 event: 400, 415
+		return code
+	}
 	// Reading the body may have taken a while.
 	c.now = h.clock.Now()
 	if code := h.answerIgnoredEvent(c); code != notAnswered { // an event not in spec.sender.events: 200
@@ -253,6 +256,7 @@ func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alph
 	sender := &agentsv1alpha1.RunSender{Type: e.sender.kind}
 	if c != nil {
 		sender.Event, sender.DeliveryID = c.event, recordable(c.deliveryID, maxDeliveryIDBytes)
+		sender.Source, sender.Subject = c.source, c.subject
 	}
 	run := &agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{

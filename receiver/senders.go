@@ -101,7 +101,7 @@ func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
 		s.credential = hdrGitHubSignature
 	case agentsv1alpha1.SenderGitLab:
 		s.credential = hdrGitLabToken
-	case agentsv1alpha1.SenderBearer:
+	case agentsv1alpha1.SenderBearer, agentsv1alpha1.SenderCloudEvents:
 		s.credential = hdrAuthorization
 	case agentsv1alpha1.SenderHMAC:
 		if spec.Sender.HMAC != nil {
@@ -142,9 +142,10 @@ func (s *sender) credentialValues(h http.Header) []string {
 }
 
 // secretOf returns the secret a hash-only sender sent in its credential
-// value: the value itself, or for Bearer the token after "Bearer ".
+// value: the value itself, or for Bearer and CloudEvents the token after
+// "Bearer ".
 func (s *sender) secretOf(value string) (string, bool) {
-	if s.kind != agentsv1alpha1.SenderBearer {
+	if s.kind != agentsv1alpha1.SenderBearer && s.kind != agentsv1alpha1.SenderCloudEvents {
 		return value, true
 	}
 	scheme, token, ok := strings.Cut(value, " ")
@@ -232,6 +233,22 @@ type delivery struct {
 	deliveryID string
 	// handshake, if not nil, is the answer to a sender's handshake: no run.
 	handshake []byte
+	// source and subject are a CloudEvent's attributes, as a run records them.
+	source, subject string
+	// key, when not empty, identifies the delivery instead of deliveryID
+	// (CloudEvents: source and id together).
+	key string
+	// refusal says why a CloudEvents call is no event the receiver takes.
+	refusal ceRefusal
+}
+
+// identity is what names the delivery's run (deliveryRunName): key, or
+// else the delivery ID.
+func (d *delivery) identity() string {
+	if d.key != "" {
+		return d.key
+	}
+	return d.deliveryID
 }
 
 // bodyFields are the JSON fields some senders put their event type and
@@ -298,6 +315,8 @@ func (s *sender) describe(h http.Header, body []byte) delivery {
 				c.handshake = append(b, '\n')
 			}
 		}
+	case agentsv1alpha1.SenderCloudEvents:
+		c = describeCloudEvent(h, body)
 	default:
 		c.deliveryID = single(h, hdrIdempotencyKey)
 	}

@@ -94,9 +94,19 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	// touch the run: the first writer's undo is a delete locked to the
 	// version it created, so once the touch lands the run stays.
 	if run.Spec.Payload.Bytes != int64(len(body)) {
-		return false, fmt.Errorf("AgentRun %s/%s is queued without a confirmed payload, and this call's body differs from the first", namespace, name)
-	}
-	if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
+		// Another body under the same delivery (a CloudEvent sent again in
+		// the other mode, say): it is not this run's payload, so it is not
+		// stored; the run is whole once its first writer's payload is
+		// there, which a dry run of the create tells without reading
+		// Secrets.
+		err := s.createPayload(ctx, run, body, client.DryRunAll)
+		if err == nil {
+			return false, fmt.Errorf("AgentRun %s/%s is queued without a stored payload yet, and this call's body differs from the first", namespace, name)
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return false, err
+		}
+	} else if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -115,7 +125,7 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 }
 
 // createPayload stores body as run's payload Secret, owned by the run.
-func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) error {
+func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte, opts ...client.CreateOption) error {
 	payload := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: run.Namespace,
@@ -131,7 +141,7 @@ func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.Agent
 		Type: agentsv1alpha1.SecretTypeWebhookPayload,
 		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: body},
 	}
-	if err := s.client.Create(ctx, payload, client.FieldOwner(fieldOwner)); err != nil {
+	if err := s.client.Create(ctx, payload, append(opts, client.FieldOwner(fieldOwner))...); err != nil {
 		return fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)
 	}
 	return nil

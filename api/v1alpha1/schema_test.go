@@ -207,6 +207,7 @@ var _ = Describe("config/samples/senders", func() {
 		"slack.yaml":            agentsv1alpha1.SenderSlack,
 		"standardwebhooks.yaml": agentsv1alpha1.SenderStandardWebhooks,
 		"stripe.yaml":           agentsv1alpha1.SenderStripe,
+		"cloudevents.yaml":      agentsv1alpha1.SenderCloudEvents,
 	}
 
 	It("has one endpoint for Agent triage per sender type, and the Secret each secretRef names", func() {

@@ -26,7 +26,7 @@ import (
 )
 
 // SenderType names the scheme a sender authenticates its calls with.
-// +kubebuilder:validation:Enum=Header;GitHub;GitLab;Bearer;HMAC;StandardWebhooks;Stripe;Slack
+// +kubebuilder:validation:Enum=Header;GitHub;GitLab;Bearer;HMAC;StandardWebhooks;Stripe;Slack;CloudEvents
 type SenderType string
 
 const (
@@ -47,6 +47,9 @@ const (
 	SenderStripe SenderType = "Stripe"
 	// SenderSlack signs v0:timestamp:body in X-Slack-Signature.
 	SenderSlack SenderType = "Slack"
+	// SenderCloudEvents sends CloudEvents 1.0 over HTTP (binary or
+	// structured mode) with the secret as Authorization: Bearer <secret>.
+	SenderCloudEvents SenderType = "CloudEvents"
 )
 
 // Signed tells whether the sender signs its calls with the secret as the
@@ -120,14 +123,14 @@ type HMACSettings struct {
 // events it sends and how its duplicate deliveries are recognised. See
 // docs/senders.md for each provider.
 // +kubebuilder:validation:XValidation:rule="(self.type == 'HMAC') == has(self.hmac)",message="spec.sender.hmac is required when type is HMAC (the header, algorithm and encoding the sender signs with) and not allowed for other types"
-// +kubebuilder:validation:XValidation:rule="!has(self.events) || size(self.events) == 0 || self.type in ['GitHub', 'GitLab', 'StandardWebhooks', 'Stripe', 'Slack']",message="spec.sender.events needs a sender that names its events (GitHub, GitLab, StandardWebhooks, Stripe or Slack): remove events or change the type"
+// +kubebuilder:validation:XValidation:rule="!has(self.events) || size(self.events) == 0 || self.type in ['GitHub', 'GitLab', 'StandardWebhooks', 'Stripe', 'Slack', 'CloudEvents']",message="spec.sender.events needs a sender that names its events (GitHub, GitLab, StandardWebhooks, Stripe, Slack or CloudEvents): remove events or change the type"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerance) || self.type in ['StandardWebhooks', 'Stripe', 'Slack']",message="spec.sender.tolerance applies only to timestamped signatures (StandardWebhooks, Stripe, Slack): remove it"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerance) || (duration(self.tolerance) >= duration('1s') && duration(self.tolerance) <= duration('1h'))",message="spec.sender.tolerance must be between 1s and 1h"
 // +kubebuilder:validation:XValidation:rule="!has(self.rotationOverlap) || (duration(self.rotationOverlap) >= duration('0s') && duration(self.rotationOverlap) <= duration('24h'))",message="spec.sender.rotationOverlap must be between 0s and 24h"
 type Sender struct {
 	// type is the sender's scheme: Header (the default: the secret in
 	// X-Service-Webhook-Secret), GitHub, GitLab, Bearer, HMAC,
-	// StandardWebhooks, Stripe or Slack.
+	// StandardWebhooks, Stripe, Slack or CloudEvents.
 	// +optional
 	// +kubebuilder:default=Header
 	Type SenderType `json:"type,omitempty"`
@@ -197,10 +200,21 @@ type RunSender struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Event string `json:"event,omitempty"`
-	// deliveryId is the sender's delivery ID (or Idempotency-Key), if any.
+	// deliveryId is the sender's delivery ID (or Idempotency-Key), if any;
+	// for CloudEvents the event's id, which identifies the delivery
+	// together with source.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	DeliveryID string `json:"deliveryId,omitempty"`
+	// source is the CloudEvent's source attribute (CloudEvents only).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Source string `json:"source,omitempty"`
+	// subject is the CloudEvent's subject attribute, when the event has one
+	// (CloudEvents only).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Subject string `json:"subject,omitempty"`
 }
 
 // ErrNotStandardWebhooksSecret: a StandardWebhooks sender's secret must be

@@ -143,9 +143,9 @@ func newRedeliverCommand(e *env) *cobra.Command {
 		Short: "Send a past run's stored payload again through the receiver, and follow the new run",
 		Long: `Send the body a run received, stored while its payload is retained, to its endpoint
 again, as the endpoint's sender would, with the event type the run recorded and a
-new delivery ID (a sender that carries the delivery ID in the body, Stripe or
-Slack, repeats it: while the first run exists the receiver answers with that
-run's id and starts nothing). Every check of the receiver applies. Needs get on
+new delivery ID (a sender that carries the delivery ID in the body, Stripe,
+Slack or a CloudEvent in structured mode, repeats it: while the first run exists
+the receiver answers with that run's id and starts nothing). Every check of the receiver applies. Needs get on
 Secrets in the namespace (the payload and the endpoint's secret are Secrets).`,
 		Args:              exactlyOne("run name (the runId)"),
 		ValidArgsFunction: e.completeRuns,
@@ -192,7 +192,7 @@ func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) err
 	}
 	var d delivery
 	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
-		d.event = run.Spec.Sender.Event
+		d.event, d.source = run.Spec.Sender.Event, run.Spec.Sender.Source
 	}
 	if !bodyCarriesID(ep.Spec.SenderOf()) {
 		d.id = newDeliveryID("hookrun-redeliver-")

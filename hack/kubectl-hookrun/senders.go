@@ -54,15 +54,22 @@ type call struct {
 
 // delivery is what a call says about itself besides its body: the event
 // type and the delivery ID, for the senders that send them in headers
-// (the others carry them in the body).
+// (the others carry them in the body), and a CloudEvent's source.
 type delivery struct {
 	event, id string
+	// source is the ce-source of a CloudEvents call in binary mode;
+	// defaultCloudEventSource when empty.
+	source string
 }
 
+// defaultCloudEventSource is the source of the CloudEvents the plugin sends.
+const defaultCloudEventSource = "/kubectl-hookrun"
+
 // eventInHeader tells whether the sender names its event in a header (the
-// others name it in the body, or not at all).
+// others name it in the body, or not at all). CloudEvents calls in binary
+// mode name it in ce-type.
 func eventInHeader(t agentsv1alpha1.SenderType) bool {
-	return t == agentsv1alpha1.SenderGitHub || t == agentsv1alpha1.SenderGitLab
+	return t == agentsv1alpha1.SenderGitHub || t == agentsv1alpha1.SenderGitLab || t == agentsv1alpha1.SenderCloudEvents
 }
 
 // namesEvents tells whether the sender names its events, so that
@@ -70,7 +77,7 @@ func eventInHeader(t agentsv1alpha1.SenderType) bool {
 func namesEvents(t agentsv1alpha1.SenderType) bool {
 	switch t {
 	case agentsv1alpha1.SenderGitHub, agentsv1alpha1.SenderGitLab, agentsv1alpha1.SenderStandardWebhooks,
-		agentsv1alpha1.SenderStripe, agentsv1alpha1.SenderSlack:
+		agentsv1alpha1.SenderStripe, agentsv1alpha1.SenderSlack, agentsv1alpha1.SenderCloudEvents:
 		return true
 	}
 	return false
@@ -95,6 +102,8 @@ func defaultEvent(spec *agentsv1alpha1.WebhookEndpointSpec) string {
 		return "invoice.payment_failed"
 	case agentsv1alpha1.SenderSlack:
 		return "app_mention"
+	case agentsv1alpha1.SenderCloudEvents:
+		return "com.example.order.refunded"
 	default:
 		return "order.refunded"
 	}
@@ -134,9 +143,17 @@ func bodyCarriesID(t agentsv1alpha1.SenderType) bool {
 }
 
 // needsDeliveryID tells whether a call without a delivery ID would be
-// refused or ambiguous: Standard Webhooks signs its webhook-id.
+// refused or ambiguous: Standard Webhooks signs its webhook-id, a
+// CloudEvent has an id.
 func needsDeliveryID(t agentsv1alpha1.SenderType) bool {
-	return t == agentsv1alpha1.SenderStandardWebhooks
+	return t == agentsv1alpha1.SenderStandardWebhooks || t == agentsv1alpha1.SenderCloudEvents
+}
+
+// structuredCloudEvent tells whether contentType is CloudEvents' structured
+// (or batched) mode, whose body carries the attributes: then the call sends
+// no ce-* headers.
+func structuredCloudEvent(contentType string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "application/cloudevents")
 }
 
 // newDeliveryID is a delivery ID no sender has used: prefix and 16 random hex digits.
@@ -168,6 +185,22 @@ func buildCall(spec *agentsv1alpha1.WebhookEndpointSpec, secret string, body []b
 	case agentsv1alpha1.SenderBearer:
 		add("Authorization", "Bearer "+secret)
 		add("Idempotency-Key", d.id)
+	case agentsv1alpha1.SenderCloudEvents:
+		add("Authorization", "Bearer "+secret)
+		if structuredCloudEvent(contentType) {
+			break // the body is the whole event
+		}
+		if d.id == "" || d.event == "" {
+			return call{}, fmt.Errorf("a CloudEvents call in binary mode needs an event type and an id (ce-type, ce-id)")
+		}
+		source := d.source
+		if source == "" {
+			source = defaultCloudEventSource
+		}
+		add("ce-specversion", "1.0")
+		add("ce-id", d.id)
+		add("ce-source", source)
+		add("ce-type", d.event)
 	case agentsv1alpha1.SenderGitLab:
 		add("X-Gitlab-Token", secret)
 		add("X-Gitlab-Event", d.event)
@@ -255,6 +288,9 @@ func senderSetup(spec *agentsv1alpha1.WebhookEndpointSpec, name string) []string
 		}
 	case agentsv1alpha1.SenderBearer:
 		lines = []string{"POST to the URL with header Authorization: Bearer followed by " + secret}
+	case agentsv1alpha1.SenderCloudEvents:
+		lines = []string{"CloudEvents 1.0 over HTTP, binary or structured mode: sink URL = the URL, header Authorization: Bearer followed by " + secret,
+			"the event's type is its event, source and id its delivery; batches are refused (415); OPTIONS with WebHook-Request-Origin is answered 200"}
 	case agentsv1alpha1.SenderGitLab:
 		lines = []string{"GitLab webhook: URL = the URL, Secret token = " + secret, "event types arrive in X-Gitlab-Event (Issues events: Issue Hook)"}
 	case agentsv1alpha1.SenderGitHub:

@@ -627,6 +627,7 @@ func TestEventsAndIDs(t *testing.T) {
 		{agentsv1alpha1.SenderStandardWebhooks, "order.refunded", false, false, true},
 		{agentsv1alpha1.SenderStripe, "invoice.payment_failed", false, true, false},
 		{agentsv1alpha1.SenderSlack, "app_mention", false, true, false},
+		{agentsv1alpha1.SenderCloudEvents, "com.example.order.refunded", true, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.typ), func(t *testing.T) {

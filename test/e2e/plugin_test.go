@@ -214,6 +214,7 @@ var senderEndpoints = map[string]agentsv1alpha1.SenderType{
 	"gitlab-issues": agentsv1alpha1.SenderGitLab, "alertmanager": agentsv1alpha1.SenderBearer,
 	"deploy-events": agentsv1alpha1.SenderHMAC, "orders-events": agentsv1alpha1.SenderStandardWebhooks,
 	"stripe-billing": agentsv1alpha1.SenderStripe, "slack-mentions": agentsv1alpha1.SenderSlack,
+	"cluster-events": agentsv1alpha1.SenderCloudEvents,
 }
 
 var _ = Describe("kubectl hookrun", Ordered, func() {
@@ -534,6 +535,41 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		r = hookrunPlugin(ctx, "redeliver", first)
 		Expect(r.code).To(Equal(1))
 		matchesGolden("redeliver-gone", r.stderr)
+
+		By("a CloudEvents endpoint: test sends in binary mode, a redelivery is a new event of the same type and source")
+		var ce struct {
+			Run agentsv1alpha1.AgentRun `json:"run"`
+		}
+		r = hookrunPlugin(ctx, "test", "cluster-events", "-o", "json")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(json.Unmarshal([]byte(r.stdout), &ce)).To(Succeed())
+		Expect(ce.Run.Status.State).To(Equal(agentsv1alpha1.RunSuccess))
+		sender := ce.Run.Spec.Sender
+		Expect([]string{string(sender.Type), sender.Event, sender.Source}).To(Equal([]string{"CloudEvents", "com.example.order.refunded", "/kubectl-hookrun"}))
+		Expect(sender.DeliveryID).To(HavePrefix("hookrun-test-"))
+		r = hookrunPlugin(ctx, "redeliver", ce.Run.Name, "-o", "json")
+		Expect(r.code).To(Equal(0), r.stderr)
+		binaryRun := ce.Run.Name
+		Expect(json.Unmarshal([]byte(r.stdout), &ce)).To(Succeed())
+		Expect(ce.Run.Name).NotTo(Equal(binaryRun))
+		Expect(ce.Run.Spec.Sender.DeliveryID).To(HavePrefix("hookrun-redeliver-"))
+
+		By("a structured CloudEvent is sent as it is, and its redelivery repeats its id: the first run, nothing new")
+		envelope := `{"specversion":"1.0","id":"plugin-ce-1","source":"/shop/orders","type":"com.example.order.refunded","data":{"order":"A-1"}}`
+		r = hookrunPlugin(ctx, "test", "cluster-events", "--data", envelope, "--content-type", "application/cloudevents+json", "-o", "json")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(json.Unmarshal([]byte(r.stdout), &ce)).To(Succeed())
+		Expect(ce.Run.Spec.Sender.Source).To(Equal("/shop/orders"))
+		Expect(ce.Run.Spec.Sender.DeliveryID).To(Equal("plugin-ce-1"))
+		events := &agentsv1alpha1.AgentRunList{}
+		Expect(cluster.AdminClient.List(ctx, events, client.InNamespace(pluginNS), client.MatchingLabels{agentsv1alpha1.LabelEndpoint: "cluster-events"})).To(Succeed())
+		before := len(events.Items)
+		// Within a second of the first run the plugin cannot tell it is a
+		// duplicate by its receivedAt; the answer's runId and the runs can.
+		r = hookrunPlugin(ctx, "redeliver", ce.Run.Name)
+		Expect(r.stdout).To(ContainSubstring(`202 Accepted {"runId":"` + ce.Run.Name + `"`))
+		Expect(cluster.AdminClient.List(ctx, events, client.InNamespace(pluginNS), client.MatchingLabels{agentsv1alpha1.LabelEndpoint: "cluster-events"})).To(Succeed())
+		Expect(events.Items).To(HaveLen(before))
 	})
 
 	It("lists recent invocations newest first, filters them and watches them", func(ctx SpecContext) {

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// The CloudEvents sender type (DESIGN.md section 10): CloudEvents 1.0 over
+// the HTTP protocol binding, with the secret as a Bearer token. A call is
+// one event, in binary mode (the attributes in ce-* headers, the body is the
+// event's data) or in structured mode (Content-Type
+// application/cloudevents+json, the body is the whole event). Header values
+// are taken as sent, not percent-decoded, as the CloudEvents Go SDK reads
+// them.
+
+// CodeUnsupportedMediaType answers a CloudEvents batch, or a structured
+// event in another format than JSON.
+const CodeUnsupportedMediaType = "unsupported_media_type"
+
+// ceSpecVersion is the one CloudEvents version the receiver takes.
+const ceSpecVersion = "1.0"
+
+// maxSourceBytes and maxSubjectBytes bound what a run records of an
+// event's source and subject (longer values are cut; the run name is
+// derived from the whole source).
+const (
+	maxSourceBytes  = 256
+	maxSubjectBytes = 256
+)
+
+// The binary-mode attribute headers, in canonical form.
+var (
+	hdrCESpecVersion = http.CanonicalHeaderKey("ce-specversion")
+	hdrCEID          = http.CanonicalHeaderKey("ce-id")
+	hdrCESource      = http.CanonicalHeaderKey("ce-source")
+	hdrCEType        = http.CanonicalHeaderKey("ce-type")
+	hdrCESubject     = http.CanonicalHeaderKey("ce-subject")
+)
+
+// The headers of the abuse-protection handshake of the CloudEvents HTTP
+// webhook spec, in canonical form.
+var (
+	hdrWebHookRequestOrigin = http.CanonicalHeaderKey("WebHook-Request-Origin")
+	hdrWebHookAllowedOrigin = http.CanonicalHeaderKey("WebHook-Allowed-Origin")
+	hdrWebHookAllowedRate   = http.CanonicalHeaderKey("WebHook-Allowed-Rate")
+)
+
+// The media types of the structured and batched modes (JSON format).
+const (
+	mediaCloudEvents      = "application/cloudevents"
+	mediaCloudEventsJSON  = "application/cloudevents+json"
+	mediaCloudEventsBatch = "application/cloudevents-batch"
+)
+
+var (
+	answerNotCloudEvent = newAnswer(http.StatusBadRequest, CodeBadRequest,
+		"Not a CloudEvent: specversion 1.0, id, source and type are required (ce-* headers in binary mode, JSON members in structured mode)")
+	answerCloudEventsBatch = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		"CloudEvents batch mode is not supported: send one event per request, in binary or structured (application/cloudevents+json) mode")
+	answerCloudEventsFormat = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		"Only the JSON event format is supported in structured mode (application/cloudevents+json)")
+)
+
+const (
+	reasonNotCloudEvent     = "not a CloudEvents 1.0 event"
+	reasonCloudEventsBatch  = "CloudEvents batch"
+	reasonCloudEventsFormat = "CloudEvents structured format not JSON"
+)
+
+// ceRefusal is why a call of a CloudEvents endpoint is no event the
+// receiver takes; ceEvent when it is one.
+type ceRefusal uint8
+
+const (
+	ceEvent ceRefusal = iota
+	ceNotEvent
+	ceBatch
+	ceFormat
+)
+
+// ceMode is how a call carries its event, as its Content-Type tells.
+type ceMode uint8
+
+const (
+	// ceBinary: anything but application/cloudevents...
+	ceBinary ceMode = iota
+	ceStructured
+	ceBatched
+	// ceOtherFormat: structured in another format than JSON.
+	ceOtherFormat
+)
+
+func ceModeOf(h http.Header) ceMode {
+	ct := h["Content-Type"]
+	if len(ct) == 0 {
+		return ceBinary
+	}
+	media, _, _ := strings.Cut(ct[0], ";")
+	media = strings.ToLower(strings.TrimSpace(media))
+	switch {
+	case media == mediaCloudEventsJSON:
+		return ceStructured
+	case strings.HasPrefix(media, mediaCloudEventsBatch):
+		return ceBatched
+	case strings.HasPrefix(media, mediaCloudEvents):
+		return ceOtherFormat
+	}
+	return ceBinary
+}
+
+// ceAttributes are the attributes of an event the receiver reads.
+type ceAttributes struct {
+	SpecVersion string `json:"specversion"`
+	ID          string `json:"id"`
+	Source      string `json:"source"`
+	Type        string `json:"type"`
+	Subject     string `json:"subject"`
+}
+
+// describeCloudEvent reads the event type, the delivery (id and source) and
+// the subject of a CloudEvents call, or why it is not one event.
+func describeCloudEvent(h http.Header, body []byte) delivery {
+	var a ceAttributes
+	switch ceModeOf(h) {
+	case ceBatched:
+		return delivery{refusal: ceBatch}
+	case ceOtherFormat:
+		return delivery{refusal: ceFormat}
+	case ceStructured:
+		// A member of another type than string (or a body that is no JSON
+		// object) fails to decode: no event.
+		if err := json.Unmarshal(body, &a); err != nil {
+			return delivery{refusal: ceNotEvent}
+		}
+	default:
+		a = ceAttributes{
+			SpecVersion: single(h, hdrCESpecVersion), ID: single(h, hdrCEID),
+			Source: single(h, hdrCESource), Type: single(h, hdrCEType), Subject: single(h, hdrCESubject),
+		}
+	}
+	if a.SpecVersion != ceSpecVersion || a.ID == "" || a.Source == "" || a.Type == "" {
+		return delivery{refusal: ceNotEvent}
+	}
+	return delivery{
+		event: a.Type, deliveryID: a.ID,
+		source:  recordable(a.Source, maxSourceBytes),
+		subject: recordable(a.Subject, maxSubjectBytes),
+		// The delivery is source and id together: the length of source
+		// first, so that no other source and id give the same key.
+		key: strconv.Itoa(len(a.Source)) + ":" + a.Source + a.ID,
+	}
+}
+
+// checkCloudEvent refuses a call of a CloudEvents endpoint that is not one
+// CloudEvents 1.0 event: 400 without specversion 1.0, id, source or type,
+// 415 for a batch or a structured format other than JSON.
+func (h *Handler) checkCloudEvent(c *callState) int {
+	switch c.d.refusal {
+	case ceNotEvent:
+		return c.reject(answerNotCloudEvent, reasonNotCloudEvent)
+	case ceBatch:
+		return c.reject(answerCloudEventsBatch, reasonCloudEventsBatch)
+	case ceFormat:
+		return c.reject(answerCloudEventsFormat, reasonCloudEventsFormat)
+	}
+	return notAnswered
+}
+
+// answerWebhookValidation answers the abuse-protection handshake of the
+// CloudEvents HTTP webhook spec: OPTIONS with WebHook-Request-Origin to a
+// CloudEvents endpoint is answered 200 with WebHook-Allowed-Origin (that
+// origin), Allow: POST and WebHook-Allowed-Rate (the invocation rate limit,
+// calls per minute). No credential is needed (the validation request of the
+// spec carries none), nothing is read or stored: it costs one lookup in
+// memory. Anything else returns notAnswered, and the caller answers 405.
+func (h *Handler) answerWebhookValidation(c *callState, id string) int {
+	origin := c.r.Header[hdrWebHookRequestOrigin]
+	if len(origin) != 1 || origin[0] == "" {
+		return notAnswered
+	}
+	e := h.table.lookup(id)
+	if e == nil || e.sender.kind != agentsv1alpha1.SenderCloudEvents {
+		return notAnswered
+	}
+	hdr := c.w.Header()
+	hdr[hdrWebHookAllowedOrigin] = origin
+	hdr["Allow"] = allowPost
+	hdr[hdrWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
+	hdr["Cache-Control"] = noStore
+	c.w.WriteHeader(http.StatusOK)
+	return http.StatusOK
+}

@@ -24,10 +24,13 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -40,6 +43,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
 	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver"
 )
 
@@ -99,8 +103,11 @@ type role struct {
 	}
 	// configure adds the role's cache and leader election to the manager's options.
 	configure func(*ctrl.Options)
-	// setup adds the role's controllers and servers to the manager.
-	setup func(context.Context, ctrl.Manager) error
+	// setup adds the role's controllers and servers to the manager, their
+	// spans made by tp.
+	setup func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error
+	// service is the role's service.name in its traces.
+	service string
 }
 
 func newOperatorCommand() *cobra.Command {
@@ -116,9 +123,10 @@ func newOperatorCommand() *cobra.Command {
 			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
 			o.Cache = controllers.CacheOptions(opts.Namespace)
 		},
-		setup: func(ctx context.Context, mgr ctrl.Manager) error {
-			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{})
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error {
+			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{TracerProvider: tp})
 		},
+		service: controllers.ServiceName,
 	})
 }
 
@@ -130,10 +138,11 @@ func newReceiverCommand() *cobra.Command {
 		apiUse:    "two per accepted call",
 		options:   opts,
 		configure: func(o *ctrl.Options) { o.Cache = receiver.CacheOptions(opts) },
-		setup: func(ctx context.Context, mgr ctrl.Manager) error {
-			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{})
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error {
+			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{TracerProvider: tp})
 			return err
 		},
+		service: receiver.ServiceName,
 	})
 }
 
@@ -175,11 +184,26 @@ func run(ctx context.Context, r role, shared *manager.Options) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("adding the readiness check: %w", err)
 	}
-	if err := r.setup(ctx, mgr); err != nil {
+	tp, err := tracing.NewProvider(ctx, shared.OTLPEndpoint, r.service)
+	if err != nil {
 		return err
 	}
-	return mgr.Start(ctx)
+	otel.SetLogger(ctrl.Log.WithName("otel"))
+	if err := r.setup(ctx, mgr, tp); err != nil {
+		return err
+	}
+	err = mgr.Start(ctx)
+	// The spans not exported yet go out before the process ends.
+	flushCtx, cancel := context.WithTimeout(context.Background(), tracingFlushTimeout)
+	defer cancel()
+	if ferr := tp.Shutdown(flushCtx); ferr != nil {
+		ctrl.Log.Error(ferr, "exporting the last spans")
+	}
+	return err
 }
+
+// tracingFlushTimeout bounds exporting the last spans at shutdown.
+const tracingFlushTimeout = 5 * time.Second
 
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{

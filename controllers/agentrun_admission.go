@@ -62,6 +62,8 @@ type AgentAdmissionReconciler struct {
 	// NewContextID makes A2A context IDs (UUIDs in production).
 	NewContextID func() string
 
+	tracer runTracer
+
 	unconfirmed unconfirmedWrites
 }
 
@@ -163,7 +165,10 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 	run.Status.Thread = thread
 	run.Status.PayloadDeadline = nil // it came: the deadline is over
 	agentsv1alpha1.SetRunConditions(run)
-	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
+	span := p.r.tracer.admit(ctx, cached, run)
+	err = p.write(ctx, cached, run, outOfQueue)
+	endAdmission(span, run, err)
+	if err != nil {
 		return err
 	}
 	observeRunStarted(run, p.now)
@@ -175,7 +180,10 @@ func (p *pass) end(ctx context.Context, cached *agentsv1alpha1.AgentRun, message
 	run := cached.DeepCopy()
 	finish(&run.Status, agentsv1alpha1.RunError, message, "", p.now)
 	agentsv1alpha1.SetRunConditions(run)
-	if err := p.write(ctx, cached, run, outOfQueue); err != nil {
+	span := p.r.tracer.admit(ctx, cached, run)
+	err := p.write(ctx, cached, run, outOfQueue)
+	endAdmission(span, run, err)
+	if err != nil {
 		return err
 	}
 	runEnded(p.r.Recorder, run)

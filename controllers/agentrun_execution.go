@@ -36,6 +36,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
 // sendRetryInterval spaces retries of a send that failed with a retryable error.
@@ -81,6 +82,8 @@ type AgentRunExecutionReconciler struct {
 	Workers int
 	// CallTimeout bounds one A2A call (--a2a-call-timeout).
 	CallTimeout time.Duration
+
+	tracer runTracer
 
 	unconfirmed unconfirmedWrites
 	calls       *callQueue
@@ -183,11 +186,13 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 		run.Status.Thread = &agentsv1alpha1.RunThread{}
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	callCtx, span := r.tracer.call(callCtx, tracing.SpanSend, run)
 	// The cache holds no prompt (stripForCache): it comes from the read
 	// above, of the run in full.
 	task, err := c.SendMessage(callCtx, runMessage(run, live.Spec.Prompt, agent, body))
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
+	endCall(span, taskState(task), err)
 	switch {
 	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
@@ -236,9 +241,11 @@ func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alp
 		return ctrl.Result{}, err
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
+	callCtx, span := r.tracer.call(callCtx, tracing.SpanPoll, run)
 	task, err := c.GetTask(callCtx, run.Status.TaskID)
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
+	endCall(span, taskState(task), err)
 	switch {
 	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
 		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
@@ -273,8 +280,11 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 	c, err := r.clientFor(ctx, run, agent)
 	if err == nil {
 		callCtx, cancel := context.WithTimeout(ctx, r.callTimeout())
-		_, err = c.CancelTask(callCtx, run.Status.TaskID)
+		callCtx, span := r.tracer.call(callCtx, tracing.SpanCancel, run)
+		var task *a2a.Task
+		task, err = c.CancelTask(callCtx, run.Status.TaskID)
 		cancel()
+		endCall(span, taskState(task), err)
 	}
 	if err != nil {
 		msg += fmt.Sprintf("; canceling the task failed: %v", err)

@@ -80,7 +80,8 @@ func stripForCache(obj any) {
 			// contexts need: most retained
 			// runs are finished, so they keep no more.
 			o.Spec.Sender, o.Spec.Model, o.Spec.ThreadNamingHint = nil, "", ""
-			o.Status.Conditions, o.Status.TaskID, o.Status.Duration = nil, "", ""
+			o.Status.Conditions, o.Status.TaskID, o.Status.Duration, o.Status.TraceID = nil, "", "", ""
+			dropTraceAnnotations(o)
 			break
 		}
 		// Ready and Succeeded repeat the message. Their status, reason and
@@ -99,6 +100,16 @@ func cachedStatus(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
 	c := run.DeepCopy()
 	stripForCache(c)
 	return c.Status
+}
+
+// dropTraceAnnotations drops the trace context of a finished run: no span
+// of it comes any more.
+func dropTraceAnnotations(run *agentsv1alpha1.AgentRun) {
+	delete(run.Annotations, agentsv1alpha1.AnnotationTraceparent)
+	delete(run.Annotations, agentsv1alpha1.AnnotationTracestate)
+	if len(run.Annotations) == 0 {
+		run.Annotations = nil
+	}
 }
 
 // hookrunOnly keeps the entries of labels or annotations under

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
 // Dependencies are the operator's sources of nondeterminism; tests inject
@@ -40,6 +42,9 @@ type Dependencies struct {
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
 	A2A A2AClientFactory
+	// TracerProvider makes the spans of runs; nil: one that exports
+	// nothing (traceparents still reach the agents).
+	TracerProvider trace.TracerProvider
 }
 
 // ClientCacheOptions keeps Secret data out of the operator's cache: typed
@@ -66,6 +71,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if deps.A2A == nil {
 		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
 	}
+	if deps.TracerProvider == nil {
+		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
+	}
+	tracer := runTracer{deps.TracerProvider.Tracer(tracing.ScopeName)}
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
 		if err != nil {
@@ -100,11 +109,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock,
+			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock, tracer: tracer,
 		},
 		"AgentRun execution": &AgentRunExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout,
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
 		},
 		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {

@@ -29,6 +29,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +47,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -72,7 +75,9 @@ var (
 	randomSource = &lockedReader{r: rand.NewChaCha8([32]byte{'h', 'o', 'o', 'k', 'r', 'u', 'n'})}
 	// operatorRequests records the requests of the operator the suite runs.
 	operatorRequests = &requestLog{}
-	testOptions      = &OperatorOptions{
+	// operatorSpans holds the finished spans of the operator the suite runs.
+	operatorSpans = tracetest.NewInMemoryExporter()
+	testOptions   = &OperatorOptions{
 		PublicBaseURL:        publicBaseURL,
 		RunHistoryLimit:      3,
 		RunTTL:               time.Hour,
@@ -140,7 +145,8 @@ func startManagerWith(opts *OperatorOptions) func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
-	Expect(SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource})).To(Succeed())
+	Expect(SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource,
+		TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(operatorSpans))})).To(Succeed())
 	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()

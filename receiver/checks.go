@@ -37,6 +37,8 @@ const notAnswered = 0
 type callState struct {
 	w http.ResponseWriter
 	r *http.Request
+	// start is when the call came in.
+	start time.Time
 
 	id  string
 	e   *endpoint
@@ -273,8 +275,9 @@ func (h *Handler) checkMembership(c *callState) int {
 	return notAnswered
 }
 
-// storeRun is step 9: the run, then its payload. It always answers.
-func (h *Handler) storeRun(c *callState) int {
+// storeRun is step 9: the run, then its payload. It always answers, and
+// is traced (the receive span).
+func (h *Handler) storeRun(c *callState) (code int) {
 	run, err := h.newRun(c.e, &c.d, c.now)
 	if err != nil {
 		return h.unavailable(c, reasonStoreFailed)
@@ -287,6 +290,8 @@ func (h *Handler) storeRun(c *callState) int {
 		Bytes:       int64(len(c.body)),
 		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
+	span := h.startReceive(c, run)
+	defer func() { endReceive(span, code) }()
 	dup, err := h.store.createRun(c.r.Context(), run, c.body)
 	if err != nil {
 		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)

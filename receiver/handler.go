@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -94,6 +95,8 @@ type Handler struct {
 	rand       io.Reader
 	log        logr.Logger
 	metrics    *metrics
+	// tracer makes the receive span of a call that stores a run.
+	tracer trace.Tracer
 
 	invocationLimit      int
 	unauthenticatedLimit int
@@ -120,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// it is answered (also if serving panics).
 	var held bodyHold
 	defer func() { h.bodies.give(held) }()
-	c := callState{w: w, r: r}
+	c := callState{w: w, r: r, start: start}
 	code := h.serve(&c, &held)
 	if code >= http.StatusBadRequest {
 		h.rejected(&c, code)

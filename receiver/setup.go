@@ -26,6 +26,7 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -39,7 +40,11 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/tracing"
 )
+
+// ServiceName is the receiver's service.name in its traces.
+const ServiceName = "hookrun-receiver"
 
 // ConfigMapName is the ConfigMap in the receiver's namespace whose key
 // "triggering" set to "disabled" answers every call with 503 at run time.
@@ -50,6 +55,9 @@ type Dependencies struct {
 	Clock      clock.PassiveClock
 	Rand       io.Reader
 	Membership membership.Checker
+	// TracerProvider makes the receive spans; nil: one that exports
+	// nothing (traces still propagate to the operator).
+	TracerProvider trace.TracerProvider
 }
 
 // CacheOptions limits the receiver's informers to the watched namespaces
@@ -136,6 +144,9 @@ func (deps Dependencies) withDefaults(mgr ctrl.Manager) (Dependencies, error) {
 		}
 		deps.Membership = checker
 	}
+	if deps.TracerProvider == nil {
+		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
+	}
 	return deps, nil
 }
 
@@ -154,6 +165,7 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		rand:                 deps.Rand,
 		log:                  ctrl.Log.WithName("receiver"),
 		metrics:              m,
+		tracer:               deps.TracerProvider.Tracer(tracing.ScopeName),
 		invocationLimit:      opts.RateLimit,
 		unauthenticatedLimit: opts.UnauthenticatedRateLimit,
 		invocation:           newLimiters(opts.RateLimit),

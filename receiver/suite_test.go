@@ -30,6 +30,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +47,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -73,6 +76,8 @@ var (
 	srv           *httptest.Server
 	// apiRequests counts the receiver's requests to the API server, but watches.
 	apiRequests atomic.Int64
+	// spans holds the receiver's finished spans.
+	spans = tracetest.NewInMemoryExporter()
 )
 
 func TestReceiver(t *testing.T) {
@@ -131,7 +136,7 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
-	handler, err = Setup(ctx, mgr, opts, Dependencies{Clock: fakeClock})
+	handler, err = Setup(ctx, mgr, opts, Dependencies{Clock: fakeClock, TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(spans))})
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan struct{})
 	go func() {

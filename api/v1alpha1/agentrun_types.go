@@ -237,6 +237,15 @@ type AgentRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=20480
 	Output string `json:"output,omitempty"`
+
+	// traceID is the W3C trace the run belongs to (32 lower-case hex
+	// digits): the sender's trace when it called an authenticated endpoint
+	// with a valid traceparent, else one the receiver started. The operator
+	// records it when the run leaves the queue; every A2A request for the
+	// run carries a traceparent of this trace.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]{32}$`
+	TraceID string `json:"traceID,omitempty"`
 }
 
 // AgentRun is one call to a WebhookEndpoint: the invocation record and the

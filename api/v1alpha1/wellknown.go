@@ -109,7 +109,20 @@ const (
 	// replica that stored its payload for a duplicate delivery: the change
 	// of resourceVersion stops the first writer from removing the run.
 	AnnotationPayloadStoredBy = "agents.hookrun.dev/payload-stored-by"
+	// AnnotationTraceparent is set on an AgentRun by the receiver that
+	// created it: the W3C traceparent of its receive span, which the
+	// operator's spans of the run (admission, send, poll) continue.
+	AnnotationTraceparent = "agents.hookrun.dev/traceparent"
+	// AnnotationTracestate is the W3C tracestate that came with the
+	// sender's traceparent (authenticated endpoints only, at most
+	// MaxTracestateBytes), passed on to the agent.
+	AnnotationTracestate = "agents.hookrun.dev/tracestate"
 )
+
+// MaxTracestateBytes bounds the tracestate a run keeps (W3C Trace Context
+// asks to propagate at least 512 characters): list members beyond it are
+// dropped from the end.
+const MaxTracestateBytes = 512
 
 // Secrets written by hookrun.
 const (

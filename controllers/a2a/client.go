@@ -34,6 +34,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Version is an A2A protocol version the client speaks.
@@ -120,6 +122,9 @@ type Client struct {
 	pick sync.Once
 	d    dialect
 }
+
+// traceContext writes the W3C traceparent and tracestate headers.
+var traceContext = propagation.TraceContext{}
 
 // DefaultTimeout bounds one JSON-RPC call when HTTP is nil.
 const DefaultTimeout = 30 * time.Second
@@ -263,6 +268,9 @@ func (c *Client) newRequest(ctx context.Context, method string, params any) (*ht
 	for k, v := range c.Headers {
 		req.Header.Set(k, v)
 	}
+	// The span of the call, if ctx has one (the run's trace): the agent
+	// can join it.
+	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	return req, nil
 }
 

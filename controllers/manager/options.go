@@ -22,6 +22,7 @@ limitations under the License.
 package manager
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -29,6 +30,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
 // Defaults of the shared flags.
@@ -59,6 +62,10 @@ type Options struct {
 	// KubeAPIQPS and KubeAPIBurst bound the client's requests to the API server.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
+	// OTLPEndpoint is the OpenTelemetry collector's base URL (OTLP/HTTP)
+	// the spans go to; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, else none
+	// (traces still propagate).
+	OTLPEndpoint string
 }
 
 // NewOptions returns the options with their defaults.
@@ -86,14 +93,21 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, component, apiUse string) {
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the "+component+" may make to the API server"+apiUse+".")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the "+component+" may make to the API server.")
+	fs.StringVar(&o.OTLPEndpoint, "otlp-endpoint", o.OTLPEndpoint, "Base URL of an OpenTelemetry collector (OTLP/HTTP, for example http://otel-collector:4318) the "+component+"'s spans are exported to. Empty: $OTEL_EXPORTER_OTLP_ENDPOINT, else no export (traceparents still propagate).")
 }
 
 // Validate reports every invalid option at once.
 func (o *Options) Validate() error {
+	var errs []error
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
-		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst)
+		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
-	return nil
+	if o.OTLPEndpoint != "" {
+		if _, err := tracing.TracesURL(o.OTLPEndpoint); err != nil {
+			errs = append(errs, fmt.Errorf("%w, got %q", err, o.OTLPEndpoint))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // RESTConfig loads the kubeconfig at Kubeconfig, or when it is empty the

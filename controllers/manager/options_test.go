@@ -32,13 +32,14 @@ func TestOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{
 		"--kubeconfig=testdata-kubeconfig", "--metrics-bind-address=127.0.0.1:9000",
 		"--health-probe-bind-address=127.0.0.1:9001", "--pprof-bind-address=127.0.0.1:9002",
-		"--kube-api-qps=20.5", "--kube-api-burst=40",
+		"--kube-api-qps=20.5", "--kube-api-burst=40", "--otlp-endpoint=http://otel-collector:4318",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Options{Kubeconfig: "testdata-kubeconfig", MetricsBindAddress: "127.0.0.1:9000",
-		HealthProbeBindAddress: "127.0.0.1:9001", PprofBindAddress: "127.0.0.1:9002", KubeAPIQPS: 20.5, KubeAPIBurst: 40}
+		HealthProbeBindAddress: "127.0.0.1:9001", PprofBindAddress: "127.0.0.1:9002", KubeAPIQPS: 20.5, KubeAPIBurst: 40,
+		OTLPEndpoint: "http://otel-collector:4318"}
 	if *o != want {
 		t.Errorf("parsed %+v, want %+v", *o, want)
 	}
@@ -53,7 +54,7 @@ func TestOptionsDefaults(t *testing.T) {
 	NewOptions().BindFlags(fs, "operator", "")
 	for name, want := range map[string]string{
 		"kubeconfig": "", "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
-		"pprof-bind-address": "0", "kube-api-qps": "500", "kube-api-burst": "1000",
+		"pprof-bind-address": "0", "kube-api-qps": "500", "kube-api-burst": "1000", "otlp-endpoint": "",
 	} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != want {
 			t.Errorf("--%s: %+v, want default %q", name, f, want)
@@ -74,9 +75,12 @@ func TestOptionsValidate(t *testing.T) {
 		mutate  func(*Options)
 		wantErr string
 	}{
-		"valid":    {func(*Options) {}, ""},
-		"no QPS":   {func(o *Options) { o.KubeAPIQPS = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
-		"no burst": {func(o *Options) { o.KubeAPIBurst = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
+		"valid":     {func(*Options) {}, ""},
+		"no QPS":    {func(o *Options) { o.KubeAPIQPS = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
+		"no burst":  {func(o *Options) { o.KubeAPIBurst = 0 }, "--kube-api-qps and --kube-api-burst must be positive"},
+		"collector": {func(o *Options) { o.OTLPEndpoint = "https://otel.example.com/prefix" }, ""},
+		"collector without a scheme": {func(o *Options) { o.OTLPEndpoint = "otel-collector:4318" },
+			"--otlp-endpoint must be an http or https URL"},
 	} {
 		o := NewOptions()
 		tc.mutate(o)

@@ -54,6 +54,8 @@ var (
 	cluster *devcluster.Cluster
 	// workDir holds the processes' logs; kept when the suite fails.
 	workDir string
+	// otlp receives the spans both processes export.
+	otlp *collector
 )
 
 func TestE2E(t *testing.T) {
@@ -75,13 +77,18 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// (ReportAfterSuite removes them after a run that passed).
 	workDir, err = os.MkdirTemp("", "hookrun-e2e-")
 	Expect(err).NotTo(HaveOccurred())
+	// Both processes export their spans here; it outlives them (their
+	// last spans go out as they stop).
+	otlp = newCollector()
+	DeferCleanup(otlp.srv.Close)
+	tracing := "--otlp-endpoint=" + otlp.srv.URL
 	cluster, err = devcluster.Start(ctx, devcluster.Options{
 		Root: root, Assets: assets,
 		Hookrun: hookrun, DemoAgentBinary: demoAgent,
 		WorkDir:         filepath.Join(workDir, "cluster"),
 		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
-		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit)},
-		OperatorArgs:    []string{"--owner-recheck-interval=2s"},
+		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit), tracing},
+		OperatorArgs:    []string{"--owner-recheck-interval=2s", tracing},
 		SampleNamespace: ns,
 		Log:             GinkgoWriter,
 	})

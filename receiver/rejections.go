@@ -78,6 +78,7 @@ var errorCodes = [...]string{
 	CodeTriggeringDisabled, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeMethodNotAllowed,
 	CodeEndpointPaused, CodeAgentUnavailable, CodeThreadUnavailable, CodePayloadTooLarge,
 	CodeRateLimited, CodeBacklogFull, CodeOwnerNotMember, CodeUnavailable, CodeBadRequest,
+	CodeFilterInvalid, codeFilterError,
 }
 
 // slotOf returns the slot of an error code; every answer's code has one.

@@ -51,13 +51,18 @@ const (
 const (
 	// MaxLength is the most characters an expression may have (the CRD's bound).
 	MaxLength = 4096
-	// CostLimit is the most CEL cost units one evaluation may spend. An
-	// expression whose estimated worst case (every input at its largest,
-	// MaxInputBytes) is higher does not compile; an evaluation that reaches
-	// it stops with an error (the call is ignored). A comparison or a field
-	// selection costs about one unit; a string operation about one unit per
-	// ten bytes it reads. One million units take a few milliseconds.
-	CostLimit = 10_000_000
+	// CostLimit is the most CEL cost units an expression may take in its
+	// worst case, as cel-go estimates it with every input at its largest
+	// (MaxInputBytes): a comparison or a field selection costs about one
+	// unit, a string operation about one unit per ten bytes it reads, and a
+	// comprehension its body's cost once per element. An expression whose
+	// estimate is higher does not compile: a comprehension within a
+	// comprehension over the body, a scan of rawBody per element. Since the
+	// inputs are bounded, the estimate bounds every evaluation, and no cost
+	// is tracked while evaluating (cel-go's runtime cost tracking grows
+	// quadratically with the elements a comprehension visits: minutes for a
+	// 1 MiB body of small elements).
+	CostLimit = 20_000_000
 	// MaxInputBytes is the largest body, header block and header value the
 	// cost estimate assumes (the receiver refuses bodies over 1 MiB).
 	MaxInputBytes = 1 << 20
@@ -105,7 +110,7 @@ func Compile(expr string) (*Program, error) {
 		return nil, fmt.Errorf("the expression may cost up to %s units on a large call, more than the limit of %d: "+
 			"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", costString(est.Max), CostLimit)
 	}
-	prg, err := env.Program(ast, cel.CostLimit(CostLimit))
+	prg, err := env.Program(ast)
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}
@@ -127,8 +132,7 @@ type Call struct {
 }
 
 // Matches evaluates the expression on call: true starts a run. An error (a
-// missing key, a type mismatch, the cost limit reached) is returned with
-// false.
+// missing key, a type mismatch) is returned with false.
 func (p *Program) Matches(call Call) (bool, error) {
 	act := activation{call: &call}
 	out, _, err := p.prg.Eval(&act)
@@ -199,6 +203,9 @@ func lowerHeaders(h http.Header) map[string]string {
 type sizeEstimator struct{}
 
 func (sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
+	if t := element.Type(); t != nil && t.Kind() == types.TypeKind {
+		return &checker.SizeEstimate{Min: 1, Max: 1} // type(x): compared at unit cost
+	}
 	if path := element.Path(); len(path) > 0 {
 		switch path[0] {
 		case VarHeaders, VarEvent, VarBody, VarRawBody:

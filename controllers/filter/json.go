@@ -16,49 +16,205 @@ limitations under the License.
 
 package filter
 
-import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"strconv"
-)
+// The body as an expression sees it. Decoding a 1 MiB body into Go maps
+// and lists takes about ten times as long as reading it; a filter reads a
+// few fields. So the body is only checked to be one JSON value (a scan
+// that allocates nothing), and objects and arrays stay the bytes they are:
+// a field or an element is found by skipping over the others when the
+// expression asks for it (jsonvalue.go).
 
-// ParseJSON returns body as the value body has in an expression: the JSON
-// value (objects as maps, arrays as lists, strings, bools), or nil (null)
-// when body is not one JSON value. A number is an int when it is written
-// without a fraction or exponent and fits in 64 bits, else a double (CEL
-// compares ints and doubles with each other: body.n == 1 and body.n > 0.5
-// both work). Its size is bounded by the body's (at most 1 MiB).
-func ParseJSON(body []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil // more than one value, or trailing garbage
-	}
-	return numbers(v)
+// maxJSONDepth bounds the nesting the scan follows (as encoding/json does):
+// deeper is not JSON, so body is null.
+const maxJSONDepth = 10000
+
+// validJSON tells whether b is exactly one JSON value, with white space
+// around it.
+func validJSON(b []byte) bool {
+	i := skipWS(b, 0)
+	end, ok := scanValue(b, i, 0)
+	return ok && skipWS(b, end) == len(b)
 }
 
-// numbers replaces every json.Number in v by an int64 or a float64.
-func numbers(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			return i
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanValue returns the end of the JSON value starting at b[i], and whether
+// it is one.
+func scanValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '{':
+		return scanObject(b, i, depth+1)
+	case c == '[':
+		return scanArray(b, i, depth+1)
+	case c == '"':
+		return scanString(b, i)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i)
+	}
+	return i, false
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+func scanObject(b []byte, i, depth int) (int, bool) {
+	if depth > maxJSONDepth {
+		return i, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
 		}
-		f, _ := strconv.ParseFloat(string(t), 64) // valid JSON: out of range gives ±Inf
-		return f
-	case map[string]any:
-		for k, e := range t {
-			t[k] = numbers(e)
+		var ok bool
+		if i, ok = scanString(b, i); !ok {
+			return i, false
 		}
-	case []any:
-		for i, e := range t {
-			t[i] = numbers(e)
+		if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		if i, ok = scanValue(b, skipWS(b, i+1), depth); !ok {
+			return i, false
+		}
+		if i = skipWS(b, i); i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
 		}
 	}
-	return v
+}
+
+func scanArray(b []byte, i, depth int) (int, bool) {
+	if depth > maxJSONDepth {
+		return i, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = scanValue(b, i, depth); !ok {
+			return i, false
+		}
+		if i = skipWS(b, i); i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// stringStop marks the bytes that end a run of plain string content: the
+// closing quote, an escape, and the control characters JSON forbids.
+var stringStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// scanString returns the end of the string whose opening quote is b[i].
+func scanString(b []byte, i int) (int, bool) {
+	for i++; ; i++ {
+		for i < len(b) && !stringStop[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i++; i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return i, false
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		default: // a control character
+			return i, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// scanNumber follows the JSON number grammar.
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	return i, true
 }

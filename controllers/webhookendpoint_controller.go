@@ -99,6 +99,8 @@ type endpointScope struct {
 	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
 	// yet, and why; it comes before everything else in Ready.
 	idProblem *summary
+	// filterProblem: spec.filter does not compile, and why.
+	filterProblem *summary
 	// runs are the endpoint's AgentRuns (from the cache), once listed.
 	runs       []agentsv1alpha1.AgentRun
 	runsListed bool
@@ -155,6 +157,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var errs []error
 	for _, phase := range []func(context.Context, *endpointScope) error{
 		r.reconcileIdentity,
+		r.reconcileFilter,
 		r.reconcileAgent,
 		r.reconcileThread,
 		r.reconcileSecret,
@@ -177,8 +180,11 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
 	sum := endpointSummary(&ep.Status, s.idHeldElsewhere, phasesErr)
-	if s.idProblem != nil {
+	switch {
+	case s.idProblem != nil:
 		sum = *s.idProblem
+	case s.filterProblem != nil && !s.idHeldElsewhere:
+		sum = *s.filterProblem
 	}
 	setSummary(&ep.Status.Conditions, sum, ep.Generation)
 	if phasesErr == nil {

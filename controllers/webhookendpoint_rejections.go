@@ -38,7 +38,7 @@ import (
 
 // maxRejectionCodes is the most error codes status.rejections lists (its
 // CRD bound); the receiver has fewer.
-const maxRejectionCodes = 16
+const maxRejectionCodes = 24
 
 // reconcileRejections sums the endpoint's entries in the receiver replicas'
 // rejection reports (ConfigMaps in the receiver's namespace, from the cache)

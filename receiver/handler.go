@@ -182,6 +182,9 @@ func (h *Handler) serve(c *callState, held *bodyHold) int {
 	if code := h.answerIgnoredEvent(c); code != notAnswered { // an event not in spec.sender.events: 200
 		return code
 	}
+	if code := h.applyFilter(c); code != notAnswered { // spec.filter: false or an error 200, not compiled 422
+		return code
+	}
 	if code := h.reserveBacklog(c); code != notAnswered { // 7. backlog cap: 429
 		return code
 	}

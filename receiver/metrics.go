@@ -35,6 +35,8 @@ type metrics struct {
 	// bodyBudgetFull counts 503s for a spent body budget, by budget
 	// (budgetReplica or budgetEndpoint).
 	bodyBudgetFull *prometheus.CounterVec
+	// filterErrors counts calls whose spec.filter failed to evaluate.
+	filterErrors prometheus.Counter
 }
 
 // The budgets of request bodies, as labelled in bodyBudgetFull.
@@ -70,6 +72,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_body_budget_exhausted_total",
 			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies (budget=replica), or the endpoint's calls held its quarter of them (budget=endpoint).",
 		}, []string{"budget"}),
+		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_filter_errors_total",
+			Help: "Calls whose endpoint's spec.filter failed to evaluate (a missing key, a type mismatch, the cost limit); they were answered 200 ignored.",
+		}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -88,6 +94,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.bodyBudgetFull, err = register(reg, m.bodyBudgetFull); err != nil {
+		return nil, err
+	}
+	if m.filterErrors, err = register(reg, m.filterErrors); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -39,6 +39,8 @@ type endpoint struct {
 	previous      [sha256.Size]byte
 	previousUntil time.Time
 	sender        *sender
+	// filter is spec.filter compiled; nil without one.
+	filter *endpointFilter
 }
 
 // digests returns the digests a hash-only credential may match now.
@@ -192,7 +194,7 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	if t.onUpsert != nil {
 		t.onUpsert(ep)
 	}
-	e := &endpoint{obj: ep, sender: newSender(&ep.Spec)}
+	e := &endpoint{obj: ep, sender: newSender(&ep.Spec), filter: t.filterFor(ep)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
 			e.digest, e.hasDigest = d, true

@@ -65,6 +65,9 @@ const (
 	// spec.endpointIDSecretRef is not an endpoint ID (43 characters of
 	// base64url, the text form of 32 bytes); the endpoint gets no ID.
 	ReasonEndpointIDInvalid = "EndpointIDInvalid"
+	// ReasonFilterInvalid: spec.filter does not compile, is not of type
+	// bool, or may cost more than the limit; calls answer 422 filter_invalid.
+	ReasonFilterInvalid = "FilterInvalid"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"
@@ -170,4 +173,7 @@ const (
 	EventGeneratedSecretDeleted = "GeneratedSecretDeleted"
 	// EventRunFailed is recorded (Warning) when a run ends in error.
 	EventRunFailed = "RunFailed"
+	// EventFilterInvalid is recorded (Warning) when an endpoint's
+	// spec.filter becomes one that does not compile.
+	EventFilterInvalid = "FilterInvalid"
 )

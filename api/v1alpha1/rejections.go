@@ -37,7 +37,7 @@ type EndpointRejections struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=code
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=24
 	Counts []RejectionCount `json:"counts,omitempty"`
 
 	// lastRejectionTime is when the newest counted call was refused.

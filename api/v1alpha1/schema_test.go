@@ -390,7 +390,17 @@ var _ = Describe("WebhookEndpoint validation", func() {
 		Entry("secretRef without a key", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "mine"}
 		}, "spec.secretRef.key"),
+		Entry("filter of 4097 characters", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Filter = `event == "` + strings.Repeat("x", 4086) + `"`
+		}, "spec.filter", "may not be more than 4096"),
 	)
+
+	It("accepts a filter of 4096 characters", func(ctx SpecContext) {
+		ep := validEndpoint(newNamespace(ctx))
+		ep.Spec.Filter = `event == "` + strings.Repeat("x", 4085) + `"`
+		Expect(ep.Spec.Filter).To(HaveLen(4096))
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+	})
 
 	It("accepts a prompt of 32768 two-byte characters, and of 16384 four-byte ones (65536 bytes)", func(ctx SpecContext) {
 		ep := validEndpoint(newNamespace(ctx))

@@ -144,6 +144,21 @@ type WebhookEndpointSpec struct {
 	// rotation. Absent: type Header, the X-Service-Webhook-Secret header.
 	// +optional
 	Sender *Sender `json:"sender,omitempty"`
+
+	// filter is a CEL expression that decides whether a call starts a run.
+	// It is evaluated after the call is authenticated and passed the checks
+	// and sender.events; it sees headers (lower-case name to first value),
+	// event (the sender's event type, or ""), body (the body parsed as JSON,
+	// or null) and rawBody (the body as a string when it is UTF-8, else "").
+	// false, or an evaluation error (a missing key, say), answers 200
+	// {"status":"ignored"}: no run, nothing recorded, nothing taken from the
+	// invocation rate limit. For example: event == "issues" &&
+	// body.action == "opened". An expression that does not compile, is not
+	// a bool or may cost too much makes the endpoint Ready=False
+	// FilterInvalid, and calls answer 422 filter_invalid until it is fixed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Filter string `json:"filter,omitempty"`
 }
 
 // RunCounts summarises the AgentRuns of an endpoint that exist.

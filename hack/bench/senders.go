@@ -39,17 +39,24 @@ import (
 // senderBody is the 1 KiB JSON body of the sender measurements.
 var senderBody = []byte(`{"action":"opened","issue":{"number":7,"body":"` + strings.Repeat("x", 1024-46) + `"}}`)
 
+// senderFilter is the spec.filter of the filtered GitHub endpoint: it turns
+// senderBody (an issue that was opened) down.
+const senderFilter = `event == "issues" && body.action == "closed"`
+
 // measureSenders measures a GitHub endpoint: a wrong signature on a 1 KiB
-// body against the bare handler reading the same body, and duplicate
-// deliveries against accepted calls with new delivery IDs.
+// body, and a call its spec.filter turns down, against the bare handler
+// reading the same body, and duplicate deliveries against accepted calls
+// with new delivery IDs.
 func measureSenders(ctx context.Context, c *devcluster.Cluster, measure measureFunc, bareURL string, logf func(string, ...any)) ([]row, error) {
-	ep, err := githubEndpoint(ctx, c, logf)
+	ep, err := githubEndpoint(ctx, c, "bench-github", "", logf)
 	if err != nil {
 		return nil, err
 	}
-	mac := hmac.New(sha256.New, []byte(ep.Secret))
-	mac.Write(senderBody)
-	good := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+	filtered, err := githubEndpoint(ctx, c, "bench-github-filtered", senderFilter, logf)
+	if err != nil {
+		return nil, err
+	}
+	good, goodFiltered := githubSignature(ep.Secret, senderBody), githubSignature(filtered.Secret, senderBody)
 	wrong := "sha256=" + strings.Repeat("0", 64)
 	signed := func(url, signature string, delivery func(w, i int) string) loadgen.Request {
 		return func(ctx context.Context, w, i int) (*http.Request, error) {
@@ -70,11 +77,15 @@ func measureSenders(ctx context.Context, c *devcluster.Cluster, measure measureF
 	}
 	base := measure("bare, reading 1 KiB", signed(bareURL+"/read/api/webhooks/x/receive", "", nil))
 	bad := measure("wrong signature (403)", signed(ep.URL, wrong, nil))
+	ignored := measure("filtered out (200)", signed(filtered.URL, goodFiltered, nil))
 	ratio := bad.Throughput() / base.Throughput()
+	ignoredRatio := ignored.Throughput() / base.Throughput()
 	rows := []row{
 		{"baseline: bare net/http handler reading the same 1 KiB body, answering 202", "", base.String(), true},
 		{"rejection: wrong GitHub signature on a 1 KiB body (403)", ">= 0.5 of baseline", fmt.Sprintf("%.2f (%s)", ratio, bad),
 			ratio >= 0.5 && bad.Statuses[http.StatusForbidden] == bad.Requests},
+		{"filter: a 1 KiB GitHub call that spec.filter turns down on body.action (200 ignored)", ">= 0.5 of baseline", fmt.Sprintf("%.2f (%s)", ignoredRatio, ignored),
+			ignoredRatio >= 0.5 && ignored.Statuses[http.StatusOK] == ignored.Requests},
 	}
 
 	// Accepted calls store runs; the operator would dispatch them meanwhile.
@@ -94,15 +105,24 @@ func measureSenders(ctx context.Context, c *devcluster.Cluster, measure measureF
 	return rows, c.Start(ctx, devcluster.Operator)
 }
 
-// githubEndpoint creates a GitHub endpoint in the bench namespace and waits
-// until the receiver verifies its signatures (a signed ping gets its pong).
-func githubEndpoint(ctx context.Context, c *devcluster.Cluster, logf func(string, ...any)) (devcluster.Endpoint, error) {
+// githubSignature is the X-Hub-Signature-256 of body with secret.
+func githubSignature(secret string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// githubEndpoint creates a GitHub endpoint named name, with spec.filter
+// filter, in the bench namespace and waits until the receiver verifies its
+// signatures (a signed ping gets its pong).
+func githubEndpoint(ctx context.Context, c *devcluster.Cluster, name, filter string, logf func(string, ...any)) (devcluster.Endpoint, error) {
 	ep := &agentsv1alpha1.WebhookEndpoint{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "bench-github"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
 			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this issue.",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 			Sender:         &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub},
+			Filter:         filter,
 		},
 	}
 	if err := c.AdminClient.Create(ctx, ep); client.IgnoreAlreadyExists(err) != nil {

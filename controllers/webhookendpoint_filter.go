@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
+)
+
+// filterSummary is the Ready summary of an endpoint whose spec.filter does
+// not compile (filter.Compile: syntax, type, cost), or nil when it has none
+// or it compiles. The receiver compiles it too and answers 422
+// filter_invalid; this only tells the owner why.
+func filterSummary(expr string) *summary {
+	if expr == "" {
+		return nil
+	}
+	if _, err := filter.Compile(expr); err != nil {
+		s := stalled(agentsv1alpha1.ReasonFilterInvalid,
+			"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
+		return &s
+	}
+	return nil
+}
+
+// reconcileFilter compiles spec.filter. A filter that does not compile makes
+// the endpoint Ready=False FilterInvalid (before anything but an ID
+// problem), with a Warning event once per generation.
+func (r *WebhookEndpointReconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
+	s.filterProblem = filterSummary(s.ep.Spec.Filter)
+	if s.filterProblem == nil {
+		return nil
+	}
+	ep, msg := s.ep, s.filterProblem.ready.Message
+	if was := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); was != nil &&
+		was.Reason == agentsv1alpha1.ReasonFilterInvalid && was.ObservedGeneration == ep.Generation {
+		return nil
+	}
+	s.afterStatusWritten(func() {
+		r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventFilterInvalid, "Validate", "%s", msg)
+	})
+	return nil
+}

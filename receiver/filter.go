@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"net/http"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
+)
+
+// spec.filter: a CEL expression (controllers/filter) that decides whether a
+// call that passed every check before it starts a run.
+
+// CodeFilterInvalid answers a call to an endpoint whose spec.filter does
+// not compile.
+const CodeFilterInvalid = "filter_invalid"
+
+// codeFilterError counts, in the rejection report, the calls whose filter
+// failed to evaluate. No answer carries it: they are answered 200 ignored.
+const codeFilterError = "filter_error"
+
+var answerFilterInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFilterInvalid,
+	"The endpoint's spec.filter does not compile; see the endpoint's Ready condition")
+
+// slotFilterError is the rejection-report slot of codeFilterError.
+var slotFilterError = slotOf(codeFilterError)
+
+const (
+	reasonFilterInvalid = "filter does not compile"
+	reasonFilterError   = "filter evaluation failed"
+)
+
+// endpointFilter is an endpoint's spec.filter, compiled once per change of
+// the expression: the program, or why it does not compile.
+type endpointFilter struct {
+	expr    string
+	program *filter.Program
+	err     error
+}
+
+// filterFor compiles ep's filter, or takes it from the endpoint as the
+// table had it when the expression is the same (status writes, other spec
+// changes). nil: no filter.
+func (t *table) filterFor(ep *agentsv1alpha1.WebhookEndpoint) *endpointFilter {
+	if ep.Spec.Filter == "" {
+		return nil
+	}
+	t.mu.RLock()
+	old := t.byUID[ep.UID]
+	t.mu.RUnlock()
+	if old != nil && old.filter != nil && old.filter.expr == ep.Spec.Filter {
+		return old.filter
+	}
+	p, err := filter.Compile(ep.Spec.Filter)
+	return &endpointFilter{expr: ep.Spec.Filter, program: p, err: err}
+}
+
+// applyFilter is the endpoint's spec.filter: a filter that does not compile
+// answers 422 filter_invalid (whatever the operator's condition says);
+// false, or an evaluation error, answers 200 ignored, and the call takes
+// nothing from the backlog or the invocation rate limit. Errors are
+// counted in the rejection report and a metric.
+func (h *Handler) applyFilter(c *callState) int {
+	f := c.e.filter
+	if f == nil {
+		return notAnswered
+	}
+	if f.err != nil {
+		return c.reject(answerFilterInvalid, reasonFilterInvalid)
+	}
+	matched, err := f.program.Matches(filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	if err != nil {
+		h.metrics.filterErrors.Inc()
+		h.rejections.add(c.ep, slotFilterError, c.now)
+		if log := h.log.V(rejectionLogLevel); log.Enabled() {
+			// The error names the expression's keys and types, never the body's values.
+			log.Info("ignored a call", "reason", reasonFilterError, "error", err.Error(),
+				"endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		}
+	}
+	if !matched {
+		return status(c.w, http.StatusOK, answerIgnored)
+	}
+	return notAnswered
+}

@@ -97,6 +97,7 @@ test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MAN
 	go test -run '^$$' -fuzz '^FuzzSlackSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZ_TIME) ./receiver/
 	go test -run '^$$' -fuzz '^FuzzComposeMessage$$' -fuzztime $(FUZZ_TIME) ./controllers/
+	go test -run '^$$' -fuzz '^FuzzJSONBody$$' -fuzztime $(FUZZ_TIME) ./controllers/filter/
 
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).

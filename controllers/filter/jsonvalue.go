@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/common/types"
@@ -71,15 +70,12 @@ func jsonValue(raw []byte) ref.Val {
 	return types.Double(f)
 }
 
-// jsonString decodes the valid JSON string raw (quotes included); invalid
-// UTF-8 becomes U+FFFD.
+// jsonString decodes the valid JSON string raw (quotes included); each
+// byte of invalid UTF-8 becomes U+FFFD, as in encoding/json.
 func jsonString(raw []byte) string {
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		if utf8.Valid(inner) {
-			return string(inner)
-		}
-		return strings.ToValidUTF8(string(inner), "\uFFFD")
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
@@ -89,7 +85,7 @@ func jsonString(raw []byte) string {
 // keyIs tells whether the JSON string raw decodes to key.
 func keyIs(raw []byte, key string) bool {
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner) == key
 	}
 	return jsonString(raw) == key

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,12 +67,30 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 			errs = append(errs, fmt.Errorf("deleting payload Secret %s: %w", obj.Name, err))
 		}
 	}
-	ep.Status.Runs = plan.counts
+	r.setRunCounts(s, plan.counts)
 	s.requeueWithin(plan.nextExpiry)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("applying run retention: %w", err)
 	}
 	return nil
+}
+
+// setRunCounts puts counts into status.runs, at most once per RunCountDelay
+// (countWrites); a count held back is written by the reconcile it requeues.
+func (r *WebhookEndpointReconciler) setRunCounts(s *endpointScope, counts agentsv1alpha1.RunCounts) {
+	if equality.Semantic.DeepEqual(s.ep.Status.Runs, counts) {
+		return
+	}
+	key := client.ObjectKeyFromObject(s.ep)
+	// Real time, as the workqueue's delays: the reconciler's clock is the
+	// clock of retention, which tests step.
+	now := time.Now()
+	if wait := r.countWrites.wait(key, r.RunCountDelay, now); wait > 0 {
+		s.requeueWithin(wait)
+		return
+	}
+	s.ep.Status.Runs = counts
+	s.afterStatusWritten(func() { r.countWrites.written(key, now) })
 }
 
 // endpointRuns lists the endpoint's AgentRuns from the cache, once per

@@ -86,6 +86,10 @@ type WebhookEndpointReconciler struct {
 
 	// idWaiters are the endpoints waiting for an ID another one holds.
 	idWaiters idWaiters
+	// countWrites spaces the writes of status.runs.
+	countWrites countWrites
+	// filterVerdicts are the compiled filters' verdicts, per generation.
+	filterVerdicts filterVerdicts
 }
 
 // endpointScope carries one reconcile's state from phase to phase.
@@ -131,6 +135,8 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.idWaiters.forget(req.NamespacedName)
+			r.countWrites.forget(req.NamespacedName)
+			r.filterVerdicts.forget(req.NamespacedName)
 			return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 		}
 		return ctrl.Result{}, err

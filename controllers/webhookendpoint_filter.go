@@ -18,9 +18,12 @@ package controllers
 
 import (
 	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
@@ -42,11 +45,50 @@ func filterSummary(expr string) *summary {
 	return nil
 }
 
-// reconcileFilter compiles spec.filter. A filter that does not compile makes
-// the endpoint Ready=False FilterInvalid (before anything but an ID
-// problem), with a Warning event once per generation.
+// filterVerdicts keeps, per endpoint, the verdict on spec.filter of the
+// generation it was compiled for: a filter is compiled once per generation,
+// not at every reconcile.
+type filterVerdicts struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]filterVerdict
+}
+
+type filterVerdict struct {
+	generation int64
+	problem    *summary
+}
+
+// of returns the verdict on ep's filter, compiling it if its generation has
+// none yet.
+func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *summary {
+	key := client.ObjectKeyFromObject(ep)
+	f.mu.Lock()
+	v, ok := f.m[key]
+	f.mu.Unlock()
+	if ok && v.generation == ep.Generation {
+		return v.problem
+	}
+	problem := filterSummary(ep.Spec.Filter)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[types.NamespacedName]filterVerdict{}
+	}
+	f.m[key] = filterVerdict{generation: ep.Generation, problem: problem}
+	return problem
+}
+
+func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, endpoint)
+}
+
+// reconcileFilter compiles spec.filter, once per generation. A filter that
+// does not compile makes the endpoint Ready=False FilterInvalid (before
+// anything but an ID problem), with a Warning event once per generation.
 func (r *WebhookEndpointReconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
-	s.filterProblem = filterSummary(s.ep.Spec.Filter)
+	s.filterProblem = r.filterVerdicts.of(s.ep)
 	if s.filterProblem == nil {
 		return nil
 	}

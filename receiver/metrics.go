@@ -74,7 +74,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"budget"}),
 		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hookrun_receiver_filter_errors_total",
-			Help: "Calls whose endpoint's spec.filter failed to evaluate (a missing key, a type mismatch, the cost limit); they were answered 200 ignored.",
+			Help: "Calls whose endpoint's spec.filter failed to evaluate (a missing key, a type mismatch); they were answered 200 ignored.",
 		}),
 	}
 	var err error

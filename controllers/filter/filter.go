@@ -72,6 +72,10 @@ const (
 // four variables.
 var env = func() *cel.Env {
 	e, err := cel.NewEnv(
+		// Nesting is bounded well below cel-go's default (250), at which
+		// compiling 500 characters of brackets took seconds.
+		cel.ParserRecursionLimit(MaxNesting),
+		cel.ParserExpressionSizeLimit(MaxLength),
 		cel.Variable(VarHeaders, cel.MapType(cel.StringType, cel.StringType)),
 		cel.Variable(VarEvent, cel.StringType),
 		cel.Variable(VarBody, cel.DynType),
@@ -97,7 +101,7 @@ func Compile(expr string) (*Program, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
-		return nil, errors.New(strings.TrimSpace(iss.Err().Error()))
+		return nil, errors.New(firstIssue(iss.Err().Error()))
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, fmt.Errorf("the expression is of type %s, not bool", ast.OutputType())
@@ -115,6 +119,31 @@ func Compile(expr string) (*Program, error) {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}
 	return &Program{prg: prg}, nil
+}
+
+// MaxIssueBytes bounds what an error of Compile quotes of cel-go's report:
+// an expression of 4096 characters can have a report of hundreds of KiB,
+// which would not fit the Ready condition's message.
+const MaxIssueBytes = 1024
+
+// MaxNesting is the deepest nesting of an expression the parser takes.
+const MaxNesting = 32
+
+// firstIssue is the first issue of cel-go's report (an issue is a line
+// "ERROR: ..." and the lines that show where), at most MaxIssueBytes.
+func firstIssue(report string) string {
+	report = strings.TrimSpace(report)
+	if i := strings.Index(report[1:], "\nERROR: "); i >= 0 {
+		report = report[:i+1]
+	}
+	if len(report) > MaxIssueBytes {
+		cut := MaxIssueBytes
+		for cut > 0 && !utf8.RuneStart(report[cut]) {
+			cut--
+		}
+		report = report[:cut] + " …"
+	}
+	return report
 }
 
 func costString(c uint64) string {

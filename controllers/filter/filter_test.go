@@ -17,6 +17,7 @@ limitations under the License.
 package filter
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -90,5 +91,23 @@ func TestMatches(t *testing.T) {
 				t.Fatalf("Matches = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestCompileErrorsAreBounded: an expression with an error at every turn
+// gets an error naming the first, not a report of hundreds of KiB (the
+// Ready condition's message holds 32 KiB), and deep nesting is refused
+// quickly rather than compiled (cel-go's default allows 250 levels).
+func TestCompileErrorsAreBounded(t *testing.T) {
+	_, err := Compile(strings.Repeat("event == ) ", 372))
+	if err == nil || len(err.Error()) > MaxIssueBytes+8 || strings.Count(err.Error(), "ERROR:") != 1 {
+		t.Errorf("error of %d bytes with %d issues, want one issue within %d bytes", len(fmt.Sprint(err)), strings.Count(fmt.Sprint(err), "ERROR:"), MaxIssueBytes)
+	}
+	deep := strings.Repeat("[", 240) + strings.Repeat("]", 240) + " == []"
+	if _, err := Compile(deep); err == nil || !strings.Contains(err.Error(), "recursion") {
+		t.Errorf("nesting of 240: %v, want refused for its depth", err)
+	}
+	if _, err := Compile(strings.Repeat("(", 20) + "true" + strings.Repeat(")", 20)); err != nil {
+		t.Errorf("nesting of 20: %v", err)
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/google/cel-go/common/types"
 )
 
 // validJSON agrees with encoding/json on what is one JSON value.
@@ -108,5 +110,57 @@ func BenchmarkWorstBody(b *testing.B) {
 				_, _ = p.Matches(Call{Body: body})
 			}
 		})
+	}
+	// Expressions that select into, or size, the whole body in every step
+	// of a comprehension over it (within the cost limit): quadratic in the
+	// body before values were kept once read.
+	list := fill(`{"k":1}`)
+	for _, expr := range []string{`body.alerts.all(x, size(body.alerts) > 0)`, `body.alerts.all(x, body.alerts[0].k == 1)`} {
+		p, err := Compile(expr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(expr, func(b *testing.B) {
+			b.SetBytes(int64(len(list)))
+			for b.Loop() {
+				_, _ = p.Matches(Call{Body: list})
+			}
+		})
+	}
+}
+
+// TestJSONValuesAreReadOnce: a member or element is read from the bytes
+// once and then kept, so an expression that selects into a large body, or
+// takes its size, in every step of a comprehension pays once for the scan,
+// as the cost estimate assumes (before, every select rebuilt the nested
+// object: body.all(x, size(body) > 0) grew with the square of the body).
+func TestJSONValuesAreReadOnce(t *testing.T) {
+	// Objects of smallJSON bytes or more are kept; smaller ones are scanned.
+	pad := `"pad":"` + strings.Repeat("x", smallJSON) + `"`
+	body, ok := ParseJSON([]byte(`{"big":{"k1":0,"k2":[1,{"a":2}],` + pad + `},"list":[{"x":1},[2]],` + pad + `}`)).(*jsonObject)
+	if !ok {
+		t.Fatal("not an object")
+	}
+	big := body.Get(types.String("big"))
+	if again := body.Get(types.String("big")); again != big {
+		t.Error("selecting a nested object twice read it twice")
+	}
+	list, ok := body.Get(types.String("list")).(*jsonArray)
+	if !ok {
+		t.Fatal("list is not an array")
+	}
+	first := list.Get(types.Int(0))
+	if again := list.Get(types.Int(0)); again != first || list.Size() != types.Int(2) {
+		t.Error("an element read twice is not the same value")
+	}
+	if !list.loaded || body.vals == nil {
+		t.Error("nothing was kept")
+	}
+	inner, ok := big.(*jsonObject)
+	if !ok {
+		t.Fatal("big is not an object")
+	}
+	if inner.Equal(inner) != types.True || inner.decoded == nil {
+		t.Error("equality did not keep the decoded value")
 	}
 }

@@ -82,15 +82,6 @@ func jsonString(raw []byte) string {
 	return s
 }
 
-// keyIs tells whether the JSON string raw decodes to key.
-func keyIs(raw []byte, key string) bool {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner) == key
-	}
-	return jsonString(raw) == key
-}
-
 // members calls fn with each key (a JSON string) and value of the valid
 // object raw, in order, until fn returns false.
 func members(raw []byte, fn func(key, value []byte) bool) {
@@ -140,22 +131,49 @@ func numbers(v any) any {
 	return v
 }
 
-// jsonObject is a JSON object as a CEL map(string, dyn).
+// jsonObject is a JSON object as a CEL map(string, dyn). Its members are
+// read from the bytes at the first look and kept (nested objects and
+// arrays stay unread until looked at), and its Go value is decoded at most
+// once: every operation after the first is as cheap as CEL's cost model
+// assumes (a select, size() and an iteration step one unit), which is what
+// makes the compile-time cost estimate bound an evaluation. A value is used
+// by one evaluation, on one goroutine.
 type jsonObject struct {
 	raw []byte
-	// index holds the members of an object of indexFrom bytes or more by
-	// key, made at its first lookup: an expression that reads several
-	// fields of a large body scans it once.
-	index map[string][]byte
+	// keys are the keys in order, each once (a key written twice is one
+	// member, the last); vals the members by key. Both nil until loaded.
+	keys []ref.Val
+	vals map[string]ref.Val
+	// decoded is the whole value, once needed (equality, conversion).
+	decoded ref.Val
 }
-
-// indexFrom is the size from which an object's members are indexed.
-const indexFrom = 4 << 10
 
 var (
 	_ traits.Mapper = (*jsonObject)(nil)
 	_ traits.Lister = (*jsonArray)(nil)
 )
+
+func (o *jsonObject) load() {
+	if o.vals != nil {
+		return
+	}
+	o.vals = map[string]ref.Val{}
+	members(o.raw, func(raw, value []byte) bool {
+		k := jsonString(raw)
+		if _, seen := o.vals[k]; !seen {
+			o.keys = append(o.keys, types.String(k))
+		}
+		o.vals[k] = jsonValue(value)
+		return true
+	})
+}
+
+func (o *jsonObject) value() ref.Val {
+	if o.decoded == nil {
+		o.decoded = materialize(o.raw)
+	}
+	return o.decoded
+}
 
 func (o *jsonObject) Find(key ref.Val) (ref.Val, bool) {
 	k, ok := key.(types.String)
@@ -165,29 +183,37 @@ func (o *jsonObject) Find(key ref.Val) (ref.Val, bool) {
 		}
 		return nil, false
 	}
-	var found []byte
-	switch {
-	case o.index != nil:
-		found = o.index[string(k)]
-	case len(o.raw) >= indexFrom:
-		o.index = map[string][]byte{}
+	if len(o.raw) < smallJSON && o.vals == nil {
+		// Scanning a small object costs less than keeping it, and at most
+		// smallJSON bytes: still a constant, as the estimate assumes.
+		var found []byte
 		members(o.raw, func(raw, value []byte) bool {
-			o.index[jsonString(raw)] = value
-			return true
-		})
-		found = o.index[string(k)]
-	default:
-		members(o.raw, func(raw, value []byte) bool {
-			if keyIs(raw, string(k)) {
+			if jsonStringIs(raw, string(k)) {
 				found = value
 			}
 			return true
 		})
+		if found == nil {
+			return nil, false
+		}
+		return jsonValue(found), true
 	}
-	if found == nil {
-		return nil, false
+	o.load()
+	v, found := o.vals[string(k)]
+	return v, found
+}
+
+// smallJSON is the size below which an object is scanned at each lookup
+// rather than read once and kept.
+const smallJSON = 512
+
+// jsonStringIs tells whether the JSON string raw decodes to key.
+func jsonStringIs(raw []byte, key string) bool {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner) == key
 	}
-	return jsonValue(found), true
+	return jsonString(raw) == key
 }
 
 func (o *jsonObject) Get(key ref.Val) ref.Val {
@@ -210,28 +236,19 @@ func (o *jsonObject) Contains(key ref.Val) ref.Val {
 }
 
 // Size counts the keys, each once.
-func (o *jsonObject) Size() ref.Val { return types.Int(len(o.keys())) }
+func (o *jsonObject) Size() ref.Val {
+	o.load()
+	return types.Int(len(o.keys))
+}
 
 // Iterator yields the keys, each once.
-func (o *jsonObject) Iterator() traits.Iterator { return &sliceIterator{vals: o.keys()} }
-
-// keys are the object's keys in order, each once (a key written twice is
-// one member, the last).
-func (o *jsonObject) keys() []ref.Val {
-	var keys []ref.Val
-	seen := map[string]bool{}
-	members(o.raw, func(raw, _ []byte) bool {
-		if k := jsonString(raw); !seen[k] {
-			seen[k] = true
-			keys = append(keys, types.String(k))
-		}
-		return true
-	})
-	return keys
+func (o *jsonObject) Iterator() traits.Iterator {
+	o.load()
+	return &sliceIterator{vals: o.keys}
 }
 
 func (o *jsonObject) ConvertToNative(t reflect.Type) (any, error) {
-	return materialize(o.raw).ConvertToNative(t)
+	return o.value().ConvertToNative(t)
 }
 
 func (o *jsonObject) ConvertToType(t ref.Type) ref.Val {
@@ -244,31 +261,59 @@ func (o *jsonObject) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from map to '%s'", t)
 }
 
-func (o *jsonObject) Equal(other ref.Val) ref.Val { return materialize(o.raw).Equal(other) }
+func (o *jsonObject) Equal(other ref.Val) ref.Val { return o.value().Equal(other) }
 func (o *jsonObject) Type() ref.Type              { return types.MapType }
-func (o *jsonObject) Value() any                  { return materialize(o.raw).Value() }
+func (o *jsonObject) Value() any                  { return o.value().Value() }
 
-// jsonArray is a JSON array as a CEL list(dyn).
-type jsonArray struct{ raw []byte }
+// jsonArray is a JSON array as a CEL list(dyn), read as jsonObject is: its
+// elements at the first look, its Go value at most once.
+type jsonArray struct {
+	raw []byte
+	// elems are the elements, once loaded (loaded tells an empty array
+	// from one not read yet).
+	elems   []ref.Val
+	loaded  bool
+	decoded ref.Val
+}
+
+func (a *jsonArray) load() {
+	if a.loaded {
+		return
+	}
+	a.loaded = true
+	i := skipWS(a.raw, 1)
+	for a.raw[i] != ']' {
+		end, _ := scanValue(a.raw, i, 0)
+		a.elems = append(a.elems, jsonValue(a.raw[i:end]))
+		if i = skipWS(a.raw, end); a.raw[i] == ',' {
+			i = skipWS(a.raw, i+1)
+		}
+	}
+}
+
+func (a *jsonArray) value() ref.Val {
+	if a.decoded == nil {
+		a.decoded = materialize(a.raw)
+	}
+	return a.decoded
+}
 
 func (a *jsonArray) Get(index ref.Val) ref.Val {
 	i, err := types.IndexOrError(index)
 	if err != nil {
 		return types.NewErr("%v", err)
 	}
-	it := a.iter()
-	for n := 0; it.more(); n++ {
-		v := it.next()
-		if n == i {
-			return jsonValue(v)
-		}
+	a.load()
+	if i < 0 || i >= len(a.elems) {
+		return types.NewErr("index out of bounds: %d", i)
 	}
-	return types.NewErr("index out of bounds: %d", i)
+	return a.elems[i]
 }
 
 func (a *jsonArray) Contains(v ref.Val) ref.Val {
-	for it := a.iter(); it.more(); {
-		if jsonValue(it.next()).Equal(v) == types.True {
+	a.load()
+	for _, e := range a.elems {
+		if e.Equal(v) == types.True {
 			return types.True
 		}
 	}
@@ -276,27 +321,24 @@ func (a *jsonArray) Contains(v ref.Val) ref.Val {
 }
 
 func (a *jsonArray) Size() ref.Val {
-	n := 0
-	for it := a.iter(); it.more(); it.next() {
-		n++
-	}
-	return types.Int(n)
+	a.load()
+	return types.Int(len(a.elems))
 }
 
 func (a *jsonArray) Iterator() traits.Iterator {
-	it := a.iter()
-	return &it
+	a.load()
+	return &sliceIterator{vals: a.elems}
 }
 
 func (a *jsonArray) Add(other ref.Val) ref.Val {
-	if adder, ok := materialize(a.raw).(traits.Adder); ok {
+	if adder, ok := a.value().(traits.Adder); ok {
 		return adder.Add(other)
 	}
 	return types.MaybeNoSuchOverloadErr(other)
 }
 
 func (a *jsonArray) ConvertToNative(t reflect.Type) (any, error) {
-	return materialize(a.raw).ConvertToNative(t)
+	return a.value().ConvertToNative(t)
 }
 
 func (a *jsonArray) ConvertToType(t ref.Type) ref.Val {
@@ -309,39 +351,9 @@ func (a *jsonArray) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from list to '%s'", t)
 }
 
-func (a *jsonArray) Equal(other ref.Val) ref.Val { return materialize(a.raw).Equal(other) }
+func (a *jsonArray) Equal(other ref.Val) ref.Val { return a.value().Equal(other) }
 func (a *jsonArray) Type() ref.Type              { return types.ListType }
-func (a *jsonArray) Value() any                  { return materialize(a.raw).Value() }
-
-func (a *jsonArray) iter() arrayIterator {
-	return arrayIterator{raw: a.raw, pos: skipWS(a.raw, 1)}
-}
-
-// arrayIterator reads the elements of a valid JSON array one by one.
-type arrayIterator struct {
-	iteratorVal
-	raw []byte
-	pos int
-}
-
-func (it *arrayIterator) more() bool { return it.raw[it.pos] != ']' }
-
-func (it *arrayIterator) next() []byte {
-	end, _ := scanValue(it.raw, it.pos, 0)
-	v := it.raw[it.pos:end]
-	if it.pos = skipWS(it.raw, end); it.raw[it.pos] == ',' {
-		it.pos = skipWS(it.raw, it.pos+1)
-	}
-	return v
-}
-
-func (it *arrayIterator) HasNext() ref.Val { return types.Bool(it.more()) }
-func (it *arrayIterator) Next() ref.Val {
-	if !it.more() {
-		return nil
-	}
-	return jsonValue(it.next())
-}
+func (a *jsonArray) Value() any                  { return a.value().Value() }
 
 // sliceIterator yields vals.
 type sliceIterator struct {

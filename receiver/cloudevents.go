@@ -130,11 +130,7 @@ func ceModeOf(h http.Header) ceMode {
 
 // ceAttributes are the attributes of an event the receiver reads.
 type ceAttributes struct {
-	SpecVersion string `json:"specversion"`
-	ID          string `json:"id"`
-	Source      string `json:"source"`
-	Type        string `json:"type"`
-	Subject     string `json:"subject"`
+	SpecVersion, ID, Source, Type, Subject string
 }
 
 // describeCloudEvent reads the event type, the delivery (id and source) and
@@ -148,9 +144,20 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 		return delivery{refusal: ceFormat}
 	case ceStructured:
 		// A member of another type than string (or a body that is no JSON
-		// object) fails to decode: no event.
-		if err := json.Unmarshal(body, &a); err != nil {
+		// object) fails to decode: no event. Attribute names are matched
+		// exactly (lower case, as the spec names them), not as
+		// encoding/json matches struct fields, ignoring case: {"id":"a",
+		// "ID":"b"} is the event a, as the agent reads it.
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(body, &members); err != nil {
 			return delivery{refusal: ceNotEvent}
+		}
+		for name, to := range map[string]*string{
+			"specversion": &a.SpecVersion, "id": &a.ID, "source": &a.Source, "type": &a.Type, "subject": &a.Subject,
+		} {
+			if raw, ok := members[name]; ok && json.Unmarshal(raw, to) != nil {
+				return delivery{refusal: ceNotEvent}
+			}
 		}
 	default:
 		a = ceAttributes{

@@ -41,6 +41,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
 // In-memory stand-ins for the API server, for fuzzing and the bad-input
@@ -118,6 +119,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		bodies:          newBodyBudget(DefaultMaxInflightBodyBytes),
 		bodyReadTimeout: BodyReadTimeout,
 		rejections:      newRejectionCounter(),
+		tracer:          tracing.NewLocalProvider(ServiceName).Tracer(tracing.ScopeName),
 	}
 	h.table.onUpsert = h.backlog.observe
 	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{

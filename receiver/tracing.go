@@ -28,9 +28,6 @@ import (
 // traceparentKey is the traceparent header in canonical form.
 const traceparentKey = "Traceparent"
 
-// localTracer exports nothing: the tracer of a handler given none.
-var localTracer = tracing.NewLocalProvider(ServiceName).Tracer(tracing.ScopeName)
-
 // startReceive starts the receive span of a call that is about to store
 // run, back-dated to when the call came in, and records its context on the
 // run (tracing.Annotate) for the operator's spans. Only such calls get a
@@ -62,11 +59,7 @@ func (h *Handler) startReceive(c *callState, run *agentsv1alpha1.AgentRun) trace
 	default:
 		opts = append(opts, trace.WithNewRoot())
 	}
-	tracer := h.tracer
-	if tracer == nil { // a handler built without Setup (unit tests)
-		tracer = localTracer
-	}
-	_, span := tracer.Start(ctx, tracing.SpanReceive, opts...)
+	_, span := h.tracer.Start(ctx, tracing.SpanReceive, opts...)
 	tracing.Annotate(run, span.SpanContext())
 	return span
 }

@@ -22,7 +22,6 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
@@ -37,16 +36,12 @@ const ServiceName = "hookrun-operator"
 // annotated the run with. A2A requests made inside a span carry it as
 // their traceparent (the a2a client), so the agent can join the trace.
 
-// runTracer starts the operator's spans of runs; the zero value makes
-// spans that are not recorded (reconcilers built without SetupOperator).
+// runTracer starts the operator's spans of runs (SetupOperator gives the
+// reconcilers one).
 type runTracer struct{ tracer trace.Tracer }
 
 // start starts span name of run inside ctx.
 func (t runTracer) start(ctx context.Context, name string, run *agentsv1alpha1.AgentRun, sc trace.SpanContext) (context.Context, trace.Span) {
-	tr := t.tracer
-	if tr == nil {
-		tr = noop.NewTracerProvider().Tracer(tracing.ScopeName)
-	}
 	if sc.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
@@ -54,7 +49,7 @@ func (t runTracer) start(ctx context.Context, name string, run *agentsv1alpha1.A
 	if name != tracing.SpanAdmission {
 		kind = trace.SpanKindClient
 	}
-	return tr.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(tracing.RunAttributes(run)...))
+	return t.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(tracing.RunAttributes(run)...))
 }
 
 // admit records run's trace in its status (a new one for a run that

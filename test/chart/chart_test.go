@@ -130,7 +130,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	full := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
 		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true",
-		"-f", egressValues(t), "-f", podValues(t))
+		"-f", egressValues(t), "-f", collectorValues(t), "-f", podValues(t))
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(devcluster.WriteKubeconfig(cfg, "admin", kubeconfig)).To(Succeed())
 	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,

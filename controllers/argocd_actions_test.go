@@ -17,11 +17,13 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,6 +31,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	lua "github.com/yuin/gopher-lua"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -347,7 +351,7 @@ var _ = Describe("Argo CD actions on a WebhookEndpoint", func() {
 		}).Should(Succeed())
 	})
 
-	It("is refused under Argo CD's own identity unless it applies on behalf of owners", func(ctx SpecContext) {
+	It("is refused under Argo CD's own identity unless it is one of actionUsers", func(ctx SpecContext) {
 		for _, action := range []string{"pause", "rotate"} {
 			err := run(ctx, action, argoCD)
 			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %v", action, err)
@@ -355,4 +359,132 @@ var _ = Describe("Argo CD actions on a WebhookEndpoint", func() {
 		}
 		Expect(get(ctx, ep).Spec.Paused).To(BeFalse())
 	})
+
+	// With Argo CD's server in the ownership policy's actionUsers (chart
+	// value admission.actionUsers), as docs/argocd.md advises: it pauses,
+	// resumes and rotates any endpoint, and is held to every rule for
+	// anything else.
+	Context("with Argo CD's server in admission.actionUsers", func() {
+		// Another Argo CD than the spec above runs as, so that no spec sees
+		// the list while the API server is still catching up with a change.
+		const actions = "system:serviceaccount:argocd-actions:argocd-server"
+		const ownership, references = "hookrun-endpoint-ownership", "hookrun-secret-references"
+		refusedBy := func(policy, msg string) OmegaMatcher {
+			return And(
+				WithTransform(apierrors.IsForbidden, BeTrue()),
+				WithTransform(func(err error) string { return err.Error() }, And(ContainSubstring(policy), ContainSubstring(msg))),
+			)
+		}
+		// change patches the endpoint as the API server has it now, mutated,
+		// as user.
+		change := func(ctx SpecContext, user string, mutate func(*agentsv1alpha1.WebhookEndpoint)) error {
+			GinkgoHelper()
+			cur := get(ctx, ep.DeepCopy())
+			patch := client.MergeFrom(cur.DeepCopy())
+			mutate(cur)
+			return as(user).Patch(ctx, cur, patch)
+		}
+		pause := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true }
+
+		BeforeEach(func(ctx SpecContext) {
+			bind(ctx, "hookrun-edit", actions)
+			setActionUsers(ctx, `["`+actions+`"]`)
+			// The API server enforces the changed policy once its informers
+			// see it.
+			Eventually(func() error {
+				return as(actions).Patch(ctx, ep.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"paused":true}}`)), client.DryRunAll)
+			}).Should(Succeed())
+		})
+
+		It("pauses, resumes and rotates an endpoint it does not own, as the operator shows", func(ctx SpecContext) {
+			Expect(run(ctx, "pause", actions)).To(Succeed())
+			Eventually(func() agentsv1alpha1.EndpointPhase { return get(ctx, ep).Status.Phase }).Should(Equal(agentsv1alpha1.EndpointPaused))
+			Expect(run(ctx, "resume", actions)).To(Succeed())
+			Eventually(func() agentsv1alpha1.EndpointPhase { return get(ctx, ep).Status.Phase }).Should(Equal(agentsv1alpha1.EndpointActive))
+
+			oldHash := get(ctx, ep).Status.SecretHash
+			Expect(run(ctx, "rotate", actions)).To(Succeed())
+			Eventually(func(g Gomega) {
+				cur := get(ctx, ep)
+				g.Expect(cur.Status.LastHandledRotation).To(Equal(cur.Annotations[agentsv1alpha1.AnnotationRotateSecret]))
+				g.Expect(cur.Status.SecretHash).NotTo(BeEmpty())
+				g.Expect(cur.Status.SecretHash).NotTo(Equal(oldHash))
+			}).Should(Succeed())
+			Expect(get(ctx, ep).Spec.Owner.User).To(Equal(alice), "the owner stays")
+
+			// A server-side apply of spec.paused alone is an action too.
+			Expect(as(actions).Patch(ctx, ep.DeepCopy(), client.RawPatch(types.ApplyPatchType, mustJSON(map[string]any{
+				"apiVersion": agentsv1alpha1.GroupVersion.String(), "kind": "WebhookEndpoint",
+				"metadata": map[string]any{"name": ep.Name, "namespace": ns}, "spec": map[string]any{"paused": true},
+			})), client.FieldOwner("argocd-actions"), client.ForceOwnership)).To(Succeed())
+			Expect(get(ctx, ep).Spec.Paused).To(BeTrue())
+		})
+
+		It("may change nothing else: it cannot set an owner, open the endpoint or aim an Agent's token", func(ctx SpecContext) {
+			const mallory = "mallory@example.com"
+			Expect(change(ctx, actions, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner = &agentsv1alpha1.Owner{User: mallory} })).
+				To(refusedBy(ownership, "spec.owner can only be set to yourself"))
+			Expect(change(ctx, actions, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner = &agentsv1alpha1.Owner{User: actions} })).
+				To(refusedBy(ownership, "this endpoint is owned by "+alice))
+			open := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.AllowUnauthenticated = true }
+			Expect(change(ctx, actions, open)).To(refusedBy(ownership, "only the owner ("+alice+") can change this endpoint's spec"))
+			Expect(change(ctx, actions, func(ep *agentsv1alpha1.WebhookEndpoint) { pause(ep); open(ep) })).
+				To(refusedBy(ownership, "only the owner ("+alice+") can change this endpoint's spec"), "an action and more is not an action")
+			Expect(change(ctx, actions, func(ep *agentsv1alpha1.WebhookEndpoint) {
+				ep.Annotations = map[string]string{agentsv1alpha1.AnnotationRotateSecret: "now", "kubectl.kubernetes.io/last-applied-configuration": "{}"}
+			})).To(refusedBy(ownership, "only the owner ("+alice+") can rotate this endpoint's secret"), "a rotation and more is not an action")
+			// A server-side apply of spec.paused that also takes a share of
+			// another spec field, both values unchanged, would keep that field
+			// when the owner's next apply drops it.
+			Expect(as(actions).Patch(ctx, ep.DeepCopy(), client.RawPatch(types.ApplyPatchType, mustJSON(map[string]any{
+				"apiVersion": agentsv1alpha1.GroupVersion.String(), "kind": "WebhookEndpoint",
+				"metadata": map[string]any{"name": ep.Name, "namespace": ns},
+				"spec":     map[string]any{"paused": false, "allowUnauthenticated": false},
+			})), client.FieldOwner("argocd-actions"), client.ForceOwnership)).To(refusedBy(ownership, "can manage this endpoint's spec fields"))
+			Expect(as(actions).Delete(ctx, ep.DeepCopy())).To(refusedBy(ownership, "only the owner ("+alice+") or a hookrun admin can delete"))
+			cur := get(ctx, ep.DeepCopy())
+			Expect(cur.Spec.Paused).To(BeFalse())
+			Expect(cur.Spec.AllowUnauthenticated).To(BeFalse())
+			Expect(cur.Spec.Owner.User).To(Equal(alice))
+
+			// An Agent with a token: actions are for endpoints, so its URL and
+			// token are the reference policy's, as for anyone.
+			Expect(k8sClient.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-token", Labels: referableLabels()},
+				Data:       map[string][]byte{"token": []byte("t0ken")},
+			})).To(Succeed())
+			agent := get(ctx, newAgent(ns, "triage"))
+			patch := client.MergeFrom(agent.DeepCopy())
+			agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
+			Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())
+			agent = get(ctx, agent)
+			patch = client.MergeFrom(agent.DeepCopy())
+			agent.Spec.A2A.URL = "https://attacker.example.com/"
+			Expect(as(actions).Patch(ctx, agent, patch)).
+				To(refusedBy(references, "so you may not change spec.a2a.url, where its token is sent"))
+		})
+	})
 })
+
+// setActionUsers sets the ownership policy's actionUsers (a CEL list
+// literal) for the rest of the spec, as the chart's admission.actionUsers
+// does.
+func setActionUsers(ctx SpecContext, list string) {
+	GinkgoHelper()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "hookrun-endpoint-ownership"}, policy)).To(Succeed())
+	i := slices.IndexFunc(policy.Spec.Variables, func(v admissionregistrationv1.Variable) bool { return v.Name == "actionUsers" })
+	Expect(i).NotTo(Equal(-1), "the ownership policy has no variable actionUsers")
+	old := policy.Spec.Variables[i].Expression
+	set := func(ctx context.Context, expr string) error {
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: "hookrun-endpoint-ownership"}, policy); err != nil {
+			return err
+		}
+		patch := client.MergeFromWithOptions(policy.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		policy.Spec.Variables[i].Expression = expr
+		return k8sClient.Patch(ctx, policy, patch)
+	}
+	Expect(set(ctx, list)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) { Expect(set(ctx, old)).To(Succeed()) })
+}

@@ -51,7 +51,8 @@ templatize() {
       -e 's/^\( *\)name: hookrun-\(operator\|receiver\)$/\1name: {{ include "hookrun.fullname" . }}-\2/' \
       -e 's/system:serviceaccount:hookrun-system:hookrun-\(operator\|receiver\)/system:serviceaccount:{{ .Release.Namespace }}:{{ include "hookrun.fullname" . }}-\1/g' \
       -e '/^  - name: exemptUsers$/{n;s/^    expression: .*$/    expression: {{ concat (list (printf "system:serviceaccount:%s:%s-operator" .Release.Namespace (include "hookrun.fullname" .)) "system:kube-controller-manager") .Values.admission.exemptUsers | toJson | squote }}/}' \
-      -e '/^  - name: adminGroups$/{n;s/^    expression: .*$/    expression: {{ .Values.admission.adminGroups | toJson | squote }}/}'
+      -e '/^  - name: adminGroups$/{n;s/^    expression: .*$/    expression: {{ .Values.admission.adminGroups | toJson | squote }}/}' \
+      -e '/^  - name: actionUsers$/{n;s/^    expression: .*$/    expression: {{ .Values.admission.actionUsers | toJson | squote }}/}'
 }
 
 for f in operator_role receiver_role bindings user_roles; do

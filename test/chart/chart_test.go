@@ -60,6 +60,7 @@ import (
 const (
 	release   = "platform" // the release namespace, deliberately not hookrun-system
 	gitops    = "system:serviceaccount:flux-system:kustomize-controller"
+	argoCD    = "system:serviceaccount:argocd:argocd-server"
 	alice     = "alice@example.com"
 	bob       = "bob@example.com"
 	teamSpace = "team-a"
@@ -100,7 +101,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	helm(t, "lint", "--strict", chart, "--set", "publicBaseURL=https://hooks.example.com")
 	rendered := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com",
-		"--set", "admission.exemptUsers={"+gitops+"}")
+		"--set", "admission.exemptUsers={"+gitops+"}", "--set", "admission.actionUsers={"+argoCD+"}")
 	manifest := filepath.Join(t.TempDir(), "rendered.yaml")
 	g.Expect(os.WriteFile(manifest, []byte(rendered), 0o600)).To(Succeed())
 
@@ -130,7 +131,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	full := helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.ingress.enabled=true",
 		"--set", "receiver.autoscaling.enabled=true", "--set", "receiver.networkPolicy.enabled=true",
-		"-f", egressValues(t), "-f", podValues(t))
+		"-f", egressValues(t), "-f", collectorValues(t), "-f", podValues(t))
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(devcluster.WriteKubeconfig(cfg, "admin", kubeconfig)).To(Succeed())
 	dry := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"), "--kubeconfig", kubeconfig,
@@ -177,7 +178,7 @@ func TestChartInstallsAccessControl(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, Name: "triage"},
 		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
 	})).To(Succeed())
-	for user, role := range map[string]string{alice: "hookrun-agent-user", bob: "hookrun-agent-user", gitops: "hookrun-edit"} {
+	for user, role := range map[string]string{alice: "hookrun-agent-user", bob: "hookrun-agent-user", gitops: "hookrun-edit", argoCD: "hookrun-edit"} {
 		g.Expect(admin.Create(ctx, &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, GenerateName: "member-"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
@@ -209,18 +210,28 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g.Expect(mine.Spec.Owner.User).To(Equal(alice), "the owner is filled from the creator")
 	g.Expect(as(gitops, "system:serviceaccounts").Create(ctx, endpoint("from-git", &agentsv1alpha1.Owner{User: alice}))).
 		To(Succeed(), "the GitOps controller named in values is exempt")
-	edit := func(c client.Client) error {
+	change := func(c client.Client, mutate func(*agentsv1alpha1.WebhookEndpoint)) error {
 		cur := &agentsv1alpha1.WebhookEndpoint{}
 		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(mine), cur)).To(Succeed())
 		patch := client.MergeFrom(cur.DeepCopy())
-		cur.Spec.Prompt = "Something else."
+		mutate(cur)
 		return c.Patch(ctx, cur, patch)
 	}
+	newPrompt := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "Something else." }
+	edit := func(c client.Client) error { return change(c, newPrompt) }
 	err = edit(as(bob))
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue())
 	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
 	g.Expect(edit(as(sa("hookrun-operator"), "system:serviceaccounts", "system:serviceaccounts:"+release))).
 		To(Succeed(), "the operator of the release namespace is exempt")
+	// Argo CD's server, named in admission.actionUsers, pauses and resumes an
+	// endpoint it does not own, and changes nothing else.
+	argo := as(argoCD, "system:serviceaccounts", "system:serviceaccounts:argocd")
+	g.Expect(change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true })).To(Succeed())
+	g.Expect(change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = false })).To(Succeed())
+	err = change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true; ep.Spec.Prompt = "Argo CD's." })
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
 
 	smokeTest(t, g, cfg, admin, as(alice))
 }

@@ -82,9 +82,22 @@ func TestChartHTTPRoute(t *testing.T) {
 	g.Expect(route.Labels).To(HaveKeyWithValue("team", "platform"))
 	g.Expect(route.Spec.Rules).To(HaveLen(1))
 	rule := route.Spec.Rules[0]
-	g.Expect(rule.Matches).To(HaveLen(1))
-	g.Expect(*rule.Matches[0].Path.Type).To(Equal(gatewayv1.PathMatchPathPrefix))
-	g.Expect(*rule.Matches[0].Path.Value).To(Equal("/api/webhooks/"))
+	// Each match names its method: under Gateway API precedence (path, then
+	// method, then headers and query parameters, then the oldest route) a
+	// match without one loses to a route of another namespace with the same
+	// prefix and `method: POST`, which would then receive every webhook.
+	g.Expect(rule.Matches).To(HaveLen(2))
+	var methods []gatewayv1.HTTPMethod
+	for _, m := range rule.Matches {
+		g.Expect(*m.Path.Type).To(Equal(gatewayv1.PathMatchPathPrefix))
+		g.Expect(*m.Path.Value).To(Equal("/api/webhooks/"))
+		g.Expect(m.Method).NotTo(BeNil(), "a match without a method is outranked by one with it")
+		g.Expect(m.Headers).To(BeEmpty())
+		g.Expect(m.QueryParams).To(BeEmpty())
+		methods = append(methods, *m.Method)
+	}
+	g.Expect(methods).To(ConsistOf(gatewayv1.HTTPMethodPost, gatewayv1.HTTPMethodOptions),
+		"POST for deliveries, OPTIONS for the CloudEvents handshake")
 	g.Expect(rule.BackendRefs).To(HaveLen(1))
 	g.Expect(string(rule.BackendRefs[0].Name)).To(Equal("hookrun-receiver"))
 	service := objs["v1/Service/"+release+"/hookrun-receiver"]
@@ -131,6 +144,22 @@ func TestChartHTTPRoute(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), out2)
 	g.Expect(out2).To(ContainSubstring("httproute.gateway.networking.k8s.io/hookrun-receiver created (server dry run)"))
 
+	// The Gateway docs/operations.md shows is valid, and its listener admits
+	// routes of the release namespace only, for the receiver's hostname.
+	gateway := documentedGateway(t)
+	g.Expect(admin.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gateway.Namespace}})).To(Succeed())
+	out2, err = dryRun(mustYAML(t, gateway))
+	g.Expect(err).NotTo(HaveOccurred(), out2)
+	g.Expect(out2).To(ContainSubstring("gateway.gateway.networking.k8s.io/public created (server dry run)"))
+	g.Expect(gateway.Spec.Listeners).To(HaveLen(1))
+	listener := gateway.Spec.Listeners[0]
+	g.Expect(listener.Hostname).To(HaveValue(BeEquivalentTo("hooks.example.com")), "the receiver's exact hostname")
+	g.Expect(listener.AllowedRoutes.Namespaces.From).To(HaveValue(Equal(gatewayv1.NamespacesFromSelector)))
+	g.Expect(listener.AllowedRoutes.Namespaces.Selector.MatchLabels).To(Equal(map[string]string{
+		"kubernetes.io/metadata.name": "hookrun-system"}), "the release namespace of docs/operations.md's install, and no other")
+	g.Expect(listener.AllowedRoutes.Namespaces.Selector.MatchExpressions).To(BeEmpty())
+	g.Expect(gateway.Spec.AllowedListeners).To(BeNil(), "no ListenerSets")
+
 	// A hostname the Gateway API refuses is refused by the API server too.
 	bad := render(t, "-f", routeValues, "--set", "receiver.httpRoute.hostnames={Hooks_Example.com}")
 	b, err = yaml.Marshal(bad["gateway.networking.k8s.io/v1/HTTPRoute/"+release+"/hookrun-receiver"].Object)
@@ -138,4 +167,36 @@ func TestChartHTTPRoute(t *testing.T) {
 	out2, err = dryRun(b)
 	g.Expect(err).To(HaveOccurred(), out2)
 	g.Expect(out2).To(ContainSubstring("spec.hostnames"))
+}
+
+// documentedGateway is the Gateway of docs/operations.md: the YAML block
+// holding "kind: Gateway".
+func documentedGateway(t *testing.T) *gatewayv1.Gateway {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(testenv.Root(), "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(doc), "```yaml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if !strings.Contains(block, "\nkind: Gateway\n") {
+			continue
+		}
+		var gw gatewayv1.Gateway
+		if err := yaml.UnmarshalStrict([]byte(block), &gw); err != nil {
+			t.Fatalf("the Gateway of docs/operations.md: %v", err)
+		}
+		return &gw
+	}
+	t.Fatal("docs/operations.md shows no Gateway")
+	return nil
+}
+
+func mustYAML(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

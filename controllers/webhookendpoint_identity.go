@@ -160,6 +160,15 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 			s.idProblem = &problem
 			return nil
 		}
+		if until, reserved := r.idWaiters.reservedFor(id, s.ep.Namespace, r.Clock.Now()); reserved {
+			// Time, not a change from outside, ends this wait: reconciling.
+			problem := reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+				"The WebhookEndpoint that held the endpoint ID that Secret %q pins was deleted; until %s only an endpoint of its namespace may take it. "+
+					"This one gets no ID and no URL until then", s.ep.Spec.EndpointIDSecretRef.Name, until.UTC().Format(time.RFC3339)))
+			s.idProblem = &problem
+			s.requeueWithin(until.Sub(r.Clock.Now()))
+			return nil
+		}
 		// As stored: to the microsecond.
 		now := metav1.NewMicroTime(r.Clock.Now().Truncate(time.Microsecond))
 		s.ep.Status.EndpointID, s.ep.Status.EndpointIDSince = id, &now

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -109,5 +110,30 @@ func TestPinnedIDSummary(t *testing.T) {
 			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
 			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
 		})
+	}
+}
+
+// The handover reservation: for IDHandoverReserve after the holder's
+// deletion, the ID is reserved for the holder's namespace; ended
+// reservations are dropped.
+func TestIDHandoverReservation(t *testing.T) {
+	var w idWaiters
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	w.handOver("id-1", "team-a", t0)
+	if until, reserved := w.reservedFor("id-1", "team-b", t0.Add(IDHandoverReserve-time.Second)); !reserved || !until.Equal(t0.Add(IDHandoverReserve)) {
+		t.Errorf("another namespace within the reserve: reserved %v until %v, want reserved until %v", reserved, until, t0.Add(IDHandoverReserve))
+	}
+	if _, reserved := w.reservedFor("id-1", "team-a", t0); reserved {
+		t.Error("the holder's namespace is kept from its own ID")
+	}
+	if _, reserved := w.reservedFor("id-1", "team-b", t0.Add(IDHandoverReserve)); reserved {
+		t.Error("the reservation outlives IDHandoverReserve")
+	}
+	if _, reserved := w.reservedFor("id-2", "team-b", t0); reserved {
+		t.Error("an ID nobody held is reserved")
+	}
+	w.handOver("id-2", "team-c", t0.Add(IDHandoverReserve))
+	if _, ok := w.reserved["id-1"]; ok || len(w.reserved) != 1 {
+		t.Errorf("an ended reservation is kept: %v", w.reserved)
 	}
 }

@@ -154,6 +154,13 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 			return err
 		}
 		if len(holders) > 0 {
+			first := &holders[0]
+			for i := range holders {
+				if holders[i].HoldsIDBefore(first) {
+					first = &holders[i]
+				}
+			}
+			r.idWaiters.sawHolder(id, first.Namespace)
 			problem := stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint holds the endpoint ID that Secret %q pins and receives its calls. "+
 					"This one gets no ID and no URL until that endpoint is deleted", s.ep.Spec.EndpointIDSecretRef.Name))

@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -135,5 +136,16 @@ func TestIDHandoverReservation(t *testing.T) {
 	w.handOver("id-2", "team-c", t0.Add(IDHandoverReserve))
 	if _, ok := w.reserved["id-1"]; ok || len(w.reserved) != 1 {
 		t.Errorf("an ended reservation is kept: %v", w.reserved)
+	}
+
+	// A waiter that saw the holder and finds it gone before the deletion's
+	// event came starts the reservation itself.
+	w.wait("id-3", types.NamespacedName{Namespace: "team-b", Name: "sleeper"})
+	w.sawHolder("id-3", "team-a")
+	if _, reserved := w.reservedFor("id-3", "team-b", t0); !reserved {
+		t.Error("a holder seen and gone before its deletion was handled leaves its ID to any namespace")
+	}
+	if _, reserved := w.reservedFor("id-3", "team-a", t0); reserved {
+		t.Error("the seen holder's namespace is kept from its ID")
 	}
 }

@@ -51,6 +51,10 @@ type idWaiters struct {
 	// reserved maps an ID whose holder was deleted to the holder's
 	// namespace and the end of the reservation.
 	reserved map[string]idReservation
+	// heldBy maps an ID that endpoints wait for to the namespace of the
+	// holder they found: a waiter that finds the holder gone before the
+	// deletion's event was handled starts the reservation itself.
+	heldBy map[string]string
 }
 
 // idReservation is an ID kept for the namespace of its deleted holder.
@@ -90,6 +94,7 @@ func (w *idWaiters) forgetLocked(key types.NamespacedName) {
 	delete(w.byID[id], key)
 	if len(w.byID[id]) == 0 {
 		delete(w.byID, id)
+		delete(w.heldBy, id)
 	}
 }
 
@@ -116,17 +121,38 @@ func (w *idWaiters) handOver(id, namespace string, now time.Time) {
 			delete(w.reserved, k)
 		}
 	}
+	w.reserveLocked(id, namespace, now)
+}
+
+func (w *idWaiters) reserveLocked(id, namespace string, now time.Time) {
 	if w.reserved == nil {
 		w.reserved = map[string]idReservation{}
 	}
 	w.reserved[id] = idReservation{namespace: namespace, until: now.Add(IDHandoverReserve)}
+	delete(w.heldBy, id)
 }
 
-// reservedFor tells whether id is reserved at now for a namespace other than
-// namespace, and until when.
+// sawHolder records that an endpoint waiting for id found it held by an
+// endpoint of namespace.
+func (w *idWaiters) sawHolder(id, namespace string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.heldBy == nil {
+		w.heldBy = map[string]string{}
+	}
+	w.heldBy[id] = namespace
+}
+
+// reservedFor tells whether id, which no endpoint holds now, is reserved at
+// now for a namespace other than namespace, and until when. A holder that
+// waiters saw (sawHolder) and whose deletion was not handled yet is gone
+// now: its reservation starts.
 func (w *idWaiters) reservedFor(id, namespace string, now time.Time) (until time.Time, reserved bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if ns, ok := w.heldBy[id]; ok {
+		w.reserveLocked(id, ns, now)
+	}
 	r, ok := w.reserved[id]
 	if !ok || r.namespace == namespace || !now.Before(r.until) {
 		return time.Time{}, false

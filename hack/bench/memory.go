@@ -163,8 +163,10 @@ func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(s
 	sentinel := &agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sentinel"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
-			AgentRef:  agentsv1alpha1.LocalObjectReference{Name: "triage"},
-			SecretRef: &agentsv1alpha1.SecretKeyReference{Name: "sentinel", Key: agentsv1alpha1.WebhookSecretKey},
+			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: "triage"},
+			Prompt:         "Sentinel of the tenant-labels measurement.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			SecretRef:      &agentsv1alpha1.SecretKeyReference{Name: "sentinel", Key: agentsv1alpha1.WebhookSecretKey},
 		},
 	}
 	if err := cl.Create(ctx, sentinel); err != nil {

@@ -32,29 +32,44 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// The share of the dispatch workers one Agent's calls may hold, and the
-// deadline of each call. Every tenant's runs are executed by the same
-// --dispatch-workers; an agent that holds each request open (a tarpit)
-// would otherwise hold all of them, and every other Agent's runs would wait.
+// The shares of the dispatch workers one namespace's and one Agent's calls
+// may hold, and the deadline of each call. Every tenant's runs are executed
+// by the same --dispatch-workers; an agent that holds each request open (a
+// tarpit) would otherwise hold all of them, and every other Agent's runs
+// would wait. An Agent's share alone is not enough: four tarpit Agents of
+// one namespace would hold every worker, so a namespace has a share too.
 
 // AgentShare is how many A2A calls of one Agent are in flight at most with
 // workers dispatch workers: a quarter, at least one.
 func AgentShare(workers int) int { return max(workers/4, 1) }
 
-// callQueue lets each Agent's runs make at most share A2A calls at once.
-// A run whose Agent is at its share does not wait in its worker: its
+// NamespaceShare is how many A2A calls of all the Agents of one namespace
+// are in flight at most with workers dispatch workers: a half, at least
+// one. The other half is always there for the other namespaces.
+func NamespaceShare(workers int) int { return max(workers/2, 1) }
+
+// callQueue lets each Agent's runs make at most share A2A calls at once,
+// and all the Agents of one namespace at most namespaceShare. A run whose
+// Agent or namespace is at its share does not wait in its worker: its
 // reconcile returns, and the run queues behind the Agent's other waiting
-// runs, first come first served; when a call of the Agent ends, the runs
+// runs, first come first served; when a call of the namespace ends, the runs
 // whose turn has come are woken (an event on wake). controller-runtime
 // never reconciles one run twice at once, which the bookkeeping relies on.
 type callQueue struct {
-	share int
-	wake  chan event.TypedGenericEvent[reconcile.Request]
+	share, namespaceShare int
+	wake                  chan event.TypedGenericEvent[reconcile.Request]
 
-	mu     sync.Mutex
-	agents map[types.NamespacedName]*agentCalls
+	mu         sync.Mutex
+	namespaces map[string]*namespaceCalls
 	// waiting maps each run in a queue to its Agent.
 	waiting map[types.NamespacedName]types.NamespacedName
+}
+
+// namespaceCalls is the calls in flight of all the Agents of one namespace,
+// and those Agents' calls and queues by Agent name.
+type namespaceCalls struct {
+	inFlight int
+	agents   map[string]*agentCalls
 }
 
 // agentCalls is one Agent's calls in flight and the runs waiting for one.
@@ -75,10 +90,11 @@ type waiter struct {
 
 func newCallQueue(workers int) *callQueue {
 	return &callQueue{
-		share:   AgentShare(workers),
-		wake:    make(chan event.TypedGenericEvent[reconcile.Request], 1024),
-		agents:  map[types.NamespacedName]*agentCalls{},
-		waiting: map[types.NamespacedName]types.NamespacedName{},
+		share:          AgentShare(workers),
+		namespaceShare: NamespaceShare(workers),
+		wake:           make(chan event.TypedGenericEvent[reconcile.Request], 1024),
+		namespaces:     map[string]*namespaceCalls{},
+		waiting:        map[types.NamespacedName]types.NamespacedName{},
 	}
 }
 
@@ -87,28 +103,41 @@ func agentOf(run *agentsv1alpha1.AgentRun) types.NamespacedName {
 	return types.NamespacedName{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}
 }
 
-// take gives the run one of its Agent's calls, or, when the Agent is at its
-// share or runs that asked earlier are still waiting, queues the run and
-// returns false. A call taken is given back with release.
+// agentLocked is the bookkeeping of agent, made when missing.
+func (q *callQueue) agentLocked(agent types.NamespacedName) (*namespaceCalls, *agentCalls) {
+	n := q.namespaces[agent.Namespace]
+	if n == nil {
+		n = &namespaceCalls{agents: map[string]*agentCalls{}}
+		q.namespaces[agent.Namespace] = n
+	}
+	a := n.agents[agent.Name]
+	if a == nil {
+		a = &agentCalls{}
+		n.agents[agent.Name] = a
+	}
+	return n, a
+}
+
+// take gives the run one of its Agent's calls, or, when the Agent or its
+// namespace is at its share or runs of the Agent that asked earlier are
+// still waiting, queues the run and returns false. A call taken is given
+// back with release.
 func (q *callQueue) take(run *agentsv1alpha1.AgentRun) bool {
 	key, agent := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}, agentOf(run)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	a := q.agents[agent]
-	if a == nil {
-		a = &agentCalls{}
-		q.agents[agent] = a
-	}
+	n, a := q.agentLocked(agent)
 	at := slices.IndexFunc(a.queue, func(w *waiter) bool { return w.run == key })
 	if at < 0 {
 		at = len(a.queue)
 	}
-	if a.inFlight+at < q.share {
+	if a.inFlight+at < q.share && n.inFlight < q.namespaceShare {
 		if at < len(a.queue) {
 			a.queue = slices.Delete(a.queue, at, at+1)
 			delete(q.waiting, key)
 		}
 		a.inFlight++
+		n.inFlight++
 		return true
 	}
 	if at == len(a.queue) {
@@ -119,14 +148,15 @@ func (q *callQueue) take(run *agentsv1alpha1.AgentRun) bool {
 	return false
 }
 
-// release gives back a call of the run's Agent and wakes the runs whose
-// turn has come.
+// release gives back a call of the run's Agent and wakes the runs of its
+// namespace whose turn has come.
 func (q *callQueue) release(ctx context.Context, run *agentsv1alpha1.AgentRun) {
 	agent := agentOf(run)
 	q.mu.Lock()
-	a := q.agents[agent]
-	a.inFlight--
-	woken := q.turnsLocked(agent, a)
+	n := q.namespaces[agent.Namespace]
+	n.agents[agent.Name].inFlight--
+	n.inFlight--
+	woken := q.turnsLocked(agent.Namespace, n)
 	q.mu.Unlock()
 	q.send(ctx, woken)
 }
@@ -142,7 +172,8 @@ func (q *callQueue) settle(ctx context.Context, run types.NamespacedName) {
 		q.mu.Unlock()
 		return
 	}
-	a := q.agents[agent]
+	n := q.namespaces[agent.Namespace]
+	a := n.agents[agent.Name]
 	at := slices.IndexFunc(a.queue, func(w *waiter) bool { return w.run == run })
 	if a.queue[at].asked {
 		a.queue[at].asked = false
@@ -151,23 +182,38 @@ func (q *callQueue) settle(ctx context.Context, run types.NamespacedName) {
 	}
 	a.queue = slices.Delete(a.queue, at, at+1)
 	delete(q.waiting, run)
-	woken := q.turnsLocked(agent, a)
+	woken := q.turnsLocked(agent.Namespace, n)
 	q.mu.Unlock()
 	q.send(ctx, woken)
 }
 
-// turnsLocked marks woken the waiting runs of the Agent whose turn has come
-// and returns them; an Agent with nothing in flight or waiting is forgotten.
-func (q *callQueue) turnsLocked(agent types.NamespacedName, a *agentCalls) []types.NamespacedName {
+// turnsLocked marks woken the waiting runs of the namespace whose turn has
+// come and returns them: the first runs of each Agent's queue, as many as
+// the Agent's share leaves, while the runs already woken and not yet
+// started fit in what the namespace's share leaves. Which Agent of the
+// namespace gets a call first is not fixed (the namespace's own runs
+// compete; the other namespaces never wait for them). Agents, and a
+// namespace, with nothing in flight or waiting are forgotten.
+func (q *callQueue) turnsLocked(namespace string, n *namespaceCalls) []types.NamespacedName {
 	var woken []types.NamespacedName
-	for _, w := range a.queue[:min(len(a.queue), max(q.share-a.inFlight, 0))] {
-		if !w.woken {
-			w.woken = true
-			woken = append(woken, w.run)
+	room := q.namespaceShare - n.inFlight
+	for name, a := range n.agents {
+		for _, w := range a.queue[:min(len(a.queue), max(q.share-a.inFlight, 0))] {
+			if room <= 0 {
+				break
+			}
+			room--
+			if !w.woken {
+				w.woken = true
+				woken = append(woken, w.run)
+			}
+		}
+		if a.inFlight == 0 && len(a.queue) == 0 {
+			delete(n.agents, name)
 		}
 	}
-	if a.inFlight == 0 && len(a.queue) == 0 {
-		delete(q.agents, agent)
+	if n.inFlight == 0 && len(n.agents) == 0 {
+		delete(q.namespaces, namespace)
 	}
 	return woken
 }
@@ -190,11 +236,12 @@ func (q *callQueue) source() source.TypedSource[reconcile.Request] {
 		func(_ context.Context, r reconcile.Request) []reconcile.Request { return []reconcile.Request{r} }))
 }
 
-// waitForCall is the result of a step that waits for its Agent's share: it
-// is woken when its turn comes, and looks again after a call timeout in any
-// case (its run may time out meanwhile).
+// waitForCall is the result of a step that waits for its Agent's or its
+// namespace's share: it is woken when its turn comes, and looks again after
+// a call timeout in any case (its run may time out meanwhile).
 func (r *AgentRunExecutionReconciler) waitForCall(ctx context.Context) ctrl.Result {
-	ctrl.LoggerFrom(ctx).V(1).Info("the Agent's calls are at its share of the dispatch workers; waiting", "share", r.calls.share)
+	ctrl.LoggerFrom(ctx).V(1).Info("the Agent's calls are at its share of the dispatch workers, or its namespace's are at theirs; waiting",
+		"share", r.calls.share, "namespaceShare", r.calls.namespaceShare)
 	return ctrl.Result{RequeueAfter: r.callTimeout()}
 }
 

@@ -164,6 +164,43 @@ var _ = Describe("Fair dispatch", func() {
 		}
 	})
 
+	It("gives four tarpit Agents of one namespace at most half the dispatch workers together: another namespace's run reaches its agent meanwhile", func(ctx SpecContext) {
+		opts := *testOptions
+		opts.A2ACallTimeout = DefaultA2ACallTimeout
+		restartOperator(&opts)
+		share := NamespaceShare(opts.DispatchWorkers)
+		Expect(share).To(Equal(4))
+		Expect(4*AgentShare(opts.DispatchWorkers)).To(Equal(opts.DispatchWorkers), "four Agents' shares are all the workers")
+
+		pit := newTarpit()
+		hostile := newNamespace(ctx)
+		for a := range 4 {
+			agent := fmt.Sprintf("tarpit-%d", a)
+			createAgent(ctx, hostile, agent, pit.srv.URL, 5)
+			for i := range 5 {
+				queueTestRun(ctx, hostile, fmt.Sprintf("%s-held-%d", agent, i), "{}", func(r *agentsv1alpha1.AgentRun) {
+					r.Labels[agentsv1alpha1.LabelAgent] = agent
+					r.Spec.AgentRef.Name = agent
+				})
+			}
+		}
+		Eventually(func() int {
+			open, _ := pit.held()
+			return open
+		}).Should(Equal(share), "the tarpits hold their namespace's share")
+
+		good := newTestAgent()
+		neighbour := newNamespace(ctx)
+		createAgent(ctx, neighbour, "triage", good.srv.URL, 4)
+		run := queueTestRun(ctx, neighbour, "neighbour", "{}", nil)
+		Eventually(good.received).Should(HaveLen(1), "the other namespace's run reached its agent")
+		open, peak := pit.held()
+		Expect(open).To(Equal(share), "while the tarpits still hold their share")
+		Expect(peak).To(Equal(share), "never more than the namespace's share")
+		Expect(pit.callersGaveUp()).To(BeZero(), "before any of the tarpits' calls timed out")
+		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+	})
+
 	It("cuts a hanging call off at --a2a-call-timeout and retries it like a failed connection until the run times out", func(ctx SpecContext) {
 		opts := *testOptions
 		opts.A2ACallTimeout = DefaultA2ACallTimeout // 30 s, unless the flag says otherwise
@@ -261,7 +298,64 @@ func TestCallQueue(t *testing.T) {
 	expect("nothing left to wake", woken(), []string(nil))
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if _, ok := q.agents[types.NamespacedName{Namespace: "team-a", Name: "tarpit"}]; ok || len(q.waiting) != 0 {
-		t.Errorf("an idle Agent is remembered: %+v, waiting %v", q.agents, q.waiting)
+	if n := q.namespaces["team-a"]; (n != nil && n.agents["tarpit"] != nil) || len(q.waiting) != 0 {
+		t.Errorf("an idle Agent is remembered: %+v, waiting %v", n, q.waiting)
+	}
+}
+
+// The namespace's share: four Agents of one namespace, each within its own
+// share, hold at most half the workers together; another namespace's run
+// takes a call meanwhile; a call of the namespace that ends wakes a waiting
+// run of another of its Agents.
+func TestCallQueueNamespaceShare(t *testing.T) {
+	ctx := context.Background()
+	q := newCallQueue(8) // an Agent's share 2, a namespace's 4
+	run := func(ns, agent, name string) *agentsv1alpha1.AgentRun {
+		r := &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		r.Spec.AgentRef.Name = agent
+		return r
+	}
+	woken := func() []string {
+		var names []string
+		for {
+			select {
+			case e := <-q.wake:
+				names = append(names, e.Object.Name)
+			default:
+				return names
+			}
+		}
+	}
+	var took []*agentsv1alpha1.AgentRun
+	var refused []string
+	for _, agent := range []string{"pit-1", "pit-2", "pit-3", "pit-4"} {
+		for i := range 2 {
+			r := run("hostile", agent, fmt.Sprintf("%s-%d", agent, i))
+			if q.take(r) {
+				took = append(took, r)
+			} else {
+				refused = append(refused, r.Name)
+			}
+		}
+	}
+	if len(took) != NamespaceShare(8) {
+		t.Fatalf("four Agents of one namespace hold %d calls, want %d (half the workers); refused %v", len(took), NamespaceShare(8), refused)
+	}
+	if !q.take(run("neighbour", "triage", "n1")) || !q.take(run("neighbour", "triage", "n2")) {
+		t.Fatal("another namespace's runs wait while the hostile one holds its share")
+	}
+	if got := woken(); got != nil {
+		t.Errorf("woken before any call ended: %v", got)
+	}
+	q.release(ctx, took[0])
+	got := woken()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "pit-3") && !strings.HasPrefix(got[0], "pit-4") {
+		t.Fatalf("a call of the namespace ends: woken %v, want one waiting run of pit-3 or pit-4", got)
+	}
+	if !q.take(run("hostile", strings.SplitN(got[0], "-", 3)[0]+"-"+strings.SplitN(got[0], "-", 3)[1], got[0])) {
+		t.Errorf("the woken run %s does not take the call", got[0])
+	}
+	if q.take(run("hostile", "pit-1", "pit-1-late")) {
+		t.Error("the namespace holds more than its share")
 	}
 }

@@ -17,8 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,8 +31,9 @@ import (
 // holds every endpoint, Agent, thread and run of the cluster, and what a
 // tenant writes into them would otherwise be held once per object: up to
 // 256 KiB of labels and annotations each, prompts of up to 32 KiB, run
-// outputs of up to 20 KiB. So every cached object keeps only hookrun's own
-// labels and annotations (agents.hookrun.dev/...) and no managedFields,
+// outputs of up to 20 KiB. So every cached object keeps only the labels and
+// annotations hookrun defines (not every key under agents.hookrun.dev/),
+// each annotation value at most 256 bytes or its hash, and no managedFields,
 // and runs and endpoints keep no prompt, output or message, also not in
 // a condition (stripForCache). Execution reads a run in full from the API server when
 // it sends it.
@@ -66,8 +65,8 @@ func CacheOptions(namespace string) cache.Options {
 // cached one through this same function (cachedStatus).
 func stripForCache(obj any) {
 	if o, ok := obj.(metav1.Object); ok {
-		o.SetLabels(hookrunOnly(o.GetLabels()))
-		o.SetAnnotations(hookrunOnly(o.GetAnnotations()))
+		o.SetLabels(hookrunLabels(o.GetLabels()))
+		o.SetAnnotations(hookrunAnnotations(o.GetAnnotations()))
 	}
 	switch o := obj.(type) {
 	case *agentsv1alpha1.AgentRun:
@@ -112,16 +111,34 @@ func dropTraceAnnotations(run *agentsv1alpha1.AgentRun) {
 	}
 }
 
-// hookrunOnly keeps the entries of labels or annotations under
-// agents.hookrun.dev/: the only ones the operator reads.
-func hookrunOnly(in map[string]string) map[string]string {
+// hookrunLabels keeps the labels hookrun defines (IsHookrunLabel): the
+// only ones the operator reads. Not every key under agents.hookrun.dev/:
+// any tenant may write those, on Secrets too, which the operator watches in
+// every namespace.
+func hookrunLabels(in map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range in {
-		if strings.HasPrefix(k, agentsv1alpha1.GroupVersion.Group+"/") {
+		if agentsv1alpha1.IsHookrunLabel(k) {
 			if out == nil {
 				out = map[string]string{}
 			}
 			out[k] = v
+		}
+	}
+	return out
+}
+
+// hookrunAnnotations keeps the annotations hookrun defines
+// (IsHookrunAnnotation), a long value as its hash (KeptAnnotationValue), so
+// that what one object keeps is bounded whatever a tenant writes.
+func hookrunAnnotations(in map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range in {
+		if agentsv1alpha1.IsHookrunAnnotation(k) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = agentsv1alpha1.KeptAnnotationValue(k, v)
 		}
 	}
 	return out

@@ -19,6 +19,7 @@ package controllers
 import (
 	cryptorand "crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"time"
 
@@ -156,10 +157,80 @@ var _ = Describe("A pinned endpoint ID", func() {
 		Expect(endpointState(ctx, copycat)().Status.EndpointID).To(BeEmpty())
 		Consistently(readyReason(ctx, holder), "2s").Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
 
-		// Deleting the holder hands the ID over: how an ID moves to a new
-		// endpoint without a gap.
+		// Deleting the holder hands the ID over, to another namespace only
+		// once the holder's namespace had IDHandoverReserve to take it.
 		Expect(k8sClient.Delete(ctx, holder)).To(Succeed())
+		Eventually(readyReason(ctx, copycat)).Should(HaveField("Message", ContainSubstring("only an endpoint of its namespace may take it")))
+		Expect(endpointState(ctx, copycat)().Status.EndpointID).To(BeEmpty())
+		fakeClock.Step(IDHandoverReserve)
+		poke(ctx, endpointState(ctx, copycat)())
 		Expect(readyEndpoint(ctx, copycat).Status.EndpointID).To(Equal(holder.Status.EndpointID))
+	})
+
+	// The handover: endpoints of another namespace stacked on a holder's ID
+	// never win it from the holder's own namespace, however many; they may
+	// take it only IDHandoverReserve after the deletion.
+	It("hands a deleted holder's ID to an endpoint of its namespace pinning it, before any number of another namespace's, and to those only 10 minutes later", func(ctx SpecContext) {
+		holderNS := newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(holderNS, "triage"))).To(Succeed())
+		holder := readyEndpoint(ctx, func() *agentsv1alpha1.WebhookEndpoint {
+			ep := newEndpoint(holderNS, "holder", "triage")
+			Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+			return ep
+		}())
+		heldID := holder.Status.EndpointID
+
+		idSecret(ctx, "stacked-id", heldID, referableLabels())
+		var stacked []*agentsv1alpha1.WebhookEndpoint
+		for i := range 4 {
+			stacked = append(stacked, pinned(ctx, fmt.Sprintf("sleeper-%d", i), "stacked-id"))
+		}
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: holderNS, Name: "moved-id", Labels: referableLabels()},
+			Data:       map[string][]byte{"id": []byte(heldID)},
+		})).To(Succeed())
+		successor := newEndpoint(holderNS, "successor", "triage")
+		successor.Spec.EndpointIDSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "moved-id", Key: "id"}
+		Expect(k8sClient.Create(ctx, successor)).To(Succeed())
+		for _, ep := range append(stacked, successor) {
+			Eventually(readyReason(ctx, ep)).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonEndpointIDConflict))
+		}
+
+		Expect(k8sClient.Delete(ctx, holder)).To(Succeed())
+		Expect(readyEndpoint(ctx, successor).Status.EndpointID).To(Equal(heldID), "the holder's namespace takes its ID")
+		for _, ep := range stacked {
+			Expect(endpointState(ctx, ep)().Status.EndpointID).To(BeEmpty())
+		}
+
+		// The successor goes too: only its namespace may take the ID for
+		// 10 minutes, and then one of the others does.
+		Expect(k8sClient.Delete(ctx, successor)).To(Succeed())
+		for _, ep := range stacked {
+			Eventually(readyReason(ctx, ep)).Should(HaveField("Message", ContainSubstring("only an endpoint of its namespace may take it")))
+		}
+		Consistently(func() []string {
+			var ids []string
+			for _, ep := range stacked {
+				ids = append(ids, endpointState(ctx, ep)().Status.EndpointID)
+			}
+			return ids
+		}, "2s").Should(HaveEach(BeEmpty()), "no other namespace takes the ID within 10 minutes")
+		fakeClock.Step(IDHandoverReserve - time.Second)
+		poke(ctx, endpointState(ctx, stacked[0])())
+		Consistently(func() string { return endpointState(ctx, stacked[0])().Status.EndpointID }, "2s").Should(BeEmpty())
+		fakeClock.Step(time.Second)
+		for _, ep := range stacked {
+			poke(ctx, endpointState(ctx, ep)())
+		}
+		Eventually(func() int {
+			n := 0
+			for _, ep := range stacked {
+				if endpointState(ctx, ep)().Status.EndpointID == heldID {
+					n++
+				}
+			}
+			return n
+		}).Should(Equal(1), "after 10 minutes one endpoint of another namespace takes it")
 	})
 
 	// The sleeper: created first, pinning a Secret that does not exist yet,

@@ -130,4 +130,29 @@ var _ = Describe("A forged AgentRun", func() {
 			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-password"}, &corev1.Secret{})
 		}, "2s").Should(Succeed())
 	})
+	// The type check on its own: a Secret the forged run owns, but not of
+	// the payload type. Whoever may create runs and Secrets could otherwise
+	// send any Secret data of theirs as if the receiver had accepted it.
+	It("that names a Secret it owns but not of the payload type ends PayloadInvalid: the Secret is not sent", func(ctx SpecContext) {
+		agent := newTestAgent()
+		DeferCleanup(agent.srv.Close)
+		a := newAgent(ns, "triage")
+		a.Spec.A2A.URL = agent.srv.URL
+		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
+		create(ctx, a)
+
+		run := create(ctx, forgedRun("forged-owned", "owned-opaque"))
+		create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owned-opaque", OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
+			}}},
+			Type: corev1.SecretTypeOpaque,
+			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("{}")},
+		})
+		Eventually(func() *agentsv1alpha1.AgentRun { return get(ctx, run) }).Should(And(
+			HaveField("Status.State", agentsv1alpha1.RunError),
+			HaveField("Status.Reason", agentsv1alpha1.ReasonPayloadInvalid),
+			HaveField("Status.Message", ContainSubstring("Secret owned-opaque is not this run's payload"))))
+		Expect(agent.received()).To(BeEmpty(), "the Secret did not reach the agent")
+	})
 })

@@ -105,4 +105,34 @@ var _ = Describe("The operator's cache", func() {
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Annotations).To(Equal(map[string]string{agentsv1alpha1.AnnotationKeyHash: "sha256:00"}))
 	})
+
+	// Any namespace may write keys under agents.hookrun.dev/, on its Secrets
+	// too (watched in every namespace): only the keys hookrun defines are
+	// kept, and a long value of one as its hash.
+	It("keeps only the label and annotation keys hookrun defines, not every key under its prefix, and a long annotation value as its SHA-256", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		long := strings.Repeat("r", 4096)
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stuffed",
+			Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint:   "hook",
+				"agents.hookrun.dev/ballast-1": strings.Repeat("l", 63),
+				"agents.hookrun.dev/ballast-2": strings.Repeat("l", 63),
+			},
+			Annotations: map[string]string{
+				agentsv1alpha1.AnnotationRotateSecret: long,
+				agentsv1alpha1.AnnotationSenderType:   "GitHub",
+				"agents.hookrun.dev/ballast":          strings.Repeat("a", 64<<10),
+			},
+		}}
+		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+
+		c := startCache(ctx)
+		cached := secretMetadata(ns, "stuffed")
+		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
+		Expect(cached.Labels).To(Equal(map[string]string{agentsv1alpha1.LabelEndpoint: "hook"}))
+		Expect(cached.Annotations).To(Equal(map[string]string{
+			agentsv1alpha1.AnnotationRotateSecret: agentsv1alpha1.SecretHash([]byte(long)),
+			agentsv1alpha1.AnnotationSenderType:   "GitHub",
+		}))
+	})
 })

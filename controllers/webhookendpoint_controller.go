@@ -221,9 +221,11 @@ func needsOnceOnlyValue(ep *agentsv1alpha1.WebhookEndpoint) bool {
 // generatedSecretAction decides, for an endpoint with a generated secret,
 // whether a secret must be made now (fresh: none yet, or the endpoint just
 // became authenticated or left secretRef) or rotated (the annotation has a
-// value not handled yet).
+// value not handled yet). The annotation is compared in the form
+// lastHandledRotation records (RotationValue), which is also the form the
+// cache keeps: a cached and a live read of the endpoint decide alike.
 func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bool) {
-	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
+	rotation := agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
 	fresh = ep.Status.AuthMode != agentsv1alpha1.AuthSecret || ep.Status.SecretHash == "" ||
 		ep.Status.SecretName != agentsv1alpha1.GeneratedSecretName(ep.Name)
 	rotate = !fresh && rotation != "" && rotation != ep.Status.LastHandledRotation

@@ -245,6 +245,30 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		Expect(eventsFor(ctx, third, agentsv1alpha1.EventSecretRotated)()).To(HaveLen(2))
 	})
 
+	// The cache keeps a rotate-secret value longer than 256 bytes as its
+	// SHA-256, and status.lastHandledRotation records it so (its schema
+	// allows 256 bytes): a live and a cached read of the endpoint must
+	// agree that the value was handled, or it rotates on every reconcile.
+	It("rotates exactly once for a rotate-secret value longer than 256 bytes, recording its SHA-256", func(ctx SpecContext) {
+		ep := newEndpoint(ns, "long-rotation", "triage")
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		first := readyEndpoint(ctx, ep)
+
+		long := strings.Repeat("2026-11-22T10:00:00Z ", 40)
+		cur := endpointState(ctx, ep)()
+		patch := client.MergeFrom(cur.DeepCopy())
+		metav1.SetMetaDataAnnotation(&cur.ObjectMeta, agentsv1alpha1.AnnotationRotateSecret, long)
+		Expect(k8sClient.Patch(ctx, cur, patch)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.LastHandledRotation }).Should(Equal(agentsv1alpha1.SecretHash([]byte(long))))
+		rotated := endpointState(ctx, ep)()
+		Expect(rotated.Status.SecretHash).NotTo(Equal(first.Status.SecretHash))
+		Eventually(eventsFor(ctx, rotated, agentsv1alpha1.EventSecretRotated)).Should(HaveLen(1))
+
+		poke(ctx, rotated)
+		Consistently(func() string { return endpointState(ctx, ep)().Status.SecretHash }).Should(Equal(rotated.Status.SecretHash), "one rotation per value")
+		Expect(eventsFor(ctx, rotated, agentsv1alpha1.EventSecretRotated)()).To(HaveLen(1))
+	})
+
 	It("keeps no secret for an unauthenticated endpoint and generates one at once when a secret is added", func(ctx SpecContext) {
 		ep := newEndpoint(ns, "status-page", "triage")
 		ep.Spec.AllowUnauthenticated = true

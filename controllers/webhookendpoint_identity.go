@@ -154,10 +154,26 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 			return err
 		}
 		if len(holders) > 0 {
+			first := &holders[0]
+			for i := range holders {
+				if holders[i].HoldsIDBefore(first) {
+					first = &holders[i]
+				}
+			}
+			r.idWaiters.sawHolder(id, first.Namespace)
 			problem := stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint holds the endpoint ID that Secret %q pins and receives its calls. "+
 					"This one gets no ID and no URL until that endpoint is deleted", s.ep.Spec.EndpointIDSecretRef.Name))
 			s.idProblem = &problem
+			return nil
+		}
+		if until, reserved := r.idWaiters.reservedFor(id, s.ep.Namespace, r.Clock.Now()); reserved {
+			// Time, not a change from outside, ends this wait: reconciling.
+			problem := reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+				"The WebhookEndpoint that held the endpoint ID that Secret %q pins was deleted; until %s only an endpoint of its namespace may take it. "+
+					"This one gets no ID and no URL until then", s.ep.Spec.EndpointIDSecretRef.Name, until.UTC().Format(time.RFC3339)))
+			s.idProblem = &problem
+			s.requeueWithin(until.Sub(r.Clock.Now()))
 			return nil
 		}
 		// As stored: to the microsecond.

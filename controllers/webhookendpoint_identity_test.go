@@ -20,11 +20,13 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -109,5 +111,41 @@ func TestPinnedIDSummary(t *testing.T) {
 			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
 			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
 		})
+	}
+}
+
+// The handover reservation: for IDHandoverReserve after the holder's
+// deletion, the ID is reserved for the holder's namespace; ended
+// reservations are dropped.
+func TestIDHandoverReservation(t *testing.T) {
+	var w idWaiters
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	w.handOver("id-1", "team-a", t0)
+	if until, reserved := w.reservedFor("id-1", "team-b", t0.Add(IDHandoverReserve-time.Second)); !reserved || !until.Equal(t0.Add(IDHandoverReserve)) {
+		t.Errorf("another namespace within the reserve: reserved %v until %v, want reserved until %v", reserved, until, t0.Add(IDHandoverReserve))
+	}
+	if _, reserved := w.reservedFor("id-1", "team-a", t0); reserved {
+		t.Error("the holder's namespace is kept from its own ID")
+	}
+	if _, reserved := w.reservedFor("id-1", "team-b", t0.Add(IDHandoverReserve)); reserved {
+		t.Error("the reservation outlives IDHandoverReserve")
+	}
+	if _, reserved := w.reservedFor("id-2", "team-b", t0); reserved {
+		t.Error("an ID nobody held is reserved")
+	}
+	w.handOver("id-2", "team-c", t0.Add(IDHandoverReserve))
+	if _, ok := w.reserved["id-1"]; ok || len(w.reserved) != 1 {
+		t.Errorf("an ended reservation is kept: %v", w.reserved)
+	}
+
+	// A waiter that saw the holder and finds it gone before the deletion's
+	// event came starts the reservation itself.
+	w.wait("id-3", types.NamespacedName{Namespace: "team-b", Name: "sleeper"})
+	w.sawHolder("id-3", "team-a")
+	if _, reserved := w.reservedFor("id-3", "team-b", t0); !reserved {
+		t.Error("a holder seen and gone before its deletion was handled leaves its ID to any namespace")
+	}
+	if _, reserved := w.reservedFor("id-3", "team-a", t0); reserved {
+		t.Error("the seen holder's namespace is kept from its ID")
 	}
 }

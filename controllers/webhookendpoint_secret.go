@@ -70,7 +70,7 @@ func (r *WebhookEndpointReconciler) reconcileSecretSource(ctx context.Context, s
 func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
-	rotation := ep.Annotations[agentsv1alpha1.AnnotationRotateSecret]
+	rotation := agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
 	fresh, rotate := generatedSecretAction(ep)
 	ep.Status.AuthMode = agentsv1alpha1.AuthSecret
 

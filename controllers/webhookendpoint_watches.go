@@ -55,7 +55,8 @@ func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o cl
 }
 
 // endpointsWaitingForID maps a deleted endpoint to those waiting for its ID
-// (a pinned copy that was never written): one of them takes it now. Only
+// (a pinned copy that was never written): one of its namespace takes it now,
+// and for IDHandoverReserve no other namespace's (handOver). Only
 // deletions: an ID never changes while its holder exists, and a holder's
 // other writes must not wake every copy of its ID.
 func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o client.Object) []reconcile.Request {
@@ -63,6 +64,7 @@ func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o c
 	if !ok || ep.Status.EndpointID == "" {
 		return nil
 	}
+	r.idWaiters.handOver(ep.Status.EndpointID, ep.Namespace, r.Clock.Now())
 	var out []reconcile.Request
 	for _, key := range r.idWaiters.waitingFor(ep.Status.EndpointID) {
 		out = append(out, reconcile.Request{NamespacedName: key})

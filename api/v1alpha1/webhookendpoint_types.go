@@ -241,7 +241,8 @@ type WebhookEndpointStatus struct {
 	// +optional
 	PreviousSecretExpiresAt *metav1.Time `json:"previousSecretExpiresAt,omitempty"`
 	// lastHandledRotation is the value of the rotate-secret annotation that
-	// was last acted on.
+	// was last acted on; a value longer than 256 bytes is recorded as its
+	// SHA-256 ("sha256:" and 64 hex digits).
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	LastHandledRotation string `json:"lastHandledRotation,omitempty"`

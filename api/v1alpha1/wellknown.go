@@ -16,7 +16,11 @@ limitations under the License.
 
 package v1alpha1
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Label keys. Their values are object names in the labelled object's namespace.
 const (
@@ -118,6 +122,61 @@ const (
 	// MaxTracestateBytes), passed on to the agent.
 	AnnotationTracestate = "agents.hookrun.dev/tracestate"
 )
+
+// The keys hookrun defines: the operator's cache keeps these labels and
+// annotations of every object and no other, whatever their prefix. Every
+// namespace writes labels and annotations under agents.hookrun.dev/ (on its
+// Secrets, watched cluster-wide), so a prefix would let one tenant fill the
+// leader's memory; a fixed list of keys bounds what one object keeps.
+var (
+	hookrunLabels = map[string]bool{
+		LabelEndpoint: true, LabelAgent: true, LabelThread: true, LabelSkipReason: true,
+		LabelAllowReference: true, LabelSigningKey: true, LabelEndpointNamespace: true,
+		LabelEndpointUID: true, LabelRejectionReport: true,
+	}
+	hookrunAnnotations = map[string]bool{
+		AnnotationKeyHash: true, AnnotationPreviousKeyHash: true, AnnotationSenderType: true,
+		AnnotationRotateSecret: true, AnnotationPayloadStoredBy: true, AnnotationTraceparent: true,
+		AnnotationTracestate: true, AnnotationReportWrittenAt: true,
+	}
+)
+
+// IsHookrunLabel tells whether key is a label key hookrun defines.
+func IsHookrunLabel(key string) bool { return hookrunLabels[key] }
+
+// IsHookrunAnnotation tells whether key is an annotation key hookrun defines.
+func IsHookrunAnnotation(key string) bool { return hookrunAnnotations[key] }
+
+// MaxKeptAnnotationBytes is the longest annotation value the operator keeps
+// as it is (label values are at most 63 bytes). A longer value of a hookrun
+// annotation is kept as its SHA-256 (KeptAnnotationValue): no value hookrun
+// writes is that long, and a user's rotate-secret value, which may be, is
+// compared only for equality.
+const MaxKeptAnnotationBytes = 256
+
+// KeptAnnotationValue is the value of annotation key as the operator keeps
+// it: the value itself up to MaxKeptAnnotationBytes (MaxTracestateBytes for
+// the tracestate, which the receiver writes up to that length), else
+// "sha256:" and the lower-case hex SHA-256 of the value. It is idempotent:
+// a hash is short enough to be kept as it is.
+func KeptAnnotationValue(key, value string) string {
+	limit := MaxKeptAnnotationBytes
+	if key == AnnotationTracestate {
+		limit = MaxTracestateBytes
+	}
+	if len(value) <= limit {
+		return value
+	}
+	sum := sha256.Sum256([]byte(value))
+	return SecretHashPrefix + hex.EncodeToString(sum[:])
+}
+
+// RotationValue is the form of a rotate-secret annotation value that
+// status.lastHandledRotation records and is compared with: the value up to
+// MaxKeptAnnotationBytes, else its SHA-256, as the operator's cache keeps it.
+func RotationValue(annotation string) string {
+	return KeptAnnotationValue(AnnotationRotateSecret, annotation)
+}
 
 // MaxTracestateBytes bounds the tracestate a run keeps (W3C Trace Context
 // asks to propagate at least 512 characters): list members beyond it are

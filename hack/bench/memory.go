@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,4 +127,97 @@ func storeFinishedRun(ctx context.Context, cl client.Client, ns, ep, name, promp
 	}
 	agentsv1alpha1.SetRunConditions(run)
 	return cl.Status().Patch(ctx, run, patch)
+}
+
+// The tenant's labels of the operator's memory measurement: what a
+// namespace editor can put on Secrets, which the operator watches (as
+// metadata) in every namespace. Each Secret stays under the API server's
+// request size.
+const (
+	labelledSecrets        = 80
+	labelsPerSecret        = 6000
+	labelledSecretsMaxGrow = 20 // MiB
+)
+
+// measureTenantLabels reads the operator's resident memory, stores
+// labelledSecrets Secrets with labelsPerSecret labels under
+// agents.hookrun.dev/ each (none of them a key hookrun defines), waits until
+// the operator has seen them all, and reads it again: its cache keeps only
+// the keys hookrun defines, so the memory must not grow with the labels.
+// The operator has seen them once it has acted on a Secret stored after
+// them (the watch delivers a kind's events in order): a sentinel Secret that
+// an endpoint's spec.secretRef names.
+func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(string, ...any)) (row, error) {
+	const ns = "labels"
+	name := fmt.Sprintf("operator resident memory after %d Secrets of %d agents.hookrun.dev/ labels each", labelledSecrets, labelsPerSecret)
+	cl := c.AdminClient
+	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return row{}, err
+	}
+	if err := cl.Create(ctx, &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
+	}); err != nil {
+		return row{}, err
+	}
+	sentinel := &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sentinel"},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: "triage"},
+			Prompt:         "Sentinel of the tenant-labels measurement.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			SecretRef:      &agentsv1alpha1.SecretKeyReference{Name: "sentinel", Key: agentsv1alpha1.WebhookSecretKey},
+		},
+	}
+	if err := cl.Create(ctx, sentinel); err != nil {
+		return row{}, err
+	}
+	runtime.GC()
+	time.Sleep(5 * time.Second) // the operator settles after the endpoint
+	before, err := residentMiB(c.PID(devcluster.Operator))
+	if err != nil {
+		return row{}, err
+	}
+	logf("operator resident memory %.1f MiB; storing %d Secrets of %d labels", before, labelledSecrets, labelsPerSecret)
+	value := strings.Repeat("v", 63)
+	err = inParallel(4, labelledSecrets, func(i int) error {
+		labels := make(map[string]string, labelsPerSecret)
+		for j := range labelsPerSecret {
+			labels[fmt.Sprintf("agents.hookrun.dev/ballast-%05d", j)] = value
+		}
+		return cl.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("stuffed-%03d", i), Labels: labels}})
+	})
+	if err != nil {
+		return row{}, err
+	}
+	if err := cl.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sentinel", Labels: map[string]string{agentsv1alpha1.LabelAllowReference: agentsv1alpha1.AllowReferenceTrue}},
+		Data:       map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(strings.Repeat("s", agentsv1alpha1.MinSecretBytes))},
+	}); err != nil {
+		return row{}, err
+	}
+	for start := time.Now(); ; {
+		if err := cl.Get(ctx, client.ObjectKeyFromObject(sentinel), sentinel); err != nil {
+			return row{}, err
+		}
+		if sentinel.Status.SecretHash != "" {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			return row{}, fmt.Errorf("the operator did not use the sentinel Secret within 5 minutes")
+		}
+		select {
+		case <-ctx.Done():
+			return row{}, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	after, err := residentMiB(c.PID(devcluster.Operator))
+	if err != nil {
+		return row{}, err
+	}
+	grew := after - before
+	logf("operator resident memory %.1f MiB (%+.1f MiB)", after, grew)
+	return row{name, fmt.Sprintf("unchanged within %d MiB", labelledSecretsMaxGrow),
+		fmt.Sprintf("%+.1f MiB (%.1f MiB before, %.1f MiB after)", grew, before, after), grew < labelledSecretsMaxGrow}, nil
 }

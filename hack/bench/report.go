@@ -93,12 +93,19 @@ How each is measured:
   time. With the API server, the operator (38 s), the receiver (9 s), etcd and the bench's own
   client sharing two cores, about 2m20s is what this machine gives; fewer writes per endpoint is
   what would bring it under 2 minutes (the ` + "`SecretGenerated`" + ` event is one of the two creates).
+- Tenant labels: 80 Secrets in one namespace with 6,000 labels under ` + "`agents.hookrun.dev/`" + ` each
+  (none a key hookrun defines; 63-byte values, about 560 KB of labels per Secret), created as an
+  admin; the operator watches Secrets' metadata in every namespace. Its resident memory is read
+  before, and after it used a Secret stored after them (the sentinel an endpoint's ` + "`secretRef`" + `
+  names): its cache keeps only the keys hookrun defines.
 - 202 to agent: ` + "`BenchmarkQueueToSend`" + ` in ` + "`controllers`" + ` (200 sequential runs with free capacity, a
   real API server and the real operator, an in-process A2A agent), medians of its runs.
 - 202 to agent beside a tarpit: ` + "`BenchmarkQueueToSendBesideTarpit`" + ` in ` + "`controllers`" + `, one API server and operator
   (default flags: 8 dispatch workers, a 30 s call deadline): 200 sequential runs of one Agent alone, then
-  200 more while another namespace's Agent, whose server holds every request open, has 20 runs
-  running (it holds its share, 2 calls, throughout); the ratio of the two p99s, medians of its runs.
+  200 more while four Agents of another namespace, whose server holds every request open, have 20
+  runs running each (their four Agent shares, 2 calls each, would be all 8 workers; their namespace
+  holds its share, 4 calls, throughout); the p99 beside them and the ratio of the two p99s, medians
+  of its runs.
 
 Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
 `)

@@ -172,7 +172,7 @@ func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
 		if err != nil {
 			return false, err
 		}
-		if cur.Status.LastHandledRotation != value || cur.Status.SecretHash == "" || cur.Status.SecretHash == oldHash {
+		if cur.Status.LastHandledRotation != agentsv1alpha1.RotationValue(value) || cur.Status.SecretHash == "" || cur.Status.SecretHash == oldHash {
 			return false, nil
 		}
 		ep = cur

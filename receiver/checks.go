@@ -278,8 +278,9 @@ func (h *Handler) checkMembership(c *callState) int {
 // storeRun is step 9: the run, then its payload. It always answers, and
 // is traced (the receive span).
 func (h *Handler) storeRun(c *callState) (code int) {
-	run, err := h.newRun(c.e, &c.d, c.now)
+	run, err := h.newRun(c.r.Context(), c.e, &c.d, c.now)
 	if err != nil {
+		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)
 	}
 	if c.d.deliveryID != "" {

@@ -80,6 +80,13 @@ const (
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30
+	// promptCacheEntries bounds the prompts a replica keeps of the
+	// endpoints called last (promptCache): at most 16 MiB of 64 KiB
+	// prompts.
+	promptCacheEntries = 256
+	// filterCacheEntries bounds the compiled filters a replica keeps of the
+	// endpoints called last (filterCache).
+	filterCacheEntries = 128
 	// maxReportEntries bounds the lines of a replica's rejection report,
 	// shared between the namespaces (shareLines): a line is at most about
 	// 1 KiB (namespace, name, two periods of counts), well within the

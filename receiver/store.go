@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -33,12 +34,27 @@ import (
 const fieldOwner = "hookrun-receiver"
 
 // kubeStore writes runs and payloads to the API server, never an endpoint.
-// Its only read is of a run named after a delivery ID (reader, not cached):
-// every other lookup the receiver makes is served from its informers.
+// Its reads (reader, not cached) are of a run named after a delivery ID and
+// of the prompt of an endpoint whose run it stores, when it does not keep
+// that prompt (promptCache): every other lookup the receiver makes is served
+// from its informers.
 type kubeStore struct {
 	client client.Client
 	reader client.Reader
+	// prompts reads the prompts of endpoints through reader, and keeps
+	// those of the endpoints called last.
+	prompts *promptCache
 }
+
+func newKubeStore(c client.Client, reader client.Reader) *kubeStore {
+	return &kubeStore{client: c, reader: reader, prompts: newPromptCache(reader)}
+}
+
+func (s *kubeStore) prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	return s.prompts.promptOf(ctx, ep)
+}
+
+func (s *kubeStore) forget(uid types.UID) { s.prompts.forget(uid) }
 
 func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
 	// The writes outlive a caller that hangs up: a write cut off half-way

@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"time"
 
@@ -286,9 +287,11 @@ func (h *Handler) storeRun(c *callState) (code int) {
 	if c.d.deliveryID != "" {
 		run.Name = c.runOfDelivery()
 	}
+	sum := sha256.Sum256(c.body)
 	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
 		SecretName:  run.Name,
 		Bytes:       int64(len(c.body)),
+		SHA256:      hex.EncodeToString(sum[:]),
 		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
 	span := h.startReceive(c, run)

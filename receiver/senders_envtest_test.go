@@ -417,7 +417,7 @@ var _ = Describe("Senders", func() {
 			run, err := handler.newRun(ctx, handler.table.lookup(ep.Status.EndpointID), &delivery{deliveryID: "d-race"}, fakeClock.Now())
 			Expect(err).NotTo(HaveOccurred())
 			run.Name = name
-			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"}
+			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}
 			dup, err := first.createRun(ctx, run, body)
 			Expect(dupAnswered).To(BeTrue(), "the other replica answered 202 with this runId")
 			Expect(err).NotTo(HaveOccurred(), "so the first writer answers 202 too")

@@ -18,6 +18,8 @@ package receiver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -109,12 +111,13 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	// too (the same delivery, the same body), or find it stored, then
 	// touch the run: the first writer's undo is a delete locked to the
 	// version it created, so once the touch lands the run stays.
-	if run.Spec.Payload.Bytes != int64(len(body)) {
+	if sum := sha256.Sum256(body); run.Spec.Payload.SHA256 != hex.EncodeToString(sum[:]) {
 		// Another body under the same delivery (a CloudEvent sent again in
-		// the other mode, say): it is not this run's payload, so it is not
-		// stored; the run is whole once its first writer's payload is
-		// there, which a dry run of the create tells without reading
-		// Secrets.
+		// the other mode, say, or with other data of the same length): it
+		// is not this run's payload, so it is not stored; the run is whole
+		// once its first writer's payload is there, which a dry run of the
+		// create tells without reading Secrets. A run without the digest
+		// (stored before it was recorded) is taken as another body.
 		err := s.createPayload(ctx, run, body, client.DryRunAll)
 		if err == nil {
 			return false, fmt.Errorf("AgentRun %s/%s is queued without a stored payload yet, and this call's body differs from the first", namespace, name)

@@ -18,10 +18,12 @@ package receiver
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -418,5 +420,27 @@ func TestRefuteUnread(t *testing.T) {
 		if got := c.s.refuteUnread(c.h, c.header, now); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A body's buffer grows with what arrived: an announced 1 MiB of which two
+// bytes come allocates a few KiB, not the megabyte, and takes as much.
+func TestAnnouncedBodyAllocatesWhatArrives(t *testing.T) {
+	b := newBodyBudget(DefaultMaxInflightBodyBytes)
+	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", UID: "u"}}
+	var held bodyHold
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, verdict, err := readBody(strings.NewReader("{}"), MaxBodyBytes, bodyTaker{b, ep}, &held)
+	runtime.ReadMemStats(&after)
+	if verdict != budgetTaken || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("verdict %v, error %v; want the body cut short", verdict, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*firstBodyChunk {
+		t.Errorf("%d bytes allocated for 2 bytes of an announced 1 MiB, want at most %d", got, 4*firstBodyChunk)
+	}
+	if held.n != firstBodyChunk {
+		t.Errorf("took %d bytes of the budget, want the %d of the buffer the bytes arrived in", held.n, firstBodyChunk)
 	}
 }

@@ -294,7 +294,7 @@ func (b *firstRead) Read(p []byte) (int, error) {
 }
 
 // A body that does not arrive within bodyReadTimeout of the call being let
-// in is answered 400, and its reservation goes back: the server's
+// in is answered 400, and what it took of the budget goes back: the server's
 // ReadTimeout alone would let it hold that for 30 s.
 func TestBodyReadTimeout(t *testing.T) {
 	g := gomega.NewWithT(t)
@@ -345,7 +345,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 
 // A signed call whose headers alone refute it (a malformed signature, a
 // timestamp outside the tolerance) is refused before its body is read: it
-// reserves nothing of the body budget and waits for no upload.
+// takes nothing of the body budget and waits for no upload.
 func TestSignedRefusedBeforeRead(t *testing.T) {
 	h, _ := newMemoryHandler(t)
 	fresh := strconv.FormatInt(h.clock.Now().Unix(), 10)

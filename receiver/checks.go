@@ -32,7 +32,7 @@ import (
 const notAnswered = 0
 
 // callState is one call on its way through the steps of serve: what the
-// steps before have found out. What the call reserved of the body budget
+// steps before have found out. What the call took of the body budget
 // (held) is passed apart, to the steps that read the body: inside callState
 // it would escape to the heap, one allocation more per call.
 type callState struct {

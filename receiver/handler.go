@@ -124,7 +124,7 @@ type Handler struct {
 // ServeHTTP answers one call and records its code and latency.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	// held is what the call reserved of the body budget, given back once
+	// held is what the call took of the body budget, given back once
 	// it is answered (also if serving panics).
 	var held bodyHold
 	defer func() { h.bodies.give(held) }()

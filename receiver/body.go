@@ -23,37 +23,53 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // bodyBudget bounds the bytes of request bodies one replica holds at once,
-// and the share of them one endpoint's calls hold: a call reserves its
-// Content-Length (MaxBodyBytes when the length is not known, as with chunked
-// bodies) before its body is read, and gives it back when it is answered.
-// Without it, a thousand slow 1 MiB uploads hold a gigabyte, whatever the
-// rate limits; without the share, 32 slow uploads to one public URL hold the
+// the share of them the calls of one namespace hold, and the share of that
+// one endpoint's calls hold. A call takes from the budget as its body
+// arrives, in the steps its buffer grows by (readBody), and gives it back
+// when it is answered: a connection that announces a body and sends
+// nothing holds nothing, so idle connections cannot lock an endpoint's
+// real deliveries out. Without the budget, a thousand slow 1 MiB uploads
+// hold a gigabyte, whatever the rate limits; without the shares, 32 slow
+// uploads to one public URL, or to a few URLs of one namespace, hold the
 // whole budget and every tenant on the replica gets 503.
 type bodyBudget struct {
 	limit int64
+	// namespaceShare is what the calls of one namespace may hold: half of
+	// limit, never less than one largest body.
+	namespaceShare int64
 	// share is what the calls of one endpoint may hold: a quarter of
 	// limit, never less than one largest body.
 	share int64
 
 	mu   sync.Mutex
 	used int64
-	// byEndpoint holds what each endpoint's calls hold, with an entry only
-	// while one of them holds anything: its size follows the calls in
-	// flight, not the endpoints.
-	byEndpoint map[types.UID]int64
+	// byEndpoint and byNamespace hold what each endpoint's and each
+	// namespace's calls hold, with an entry only while one of them holds
+	// anything: their size follows the calls in flight, not the endpoints.
+	byEndpoint  map[types.UID]int64
+	byNamespace map[string]int64
 }
 
 func newBodyBudget(limit int64) *bodyBudget {
-	return &bodyBudget{limit: limit, share: max(limit/endpointBodyShare, MaxBodyBytes), byEndpoint: map[types.UID]int64{}}
+	return &bodyBudget{
+		limit:          limit,
+		namespaceShare: max(limit/namespaceBodyShare, MaxBodyBytes),
+		share:          max(limit/endpointBodyShare, MaxBodyBytes),
+		byEndpoint:     map[types.UID]int64{},
+		byNamespace:    map[string]int64{},
+	}
 }
 
 // bodyHold is what one call holds of the budget, for its endpoint.
 type bodyHold struct {
-	endpoint types.UID
-	n        int64
+	endpoint  types.UID
+	namespace string
+	n         int64
 }
 
 // budgetVerdict is the outcome of take.
@@ -63,25 +79,32 @@ const (
 	budgetTaken budgetVerdict = iota
 	// budgetEndpointFull: the endpoint's calls hold its share.
 	budgetEndpointFull
+	// budgetNamespaceFull: the calls of the endpoint's namespace hold its
+	// share.
+	budgetNamespaceFull
 	// budgetReplicaFull: the replica holds its limit.
 	budgetReplicaFull
 )
 
-// take reserves n bytes for a call of endpoint if they fit in both the
-// endpoint's share and the replica's limit, adding them to held.
-func (b *bodyBudget) take(endpoint types.UID, n int64, held *bodyHold) budgetVerdict {
+// take adds n bytes to what a call of endpoint (in namespace) holds if
+// they fit in the endpoint's share, the namespace's share and the
+// replica's limit.
+func (b *bodyBudget) take(endpoint types.UID, namespace string, n int64, held *bodyHold) budgetVerdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	mine := b.byEndpoint[endpoint]
+	mine, ours := b.byEndpoint[endpoint], b.byNamespace[namespace]
 	switch {
 	case mine+n > b.share:
 		return budgetEndpointFull
+	case ours+n > b.namespaceShare:
+		return budgetNamespaceFull
 	case b.used+n > b.limit:
 		return budgetReplicaFull
 	}
 	b.byEndpoint[endpoint] = mine + n
+	b.byNamespace[namespace] = ours + n
 	b.used += n
-	held.endpoint, held.n = endpoint, held.n+n
+	held.endpoint, held.namespace, held.n = endpoint, namespace, held.n+n
 	return budgetTaken
 }
 
@@ -98,6 +121,11 @@ func (b *bodyBudget) give(held bodyHold) {
 	} else {
 		delete(b.byEndpoint, held.endpoint)
 	}
+	if left := b.byNamespace[held.namespace] - held.n; left > 0 {
+		b.byNamespace[held.namespace] = left
+	} else {
+		delete(b.byNamespace, held.namespace)
+	}
 }
 
 // inUse returns the bytes held and the number of endpoints holding them.
@@ -107,33 +135,16 @@ func (b *bodyBudget) inUse() (int64, int) {
 	return b.used, len(b.byEndpoint)
 }
 
-// reservation is how much of the budget a body of contentLength needs.
-func reservation(contentLength int64) int64 {
-	if contentLength < 0 || contentLength > MaxBodyBytes {
-		return MaxBodyBytes
-	}
-	return contentLength
-}
-
-// readBody reads the body within MaxBodyBytes, the endpoint's share of the
-// replica's body budget and the budget itself, adding what it reserved to
-// held, and within bodyReadTimeout; a non-zero code means the call was
-// answered (413; 503 while the endpoint's share or the budget is spent; 400
-// for a body that could not be read, or not in time).
+// readBody reads the body within MaxBodyBytes, the endpoint's and its
+// namespace's shares of the replica's body budget and the budget itself,
+// adding what it took to held as the body arrives, and within
+// bodyReadTimeout; a non-zero code means the call was answered (413; 503
+// once a share or the budget is spent; 400 for a body that could not be
+// read, or not in time).
 func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	r := c.r
 	if r.ContentLength > MaxBodyBytes {
 		return nil, c.reject(answerTooLarge, reasonTooLarge)
-	}
-	switch h.bodies.take(c.ep.UID, reservation(r.ContentLength), held) {
-	case budgetEndpointFull:
-		h.metrics.bodyBudgetFull.WithLabelValues(budgetEndpoint).Inc()
-		c.w.Header()["Retry-After"] = busyRetryAfter
-		return nil, c.reject(answerEndpointBusy, reasonEndpointBodyBudget)
-	case budgetReplicaFull:
-		h.metrics.bodyBudgetFull.WithLabelValues(budgetReplica).Inc()
-		c.w.Header()["Retry-After"] = busyRetryAfter
-		return nil, c.reject(answerBusy, reasonBodyBudget)
 	}
 	// The server's ReadTimeout counts from the first byte of the request;
 	// the body gets bodyReadTimeout from here, and no deadline once it is
@@ -145,9 +156,17 @@ func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	if dl != nil {
 		_ = dl.SetReadDeadline(time.Now().Add(h.bodyReadTimeout))
 	}
-	body, err := readBody(r.Body, r.ContentLength)
+	body, verdict, err := readBody(r.Body, r.ContentLength, bodyTaker{h.bodies, c.ep}, held)
 	if dl != nil {
 		_ = dl.SetReadDeadline(time.Time{})
+	}
+	switch verdict {
+	case budgetEndpointFull:
+		return nil, h.bodyBudgetFull(c, budgetEndpoint, answerEndpointBusy, reasonEndpointBodyBudget)
+	case budgetNamespaceFull:
+		return nil, h.bodyBudgetFull(c, budgetNamespace, answerNamespaceBusy, reasonNamespaceBodyBudget)
+	case budgetReplicaFull:
+		return nil, h.bodyBudgetFull(c, budgetReplica, answerBusy, reasonBodyBudget)
 	}
 	if errors.Is(err, errTooLarge) {
 		return nil, c.reject(answerTooLarge, reasonTooLarge)
@@ -160,6 +179,13 @@ func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	return body, 0
 }
 
+// bodyBudgetFull answers 503 with Retry-After for a spent budget.
+func (h *Handler) bodyBudgetFull(c *callState, budget string, a answer, reason string) int {
+	h.metrics.bodyBudgetFull.WithLabelValues(budget).Inc()
+	c.w.Header()["Retry-After"] = busyRetryAfter
+	return c.reject(a, reason)
+}
+
 // readDeadliner is the ResponseWriter of net/http's server.
 type readDeadliner interface {
 	SetReadDeadline(deadline time.Time) error
@@ -167,22 +193,84 @@ type readDeadliner interface {
 
 var errTooLarge = errors.New("body larger than the limit")
 
-// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond. A
-// body of known length is read into a buffer of that length.
-func readBody(body io.Reader, contentLength int64) ([]byte, error) {
+// firstBodyChunk is the buffer a body is first read into, taken from the
+// budget once a byte of it has arrived: until then a call holds only this,
+// as much as net/http holds of every connection to read its headers.
+const firstBodyChunk = 4 << 10
+
+// bodyTaker takes from the budget for one call's endpoint. A value, not a
+// closure, and apart from what the call holds: held does not escape, and
+// reading a body allocates nothing but the body.
+type bodyTaker struct {
+	budget *bodyBudget
+	ep     *agentsv1alpha1.WebhookEndpoint
+}
+
+func (t bodyTaker) take(n int64, held *bodyHold) budgetVerdict {
+	return t.budget.take(t.ep.UID, t.ep.Namespace, n, held)
+}
+
+// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond, into
+// a buffer that grows with what arrived: it doubles when full, up to the
+// body's Content-Length (MaxBodyBytes when unknown). The budget is asked
+// for the buffer's capacity once the first bytes are there and for each
+// growth before it is made; a verdict other than budgetTaken ends the read.
+func readBody(body io.Reader, contentLength int64, t bodyTaker, held *bodyHold) ([]byte, budgetVerdict, error) {
+	limit := int64(MaxBodyBytes)
 	if contentLength >= 0 && contentLength <= MaxBodyBytes {
-		b := make([]byte, contentLength)
-		if _, err := io.ReadFull(body, b); err != nil {
-			return nil, err
+		limit = contentLength
+	}
+	buf := make([]byte, 0, min(limit, firstBodyChunk))
+	taken := int64(0)
+	for {
+		if int64(len(buf)) == limit {
+			return buf, budgetTaken, endOf(body, contentLength)
 		}
-		return b, nil
+		if len(buf) == cap(buf) {
+			grown := min(2*int64(cap(buf)), limit)
+			if v := t.take(grown-taken, held); v != budgetTaken {
+				return nil, v, nil
+			}
+			taken = grown
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		if n > 0 && taken == 0 {
+			// The first bytes arrived: the buffer they are in counts.
+			if v := t.take(int64(cap(buf)), held); v != budgetTaken {
+				return nil, v, nil
+			}
+			taken = int64(cap(buf))
+		}
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && contentLength >= 0 && int64(len(buf)) < contentLength:
+			return nil, budgetTaken, io.ErrUnexpectedEOF
+		case err == io.EOF:
+			return buf, budgetTaken, nil
+		case err != nil:
+			return nil, budgetTaken, err
+		}
 	}
-	b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
-	if err != nil {
-		return nil, err
+}
+
+// endOf checks that a body whose buffer is full has ended: one of known
+// length has (net/http reads no further), one of unknown length must not
+// hold another byte.
+func endOf(body io.Reader, contentLength int64) error {
+	if contentLength >= 0 {
+		return nil
 	}
-	if len(b) > MaxBodyBytes {
-		return nil, errTooLarge
+	var one [1]byte
+	for {
+		n, err := body.Read(one[:])
+		switch {
+		case n > 0:
+			return errTooLarge
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
 	}
-	return b, nil
 }

@@ -18,17 +18,22 @@ package receiver
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -94,6 +99,32 @@ func sendTo(t *testing.T, srv *httptest.Server, id, body string, header ...strin
 var (
 	secretLine = agentsv1alpha1.SecretHeader + ": " + memSecret + "\r\n"
 	oneMiBHead = "Content-Length: " + strconv.Itoa(MaxBodyBytes) + "\r\n\r\n{"
+	// githubLine is a GitHub signature header of the right shape: only
+	// the body can refute it.
+	githubLine = "X-Hub-Signature-256: sha256=" + strings.Repeat("0", 64) + "\r\n"
+)
+
+// heldUpload opens a call to endpoint id that announces 1 MiB, sends all
+// of it but its last byte, and stalls: it holds 1 MiB of the budget.
+func heldUpload(t *testing.T, srv *httptest.Server, id, header string) net.Conn {
+	t.Helper()
+	return slowUpload(t, srv, id, header, oneMiBHead+strings.Repeat("a", MaxBodyBytes-2))
+}
+
+// addEndpoint serves a Header endpoint with memSecret under id, of an
+// Agent of namespace ns.
+func addEndpoint(h *Handler, ns, id string) {
+	h.table.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "auth", UID: types.UID(ns + "-auth")},
+		Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun},
+		Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
+	})
+	h.table.upsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})
+}
+
+const (
+	otherNamespaceID = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE"
+	thirdNamespaceID = "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"
 )
 
 func inUse(h *Handler) func() []int64 {
@@ -109,28 +140,30 @@ func inUse(h *Handler) func() []int64 {
 func TestBodyBudget(t *testing.T) {
 	g := gomega.NewWithT(t)
 	h, _ := newMemoryHandler(t)
-	h.bodies = newBodyBudget(2 * MaxBodyBytes) // each endpoint's share: one body
+	h.bodies = newBodyBudget(2 * MaxBodyBytes) // each namespace's and endpoint's share: one body
+	addEndpoint(h, "other", otherNamespaceID)
+	addEndpoint(h, "third", thirdNamespaceID)
 	srv := bodyServer(t, h)
 
-	// Two uploads to two endpoints: one of 1 MiB by Content-Length, one
-	// chunked (it may grow to 1 MiB); each sends a little of its body.
-	slowUpload(t, srv, memID, secretLine, oneMiBHead)
-	chunked := slowUpload(t, srv, memOpenID, "", "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n")
+	// Two uploads, of two namespaces, that sent all but the end of their
+	// bodies: one of 1 MiB by Content-Length, one chunked.
+	heldUpload(t, srv, memID, secretLine)
+	chunked := slowUpload(t, srv, otherNamespaceID, secretLine,
+		"Transfer-Encoding: chunked\r\n\r\n"+strconv.FormatInt(MaxBodyBytes-1, 16)+"\r\n"+strings.Repeat("a", MaxBodyBytes-1)+"\r\n")
 	g.Eventually(inUse(h)).WithTimeout(10*time.Second).WithPolling(10*time.Millisecond).
-		Should(gomega.Equal([]int64{2 * MaxBodyBytes, 2}), "both uploads hold their reservation while their bodies are read")
+		Should(gomega.Equal([]int64{2 * MaxBodyBytes, 2}), "both uploads hold what arrived of their bodies")
 
 	probe := func() *http.Response {
-		body := `{"small":true}`
-		return sendTo(t, srv, memGitHubID, body, "X-Hub-Signature-256", githubSignature([]byte(body)))
+		return sendTo(t, srv, thirdNamespaceID, `{"small":true}`, agentsv1alpha1.SecretHeader, memSecret)
 	}
 	if resp := probe(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
-		t.Fatalf("a call to a third endpoint while the budget is held: %d Retry-After %q, want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Fatalf("a call of a third namespace while the budget is held: %d Retry-After %q, want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	if got := testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetReplica)); got != 1 {
 		t.Errorf("hookrun_receiver_body_budget_exhausted_total{budget=replica} = %v, want 1", got)
 	}
 
-	// The chunked upload ends; its reservation goes back.
+	// The chunked upload ends; what it held goes back.
 	if _, err := chunked.Write([]byte("0\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -155,20 +188,20 @@ func TestBodyBudgetPerEndpoint(t *testing.T) {
 	// The public URL's uploads: two fill its share.
 	var held []net.Conn
 	for i := range 2 {
-		held = append(held, slowUpload(t, srv, memOpenID, "", oneMiBHead))
+		held = append(held, heldUpload(t, srv, memOpenID, ""))
 		g.Eventually(inUse(h)).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).
 			Should(gomega.Equal([]int64{int64(i+1) * MaxBodyBytes, 1}))
 	}
 	for range 2 {
 		resp := answerOf(g, slowUpload(t, srv, memOpenID, "", oneMiBHead))
-		g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "an upload beyond the endpoint's share")
+		g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "an upload beyond the endpoint's share, once its first byte arrives")
 		g.Expect(resp.Header.Get("Retry-After")).To(gomega.Equal("1"))
 	}
 	small := sendTo(t, srv, memOpenID, "{}")
 	g.Expect(small.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "even a small call of that endpoint, while its share is held")
 	g.Expect(testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetEndpoint))).To(gomega.Equal(3.0))
 
-	// The other tenants are served: a small call and a 1 MiB one.
+	// The other endpoints are served: a small call and a 1 MiB one.
 	g.Expect(sendTo(t, srv, memID, "{}", agentsv1alpha1.SecretHeader, memSecret).StatusCode).To(gomega.Equal(http.StatusAccepted))
 	big := `"` + strings.Repeat("a", MaxBodyBytes-2) + `"`
 	g.Expect(sendTo(t, srv, memGitHubID, big, "X-Hub-Signature-256", githubSignature([]byte(big))).StatusCode).To(gomega.Equal(http.StatusAccepted))
@@ -181,8 +214,87 @@ func TestBodyBudgetPerEndpoint(t *testing.T) {
 	g.Expect(sendTo(t, srv, memOpenID, "{}").StatusCode).To(gomega.Equal(http.StatusAccepted))
 }
 
+// All endpoints of one namespace hold at most half of the budget (each
+// within its quarter): a further endpoint of that namespace gets 503, and
+// another namespace's call is served.
+func TestBodyBudgetPerNamespace(t *testing.T) {
+	g := gomega.NewWithT(t)
+	h, _ := newMemoryHandler(t)
+	h.bodies = newBodyBudget(8 * MaxBodyBytes) // a namespace's share: 4 MiB; an endpoint's: 2 MiB
+	addEndpoint(h, "other", otherNamespaceID)
+	srv := bodyServer(t, h)
+
+	// Two endpoints of namespace ns fill their shares, and with them the
+	// namespace's.
+	for i, id := range []string{memID, memID, memOpenID, memOpenID} {
+		header := ""
+		if id == memID {
+			header = secretLine
+		}
+		heldUpload(t, srv, id, header)
+		g.Eventually(inUse(h)).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).
+			Should(gomega.Equal([]int64{int64(i+1) * MaxBodyBytes, int64(i/2 + 1)}))
+	}
+	body := `{"small":true}`
+	resp := sendTo(t, srv, memGitHubID, body, "X-Hub-Signature-256", githubSignature([]byte(body)))
+	g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusServiceUnavailable), "a third endpoint of the namespace, while its half is held")
+	g.Expect(resp.Header.Get("Retry-After")).To(gomega.Equal("1"))
+	g.Expect(testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetNamespace))).To(gomega.Equal(1.0))
+
+	// Another namespace is served, a 1 MiB body too.
+	big := `"` + strings.Repeat("a", MaxBodyBytes-2) + `"`
+	g.Expect(sendTo(t, srv, otherNamespaceID, big, agentsv1alpha1.SecretHeader, memSecret).StatusCode).To(gomega.Equal(http.StatusAccepted))
+}
+
+// Connections that announce a 1 MiB body and send nothing hold nothing of
+// the budget: more of them than the endpoint's share would hold by their
+// Content-Length do not keep a GitHub endpoint from its real deliveries
+// (GitHub does not retry a 503).
+func TestIdleUploadsHoldNothing(t *testing.T) {
+	g := gomega.NewWithT(t)
+	h, _ := newMemoryHandler(t)
+	srv := bodyServer(t, h)
+	// waiting counts the calls that have started to read their bodies, or
+	// were answered before.
+	var waiting atomic.Int32
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &firstRead{ReadCloser: r.Body, reached: &waiting}
+		h.ServeHTTP(w, r)
+		if !r.Body.(*firstRead).done {
+			waiting.Add(1)
+		}
+	})
+
+	idle := int(h.bodies.share/MaxBodyBytes) + 4
+	for range idle {
+		slowUpload(t, srv, memGitHubID, githubLine, "Content-Length: "+strconv.Itoa(MaxBodyBytes)+"\r\n\r\n")
+	}
+	g.Eventually(waiting.Load).WithTimeout(10 * time.Second).WithPolling(10 * time.Millisecond).Should(gomega.BeEquivalentTo(idle))
+	g.Expect(inUse(h)()).To(gomega.Equal([]int64{0, 0}), "the idle uploads hold nothing")
+
+	body := `{"action":"opened"}`
+	resp := sendTo(t, srv, memGitHubID, body, "X-Hub-Signature-256", githubSignature([]byte(body)), "X-GitHub-Event", "issues")
+	g.Expect(resp.StatusCode).To(gomega.Equal(http.StatusAccepted), "a real delivery while %d connections announce 1 MiB and send nothing", idle)
+	g.Expect(testutil.ToFloat64(h.metrics.bodyBudgetFull.WithLabelValues(budgetEndpoint))).To(gomega.BeZero())
+}
+
+// firstRead counts, in reached, a body whose first read has started.
+type firstRead struct {
+	io.ReadCloser
+	reached *atomic.Int32
+	done    bool
+}
+
+func (b *firstRead) Read(p []byte) (int, error) {
+	if !b.done {
+		b.done = true
+		b.reached.Add(1)
+	}
+	return b.ReadCloser.Read(p)
+}
+
 // A body that does not arrive within bodyReadTimeout of the call being let
-// in is answered 400, and its reservation goes back: the server's
+// in is answered 400, and what it took of the budget goes back: the server's
 // ReadTimeout alone would let it hold that for 30 s.
 func TestBodyReadTimeout(t *testing.T) {
 	g := gomega.NewWithT(t)
@@ -209,6 +321,15 @@ func TestBodyBudgetShare(t *testing.T) {
 			t.Errorf("share of %d = %d, want %d", c.limit, got, c.share)
 		}
 	}
+	for _, c := range []struct{ limit, share int64 }{
+		{MaxBodyBytes, MaxBodyBytes},
+		{3 * MaxBodyBytes, 3 * MaxBodyBytes / 2},
+		{DefaultMaxInflightBodyBytes, DefaultMaxInflightBodyBytes / 2},
+	} {
+		if got := newBodyBudget(c.limit).namespaceShare; got != c.share {
+			t.Errorf("namespace share of %d = %d, want %d", c.limit, got, c.share)
+		}
+	}
 }
 
 // countingBody records whether the handler read the body.
@@ -224,7 +345,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 
 // A signed call whose headers alone refute it (a malformed signature, a
 // timestamp outside the tolerance) is refused before its body is read: it
-// reserves nothing of the body budget and waits for no upload.
+// takes nothing of the body budget and waits for no upload.
 func TestSignedRefusedBeforeRead(t *testing.T) {
 	h, _ := newMemoryHandler(t)
 	fresh := strconv.FormatInt(h.clock.Now().Unix(), 10)
@@ -299,5 +420,27 @@ func TestRefuteUnread(t *testing.T) {
 		if got := c.s.refuteUnread(c.h, c.header, now); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A body's buffer grows with what arrived: an announced 1 MiB of which two
+// bytes come allocates a few KiB, not the megabyte, and takes as much.
+func TestAnnouncedBodyAllocatesWhatArrives(t *testing.T) {
+	b := newBodyBudget(DefaultMaxInflightBodyBytes)
+	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", UID: "u"}}
+	var held bodyHold
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, verdict, err := readBody(strings.NewReader("{}"), MaxBodyBytes, bodyTaker{b, ep}, &held)
+	runtime.ReadMemStats(&after)
+	if verdict != budgetTaken || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("verdict %v, error %v; want the body cut short", verdict, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*firstBodyChunk {
+		t.Errorf("%d bytes allocated for 2 bytes of an announced 1 MiB, want at most %d", got, 4*firstBodyChunk)
+	}
+	if held.n != firstBodyChunk {
+		t.Errorf("took %d bytes of the budget, want the %d of the buffer the bytes arrived in", held.n, firstBodyChunk)
 	}
 }

@@ -33,6 +33,9 @@ func stripToUse(obj any) (any, error) {
 	case *agentsv1alpha1.WebhookEndpoint:
 		o.ObjectMeta = identity(&o.ObjectMeta)
 		o.Spec.SecretRef = nil
+		// The prompt is read when a run is stored (promptCache), and the
+		// filter compiled when a call needs it (table.filterOf).
+		o.Spec.Prompt = ""
 		s := &o.Status
 		o.Status = agentsv1alpha1.WebhookEndpointStatus{
 			EndpointID: s.EndpointID, EndpointIDSince: s.EndpointIDSince, Phase: s.Phase, PauseReason: s.PauseReason,

@@ -73,4 +73,38 @@ var _ = Describe("The receiver's cache", func() {
 		// And it still serves from what it kept.
 		Expect(post(id, ptr("s"), `{}`).status).To(Equal(202))
 	})
+
+	It("keeps no prompt and no compiled filter of an endpoint not called; a run carries the prompt of the moment of its call", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		prompt := strings.Repeat("é", 32768) // 64 KiB, the most the schema allows
+		ep, id := f.endpoint(ctx, endpointSpec{name: "largest", secret: "s", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Prompt = prompt
+			ep.Spec.Filter = `event == ""`
+		}})
+		e := handler.table.lookup(id)
+		Expect(e.obj.Spec.Prompt).To(BeEmpty(), "the informer keeps no prompt")
+		Expect(e.obj.Spec.Filter).To(Equal(`event == ""`), "the expression stays, to be compiled when needed")
+		_, compiled := handler.table.filters.Get(ep.UID)
+		Expect(compiled).To(BeFalse(), "nothing is compiled before a call needs it")
+
+		runPrompt := func(body string) string {
+			GinkgoHelper()
+			r := post(id, ptr("s"), body)
+			Expect(r.status).To(Equal(202))
+			run := &agentsv1alpha1.AgentRun{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: r.runID}, run)).To(Succeed())
+			return run.Spec.Prompt
+		}
+		Expect(runPrompt(`{"n":1}`)).To(Equal(prompt))
+		_, compiled = handler.table.filters.Get(ep.UID)
+		Expect(compiled).To(BeTrue(), "compiled for the call, and kept")
+		Expect(runPrompt(`{"n":2}`)).To(Equal(prompt), "from the prompts kept")
+
+		By("a changed prompt is the next run's, as soon as the receiver serves the new generation")
+		patch := client.MergeFrom(ep.DeepCopy())
+		ep.Spec.Prompt = "the new prompt"
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
+		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		Expect(runPrompt(`{"n":3}`)).To(Equal("the new prompt"))
+	})
 })

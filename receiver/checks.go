@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"time"
 
@@ -31,7 +32,7 @@ import (
 const notAnswered = 0
 
 // callState is one call on its way through the steps of serve: what the
-// steps before have found out. What the call reserved of the body budget
+// steps before have found out. What the call took of the body budget
 // (held) is passed apart, to the steps that read the body: inside callState
 // it would escape to the heap, one allocation more per call.
 type callState struct {
@@ -278,16 +279,19 @@ func (h *Handler) checkMembership(c *callState) int {
 // storeRun is step 9: the run, then its payload. It always answers, and
 // is traced (the receive span).
 func (h *Handler) storeRun(c *callState) (code int) {
-	run, err := h.newRun(c.e, &c.d, c.now)
+	run, err := h.newRun(c.r.Context(), c.e, &c.d, c.now)
 	if err != nil {
+		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)
 	}
 	if c.d.deliveryID != "" {
 		run.Name = c.runOfDelivery()
 	}
+	sum := sha256.Sum256(c.body)
 	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
 		SecretName:  run.Name,
 		Bytes:       int64(len(c.body)),
+		SHA256:      hex.EncodeToString(sum[:]),
 		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
 	span := h.startReceive(c, run)

@@ -17,10 +17,14 @@ limitations under the License.
 package receiver
 
 import (
-	"encoding/json"
+	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -75,6 +79,8 @@ const (
 var (
 	answerNotCloudEvent = newAnswer(http.StatusBadRequest, CodeBadRequest,
 		"Not a CloudEvent: specversion 1.0, id, source and type are required (ce-* headers in binary mode, JSON members in structured mode)")
+	answerCloudEventString = newAnswer(http.StatusBadRequest, CodeBadRequest,
+		"A CloudEvents attribute holds a character the String type excludes (a control character, a surrogate or a noncharacter), or is not UTF-8")
 	answerCloudEventsBatch = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
 		"CloudEvents batch mode is not supported: send one event per request, in binary or structured (application/cloudevents+json) mode")
 	answerCloudEventsFormat = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
@@ -83,6 +89,7 @@ var (
 
 const (
 	reasonNotCloudEvent     = "not a CloudEvents 1.0 event"
+	reasonCloudEventString  = "CloudEvents attribute not a String"
 	reasonCloudEventsBatch  = "CloudEvents batch"
 	reasonCloudEventsFormat = "CloudEvents structured format not JSON"
 )
@@ -94,6 +101,9 @@ type ceRefusal uint8
 const (
 	ceEvent ceRefusal = iota
 	ceNotEvent
+	// ceBadString: an attribute holds a character the CloudEvents String
+	// type excludes.
+	ceBadString
 	ceBatch
 	ceFormat
 )
@@ -133,6 +143,113 @@ type ceAttributes struct {
 	SpecVersion, ID, Source, Type, Subject string
 }
 
+// field is where the attribute named name (exactly, lower case as the spec
+// names them) is read into; nil for any other member.
+func (a *ceAttributes) field(name string) *string {
+	switch name {
+	case "specversion":
+		return &a.SpecVersion
+	case "id":
+		return &a.ID
+	case "source":
+		return &a.Source
+	case "type":
+		return &a.Type
+	case "subject":
+		return &a.Subject
+	}
+	return nil
+}
+
+// valid tells whether every attribute is a CloudEvents String: no
+// character the type excludes (controls U+0000–U+001F and U+007F–U+009F,
+// surrogates, noncharacters) and valid UTF-8. Such a character would reach
+// the agent's metadata outside the payload wrapper.
+func (a *ceAttributes) valid() bool {
+	return ceString(a.SpecVersion) && ceString(a.ID) && ceString(a.Source) && ceString(a.Type) && ceString(a.Subject)
+}
+
+// ceString tells whether s is a value of the CloudEvents String type:
+// valid UTF-8 without the characters the type excludes.
+func ceString(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1: // not UTF-8
+			return false
+		case r <= 0x1F, r >= 0x7F && r <= 0x9F: // controls
+			return false
+		case r >= 0xFDD0 && r <= 0xFDEF, r&0xFFFE == 0xFFFE: // noncharacters
+			return false
+		}
+		// Surrogates (U+D800–U+DFFF) are not valid UTF-8: RuneError above.
+		i += size
+	}
+	return true
+}
+
+// readStructured reads the attributes of a structured event from its
+// members, by their exact names, and skips every other member (data above
+// all) where it is, in the body: what a call allocates beyond its body is
+// the decoder and the attributes, not a copy of each member. A member of
+// another type than string (null is none), or a body that is not one JSON
+// object, is no event. Of a member written twice the last counts, as in
+// encoding/json (telling names apart would keep a set of them).
+func readStructured(body []byte, a *ceAttributes) ceRefusal {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
+		return ceNotEvent
+	}
+	var name [maxAttributeName]byte
+	for dec.PeekKind() == '"' {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return ceNotEvent
+		}
+		var to *string
+		if len(raw) <= len(name) {
+			if unquoted, err := jsontext.AppendUnquote(name[:0], raw); err == nil {
+				to = a.field(string(unquoted))
+			}
+		}
+		if to == nil {
+			if dec.SkipValue() != nil {
+				return ceNotEvent
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		switch {
+		case err != nil:
+			return ceNotEvent
+		case v.Kind() == 'n':
+			*to = ""
+		case v.Kind() != '"':
+			return ceNotEvent
+		default:
+			// A lone surrogate escape ("\ud800") or bytes that are not
+			// UTF-8 fail to unquote: not a CloudEvents String.
+			s, err := jsontext.AppendUnquote(nil, v)
+			if err != nil {
+				return ceBadString
+			}
+			*to = string(s)
+		}
+	}
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '}' {
+		return ceNotEvent
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return ceNotEvent
+	}
+	return ceEvent
+}
+
+// maxAttributeName bounds a member name that may be an attribute's: the
+// longest, "specversion", with every character escaped (\u0073...), and
+// its quotes.
+const maxAttributeName = 6*len("specversion") + 2
+
 // describeCloudEvent reads the event type, the delivery (id and source) and
 // the subject of a CloudEvents call, or why it is not one event.
 func describeCloudEvent(h http.Header, body []byte) delivery {
@@ -143,21 +260,8 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 	case ceOtherFormat:
 		return delivery{refusal: ceFormat}
 	case ceStructured:
-		// A member of another type than string (or a body that is no JSON
-		// object) fails to decode: no event. Attribute names are matched
-		// exactly (lower case, as the spec names them), not as
-		// encoding/json matches struct fields, ignoring case: {"id":"a",
-		// "ID":"b"} is the event a, as the agent reads it.
-		var members map[string]json.RawMessage
-		if err := json.Unmarshal(body, &members); err != nil {
-			return delivery{refusal: ceNotEvent}
-		}
-		for name, to := range map[string]*string{
-			"specversion": &a.SpecVersion, "id": &a.ID, "source": &a.Source, "type": &a.Type, "subject": &a.Subject,
-		} {
-			if raw, ok := members[name]; ok && json.Unmarshal(raw, to) != nil {
-				return delivery{refusal: ceNotEvent}
-			}
+		if refusal := readStructured(body, &a); refusal != ceEvent {
+			return delivery{refusal: refusal}
 		}
 	default:
 		a = ceAttributes{
@@ -167,6 +271,9 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 	}
 	if a.SpecVersion != ceSpecVersion || a.ID == "" || a.Source == "" || a.Type == "" {
 		return delivery{refusal: ceNotEvent}
+	}
+	if !a.valid() {
+		return delivery{refusal: ceBadString}
 	}
 	return delivery{
 		event: a.Type, deliveryID: a.ID,
@@ -180,11 +287,14 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 
 // checkCloudEvent refuses a call of a CloudEvents endpoint that is not one
 // CloudEvents 1.0 event: 400 without specversion 1.0, id, source or type,
-// 415 for a batch or a structured format other than JSON.
+// 400 for an attribute that is not a CloudEvents String, 415 for a batch
+// or a structured format other than JSON.
 func (h *Handler) checkCloudEvent(c *callState) int {
 	switch c.d.refusal {
 	case ceNotEvent:
 		return c.reject(answerNotCloudEvent, reasonNotCloudEvent)
+	case ceBadString:
+		return c.reject(answerCloudEventString, reasonCloudEventString)
 	case ceBatch:
 		return c.reject(answerCloudEventsBatch, reasonCloudEventsBatch)
 	case ceFormat:

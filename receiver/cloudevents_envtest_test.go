@@ -30,9 +30,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // The CloudEvents sender type, with the CloudEvents Go SDK as the client.
@@ -303,5 +306,71 @@ var _ = Describe("Sender type CloudEvents", func() {
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.runID).To(Equal(replies[0].runID))
 		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
+	})
+
+	It("never stores another body of the same length as the payload of a delivery whose run waits for its own", func(ctx SpecContext) {
+		ep, id := f.senderEndpoint(ctx, "ce", senderSpec(agentsv1alpha1.SenderCloudEvents), senderSecret)
+		headers := map[string]string{"ce-specversion": "1.0", "ce-id": "42", "ce-source": "urn:shop", "ce-type": "order.created", "Content-Type": "application/json"}
+		first, second := `{"order":"aaaa"}`, `{"order":"bbbb"}` // the same length
+		h := http.Header{}
+		for k, v := range headers {
+			h.Set(k, v)
+		}
+		d := describeCloudEvent(h, []byte(first))
+		Expect(d.refusal).To(Equal(ceEvent))
+
+		By("the first call's run is stored, its payload not yet (its writer is still at it)")
+		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
+		direct, err := client.New(asReceiver, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		run, err := handler.newRun(ctx, handler.table.lookup(id), &d, fakeClock.Now())
+		Expect(err).NotTo(HaveOccurred())
+		run.Name = deliveryRunName(ep, d.identity(), nil)
+		run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: run.Name, Bytes: int64(len(first)), SHA256: bodyDigest(first), ContentType: "application/json"}
+		Expect(direct.Create(ctx, run)).To(Succeed())
+
+		By("the same source and id with another body of the same length: its body is not that run's payload")
+		r := rawCloudEvent(id, second, headers)
+		Expect(r.status).To(Equal(http.StatusServiceUnavailable), "the first writer has not stored its payload yet: retry")
+		payload := &corev1.Secret{}
+		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: run.Name}, payload))).To(BeTrue(), "nothing stored under the first call's run")
+
+		By("once the first writer's payload is there, the same delivery is answered with its run")
+		Expect((&kubeStore{client: direct, reader: direct}).createPayload(ctx, run, []byte(first))).To(Succeed())
+		r = rawCloudEvent(id, second, headers)
+		Expect(r.status).To(Equal(http.StatusAccepted))
+		Expect(r.runID).To(Equal(run.Name))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: run.Name}, payload)).To(Succeed())
+		Expect(string(payload.Data[agentsv1alpha1.PayloadBodyKey])).To(Equal(first))
+	})
+
+	It("answers 400 bad_request to an attribute holding a character the CloudEvents String type excludes, in binary and structured mode", func(ctx SpecContext) {
+		_, id := f.senderEndpoint(ctx, "ce", senderSpec(agentsv1alpha1.SenderCloudEvents), senderSecret)
+		binary := func(attr, value string) map[string]string {
+			h := map[string]string{"ce-specversion": "1.0", "ce-id": "1", "ce-source": "urn:test", "ce-type": "t", "Content-Type": "application/json"}
+			h["ce-"+attr] = value
+			return h
+		}
+		structured := map[string]string{"Content-Type": "application/cloudevents+json"}
+		for _, bad := range []struct {
+			body    string
+			headers map[string]string
+		}{
+			{`{}`, binary("id", "a\tb")},
+			{`{}`, binary("source", "urn:\u0085")},
+			{`{}`, binary("type", "t\uFFFE")},
+			{`{}`, binary("subject", "s\xff")},
+			{`{"specversion":"1.0","id":"a\u0000","source":"urn:test","type":"t"}`, structured},
+			{`{"specversion":"1.0","id":"1","source":"urn:\u001b[31m","type":"t"}`, structured},
+			{`{"specversion":"1.0","id":"1","source":"urn:test","type":"t\ud800"}`, structured},
+			{`{"specversion":"1.0","id":"1","source":"urn:test","type":"t","subject":"\u009f"}`, structured},
+		} {
+			r := rawCloudEvent(id, bad.body, bad.headers)
+			Expect(r.status).To(Equal(http.StatusBadRequest), "%s %q", bad.body, bad.headers)
+			Expect(r.code).To(Equal(CodeBadRequest))
+			Expect(string(r.body)).To(ContainSubstring("the String type excludes"))
+		}
+		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
+		Expect(rawCloudEvent(id, `{}`, binary("source", "urn:é")).status).To(Equal(http.StatusAccepted), "other non-ASCII characters are Strings")
 	})
 })

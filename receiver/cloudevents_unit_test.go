@@ -17,8 +17,13 @@ limitations under the License.
 package receiver
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestStructuredCloudEventNamesAreExact: structured mode reads the
@@ -46,6 +51,109 @@ func TestStructuredCloudEventNamesAreExact(t *testing.T) {
 			t.Errorf("%s: taken as event %q, want 400", tc.body, d.deliveryID)
 		case tc.wantID != "" && (d.refusal != 0 || d.deliveryID != tc.wantID):
 			t.Errorf("%s: delivery %q (refusal %v), want %q", tc.body, d.deliveryID, d.refusal, tc.wantID)
+		}
+	}
+}
+
+// An attribute holding a character the CloudEvents String type excludes
+// (controls U+0000–U+001F and U+007F–U+009F, surrogates, noncharacters),
+// or bytes that are not UTF-8, is no event the receiver takes, in either
+// mode: it would reach the agent's metadata outside the payload wrapper.
+func TestCloudEventAttributesAreStrings(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value string // as it reaches a header; JSON-escaped in structured mode
+		ok    bool
+	}{
+		{"plain", "a/b:c-1", true},
+		{"non-ASCII", "urn:é→😀", true},
+		{"U+FFFD sent as such", "a\uFFFDb", true},
+		{"NUL", "a\x00b", false},
+		{"tab", "a\tb", false},
+		{"newline", "a\nb", false},
+		{"U+001F", "a\x1fb", false},
+		{"DEL", "a\x7fb", false},
+		{"U+0085", "a\u0085b", false},
+		{"U+009F", "a\u009fb", false},
+		{"U+FDD0", "a\uFDD0b", false},
+		{"U+FFFE", "a\uFFFEb", false},
+		{"U+1FFFF", "a\U0001FFFFb", false},
+		{"not UTF-8", "a\xffb", false},
+		{"an encoded surrogate", "a\xed\xa0\x80b", false},
+	} {
+		for _, attr := range []string{"id", "source", "type", "subject"} {
+			binary := http.Header{}
+			for _, a := range []string{"id", "source", "type"} {
+				binary.Set("ce-"+a, "x")
+			}
+			binary.Set("ce-specversion", "1.0")
+			binary.Set("ce-"+attr, c.value)
+			value, _ := json.Marshal(c.value)
+			members := map[string]json.RawMessage{"specversion": json.RawMessage(`"1.0"`), "id": json.RawMessage(`"x"`), "source": json.RawMessage(`"x"`), "type": json.RawMessage(`"x"`)}
+			members[attr] = value
+			if !utf8.ValidString(c.value) {
+				members[attr] = json.RawMessage(`"` + c.value + `"`) // the bytes as sent
+			}
+			body, _ := json.Marshal(members)
+			for mode, d := range map[string]delivery{
+				"binary":     describeCloudEvent(binary, nil),
+				"structured": describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, body),
+			} {
+				if got := d.refusal == ceEvent; got != c.ok {
+					t.Errorf("%s in %s, %s mode: event %v (refusal %v), want %v", c.name, attr, mode, got, d.refusal, c.ok)
+				} else if !c.ok && d.refusal != ceBadString {
+					t.Errorf("%s in %s, %s mode: refusal %v, want ceBadString", c.name, attr, mode, d.refusal)
+				}
+			}
+		}
+	}
+	// A lone surrogate escape decodes to U+FFFD: a replacement, not what was sent.
+	for _, body := range []string{
+		`{"specversion":"1.0","id":"a\ud800b","source":"x","type":"t"}`,
+		`{"specversion":"1.0","id":"a\uDFFF","source":"x","type":"t"}`,
+	} {
+		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != ceBadString {
+			t.Errorf("%s: refusal %v, want ceBadString", body, d.refusal)
+		}
+	}
+	for _, body := range []string{
+		`{"specversion":"1.0","id":"a\ud83d\ude00","source":"x","type":"t"}`,
+		`{"specversion":"1.0","id":"a\ufffd","source":"x","type":"t"}`,
+	} {
+		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != ceEvent {
+			t.Errorf("%s: refusal %v, want an event", body, d.refusal)
+		}
+	}
+}
+
+// Reading a structured event keeps none of its members but the attributes
+// it reads: what one call allocates stays within a small multiple of its
+// body however the body is built (a million tiny members, a large data).
+func TestStructuredCloudEventMemory(t *testing.T) {
+	h := http.Header{"Content-Type": {"application/cloudevents+json"}}
+	head := `{"specversion":"1.0","id":"1","source":"urn:s","type":"t"`
+	var members, elements strings.Builder
+	for i := 0; members.Len() < MaxBodyBytes-100; i++ {
+		fmt.Fprintf(&members, `,"m%d":0`, i)
+	}
+	for elements.Len() < MaxBodyBytes-100 {
+		elements.WriteString(`{},`)
+	}
+	for name, body := range map[string]string{
+		"many members":  head + members.String() + "}",
+		"a large data":  head + `,"data":"` + strings.Repeat("a", MaxBodyBytes-100) + `"}`,
+		"many elements": head + `,"data":[` + elements.String() + `{}]}`,
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d := describeCloudEvent(h, []byte(body))
+		runtime.ReadMemStats(&after)
+		if d.refusal != ceEvent || d.deliveryID != "1" {
+			t.Fatalf("%s: refusal %v, delivery %q", name, d.refusal, d.deliveryID)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(2*len(body)) {
+			t.Errorf("%s: %d bytes allocated for a body of %d, want at most twice the body", name, got, len(body))
 		}
 	}
 }

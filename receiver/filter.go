@@ -19,7 +19,8 @@ package receiver
 import (
 	"net/http"
 
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/hookrun/hookrun/controllers/filter"
 )
 
@@ -45,29 +46,40 @@ const (
 	reasonFilterError   = "filter evaluation failed"
 )
 
-// endpointFilter is an endpoint's spec.filter, compiled once per change of
-// the expression: the program, or why it does not compile.
+// endpointFilter is an endpoint's spec.filter compiled: the program, or
+// why it does not compile.
 type endpointFilter struct {
 	expr    string
 	program *filter.Program
 	err     error
 }
 
-// filterFor compiles ep's filter, or takes it from the endpoint as the
-// table had it when the expression is the same (status writes, other spec
-// changes). nil: no filter.
-func (t *table) filterFor(ep *agentsv1alpha1.WebhookEndpoint) *endpointFilter {
-	if ep.Spec.Filter == "" {
+// filterOf returns e's filter compiled, nil without one. It is compiled
+// when a call first needs it, and kept among the filterCacheEntries
+// compiled last: a compiled program of a 4,096-character expression holds
+// far more than its text, and every replica holds every endpoint, so
+// compiling each at its table update made the cost of an endpoint's spec
+// a multiple of its size on every replica. A filter changed since it was
+// compiled is compiled again.
+func (t *table) filterOf(e *endpoint) *endpointFilter {
+	expr := e.obj.Spec.Filter
+	if expr == "" {
 		return nil
 	}
-	t.mu.RLock()
-	old := t.byUID[ep.UID]
-	t.mu.RUnlock()
-	if old != nil && old.filter != nil && old.filter.expr == ep.Spec.Filter {
-		return old.filter
+	if v, ok := t.filters.Get(e.obj.UID); ok {
+		if f := v.(*endpointFilter); f.expr == expr { //nolint:errcheck // only *endpointFilter is stored
+			return f
+		}
 	}
-	p, err := filter.Compile(ep.Spec.Filter)
-	return &endpointFilter{expr: ep.Spec.Filter, program: p, err: err}
+	p, err := filter.Compile(expr)
+	f := &endpointFilter{expr: expr, program: p, err: err}
+	t.filters.Add(e.obj.UID, f)
+	return f
+}
+
+// forgetFilter drops a deleted endpoint's compiled filter.
+func (t *table) forgetFilter(uid types.UID) {
+	t.filters.Remove(uid)
 }
 
 // applyFilter is the endpoint's spec.filter: a filter that does not compile
@@ -76,7 +88,7 @@ func (t *table) filterFor(ep *agentsv1alpha1.WebhookEndpoint) *endpointFilter {
 // nothing from the backlog or the invocation rate limit. Errors are
 // counted in the rejection report and a metric.
 func (h *Handler) applyFilter(c *callState) int {
-	f := c.e.filter
+	f := h.table.filterOf(c.e)
 	if f == nil {
 		return notAnswered
 	}

@@ -45,7 +45,7 @@ func filteredHandler(b *testing.B, expr string) *Handler {
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Filter: expr},
 		Status: agentsv1alpha1.WebhookEndpointStatus{EndpointID: memFilterID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
 	})
-	if e := h.table.lookup(memFilterID); e == nil || e.filter == nil || e.filter.err != nil {
+	if e := h.table.lookup(memFilterID); e == nil || h.table.filterOf(e) == nil || h.table.filterOf(e).err != nil {
 		b.Fatalf("the filter %q did not compile", expr)
 	}
 	return h

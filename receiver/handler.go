@@ -83,6 +83,11 @@ type store interface {
 	duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error)
 	// recordSkipped stores run as a skipped call with message.
 	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
+	// prompt returns ep's prompt at ep's generation or later (the informer
+	// keeps none), for the run of a call.
+	prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
+	// forget drops what the store keeps of a deleted endpoint.
+	forget(uid types.UID)
 }
 
 // Handler serves POST /api/webhooks/{endpointId}/receive with the checks of
@@ -119,7 +124,7 @@ type Handler struct {
 // ServeHTTP answers one call and records its code and latency.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	// held is what the call reserved of the body budget, given back once
+	// held is what the call took of the body budget, given back once
 	// it is answered (also if serving panics).
 	var held bodyHold
 	defer func() { h.bodies.give(held) }()
@@ -140,6 +145,8 @@ func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.backlog.forget(uid)
 	h.pausing.Delete(uid)
 	h.rejections.forget(uid)
+	h.store.forget(uid)
+	h.table.forgetFilter(uid)
 }
 
 func (h *Handler) triggeringDisabled() bool {
@@ -249,13 +256,18 @@ func (h *Handler) unavailable(c *callState, reason string) int {
 	return c.reject(answerUnavailable, reason)
 }
 
-// newRun is the AgentRun for a call: a snapshot of the endpoint now. A call
+// newRun is the AgentRun for a call: a snapshot of the endpoint now, with
+// its prompt as the store reads it (the informer keeps none). A call
 // with a delivery ID that is stored as a run (not a skipped record) is named
 // after it (deliveryRunName); any other by a ULID. c may be nil (a call
 // refused before its body was read).
-func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+func (h *Handler) newRun(ctx context.Context, e *endpoint, c *delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
 	ep := e.obj
 	ulid, err := newULID(now, h.rand)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := h.store.prompt(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +294,7 @@ func (h *Handler) newRun(e *endpoint, c *delivery, now time.Time) (*agentsv1alph
 		Spec: agentsv1alpha1.AgentRunSpec{
 			EndpointRef:      agentsv1alpha1.LocalObjectReference{Name: ep.Name},
 			AgentRef:         ep.Spec.AgentRef,
-			Prompt:           ep.Spec.Prompt,
+			Prompt:           prompt,
 			ThreadStrategy:   ep.Spec.ThreadStrategy,
 			ThreadNamingHint: ep.Spec.ThreadNamingHint,
 			Model:            ep.Spec.Model,

@@ -38,6 +38,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -81,6 +82,13 @@ func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.Agent
 	m.skipped = append(m.skipped, message)
 	return nil
 }
+
+// prompt returns the prompt the endpoint holds: in memory nothing strips it.
+func (m *memoryStore) prompt(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	return ep.Spec.Prompt, nil
+}
+
+func (m *memoryStore) forget(types.UID) {}
 
 type allowAll struct{}
 

@@ -34,14 +34,17 @@ const (
 	// first byte.
 	ReadTimeout = 30 * time.Second
 	// BodyReadTimeout bounds reading a body once the checks before it let
-	// the call in (its share of the body budget reserved): a slow upload
-	// holds its reservation this long at most, however fast its headers
+	// the call in: a slow upload holds what arrived of it this long at most, however fast its headers
 	// came. 1 MiB in 10 s is 100 KiB/s.
 	BodyReadTimeout = 10 * time.Second
 	// endpointBodyShare: the calls of one endpoint hold at most
 	// 1/endpointBodyShare of --max-inflight-body-bytes (never less than one
 	// MaxBodyBytes body); beyond it that endpoint's calls get 503.
 	endpointBodyShare = 4
+	// namespaceBodyShare: the calls of all endpoints of one namespace hold
+	// at most 1/namespaceBodyShare of --max-inflight-body-bytes (never less
+	// than one MaxBodyBytes body); beyond it that namespace's calls get 503.
+	namespaceBodyShare = 2
 	// WriteTimeout bounds one request from the end of its headers to the end of the answer.
 	WriteTimeout = 40 * time.Second
 	// IdleTimeout closes keep-alive connections idle this long.
@@ -77,6 +80,13 @@ const (
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30
+	// promptCacheEntries bounds the prompts a replica keeps of the
+	// endpoints called last (promptCache): at most 16 MiB of 64 KiB
+	// prompts.
+	promptCacheEntries = 256
+	// filterCacheEntries bounds the compiled filters a replica keeps of the
+	// endpoints called last (filterCache).
+	filterCacheEntries = 128
 	// maxReportEntries bounds the lines of a replica's rejection report,
 	// shared between the namespaces (shareLines): a line is at most about
 	// 1 KiB (namespace, name, two periods of counts), well within the

@@ -33,7 +33,7 @@ type metrics struct {
 	duplicates  prometheus.Counter
 	rateLimited *prometheus.CounterVec
 	// bodyBudgetFull counts 503s for a spent body budget, by budget
-	// (budgetReplica or budgetEndpoint).
+	// (budgetReplica, budgetNamespace or budgetEndpoint).
 	bodyBudgetFull *prometheus.CounterVec
 	// filterErrors counts calls whose spec.filter failed to evaluate.
 	filterErrors prometheus.Counter
@@ -41,8 +41,9 @@ type metrics struct {
 
 // The budgets of request bodies, as labelled in bodyBudgetFull.
 const (
-	budgetReplica  = "replica"
-	budgetEndpoint = "endpoint"
+	budgetReplica   = "replica"
+	budgetNamespace = "namespace"
+	budgetEndpoint  = "endpoint"
 )
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -70,7 +71,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"limit"}),
 		bodyBudgetFull: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrun_receiver_body_budget_exhausted_total",
-			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies (budget=replica), or the endpoint's calls held its quarter of them (budget=endpoint).",
+			Help: "Calls answered 503 because the replica held --max-inflight-body-bytes of request bodies (budget=replica), the calls of the endpoint's namespace held their half of them (budget=namespace), or the endpoint's calls held its quarter (budget=endpoint).",
 		}, []string{"budget"}),
 		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hookrun_receiver_filter_errors_total",

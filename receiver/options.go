@@ -63,9 +63,9 @@ type Options struct {
 	// waiting to start; beyond either a call is answered 429 backlog_full.
 	MaxQueuedRunsPerEndpoint int
 	MaxQueuedRunsPerAgent    int
-	// MaxInflightBodyBytes bounds the request bodies held at once, and a
-	// quarter of it those of one endpoint; beyond either a call is answered
-	// 503 with Retry-After.
+	// MaxInflightBodyBytes bounds the request bodies held at once, half of
+	// it those of one namespace's endpoints and a quarter those of one
+	// endpoint; beyond any a call is answered 503 with Retry-After.
 	MaxInflightBodyBytes int64
 	// DisableTriggering answers every call with 503 triggering_disabled.
 	DisableTriggering bool
@@ -115,7 +115,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
 	fs.IntVar(&o.MaxQueuedRunsPerEndpoint, "max-queued-runs-per-endpoint", o.MaxQueuedRunsPerEndpoint, "Runs of one endpoint that may wait to start; further calls are answered 429 backlog_full. Counted across replicas from endpoint status, so it may lag by seconds.")
 	fs.IntVar(&o.MaxQueuedRunsPerAgent, "max-queued-runs-per-agent", o.MaxQueuedRunsPerAgent, "Runs of one Agent's endpoints that may wait to start; further calls are answered 429 backlog_full.")
-	fs.Int64Var(&o.MaxInflightBodyBytes, "max-inflight-body-bytes", o.MaxInflightBodyBytes, "Bytes of request bodies this replica holds at once (a call reserves its Content-Length, 1 MiB if unknown); beyond it calls are answered 503 with Retry-After. The calls of one endpoint hold at most a quarter of it (at least 1 MiB). At least 1 MiB.")
+	fs.Int64Var(&o.MaxInflightBodyBytes, "max-inflight-body-bytes", o.MaxInflightBodyBytes, "Bytes of request bodies this replica holds at once (a call takes from it as its body arrives, not what its Content-Length announces); beyond it calls are answered 503 with Retry-After. The calls of one namespace's endpoints hold at most half of it, those of one endpoint at most a quarter (each at least 1 MiB). At least 1 MiB.")
 	fs.BoolVar(&o.DisableTriggering, "disable-triggering", o.DisableTriggering, "Answer every call with 503 triggering_disabled.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")

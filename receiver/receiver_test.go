@@ -19,6 +19,8 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -81,6 +83,12 @@ func do(req *http.Request) reply {
 
 func ptr(s string) *string { return &s }
 
+// bodyDigest is what a run records of its body: its SHA-256 in hex.
+func bodyDigest[B string | []byte](body B) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
 func post(id string, secretHeader *string, body string) reply {
 	GinkgoHelper()
 	return call(http.MethodPost, url(id), secretHeader, strings.NewReader(body))
@@ -117,7 +125,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(run.Spec.ThreadNamingHint).To(Equal("use the issue number"))
 		Expect(run.Spec.Owner.User).To(Equal("alice@example.com"))
 		Expect(run.Spec.Trust).To(Equal(agentsv1alpha1.TrustStandard))
-		Expect(run.Spec.Payload).To(Equal(&agentsv1alpha1.PayloadReference{SecretName: r.runID, Bytes: int64(len(body)), ContentType: "application/json"}))
+		Expect(run.Spec.Payload).To(Equal(&agentsv1alpha1.PayloadReference{SecretName: r.runID, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}))
 		Expect(run.Status.State).To(BeEmpty(), "queued")
 
 		payload := &corev1.Secret{}

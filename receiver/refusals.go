@@ -84,7 +84,7 @@ func (h *Handler) ownerNotMember(c *callState) int {
 // skipReason is not empty, the label agentsv1alpha1.LabelSkipReason; a
 // failure is logged, not answered (the refusal stands either way).
 func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *delivery, now time.Time, skipReason, message string) {
-	run, err := h.newRun(e, c, now)
+	run, err := h.newRun(ctx, e, c, now)
 	if err == nil {
 		if skipReason != "" {
 			run.Labels[agentsv1alpha1.LabelSkipReason] = skipReason

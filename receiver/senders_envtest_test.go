@@ -389,7 +389,7 @@ var _ = Describe("Senders", func() {
 			asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 			direct, err := client.NewWithWatch(asReceiver, client.Options{Scheme: scheme})
 			Expect(err).NotTo(HaveOccurred())
-			second := &kubeStore{client: direct, reader: direct}
+			second := newKubeStore(direct, direct)
 			body := []byte(`{"action":"opened"}`)
 			digest := sha256.Sum256(body)
 			name := deliveryRunName(ep, "d-race", digest[:])
@@ -397,7 +397,7 @@ var _ = Describe("Senders", func() {
 			payloadWrites := 0
 			// The first writer's payload writes fail; between them the
 			// same delivery reaches another replica.
-			first := &kubeStore{reader: direct, client: interceptor.NewClient(direct, interceptor.Funcs{
+			first := &kubeStore{reader: direct, prompts: newPromptCache(direct), client: interceptor.NewClient(direct, interceptor.Funcs{
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					if _, ok := obj.(*corev1.Secret); !ok {
 						return c.Create(ctx, obj, opts...)
@@ -414,10 +414,10 @@ var _ = Describe("Senders", func() {
 					return apierrors.NewServiceUnavailable("injected")
 				},
 			})}
-			run, err := handler.newRun(handler.table.lookup(ep.Status.EndpointID), &delivery{deliveryID: "d-race"}, fakeClock.Now())
+			run, err := handler.newRun(ctx, handler.table.lookup(ep.Status.EndpointID), &delivery{deliveryID: "d-race"}, fakeClock.Now())
 			Expect(err).NotTo(HaveOccurred())
 			run.Name = name
-			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"}
+			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}
 			dup, err := first.createRun(ctx, run, body)
 			Expect(dupAnswered).To(BeTrue(), "the other replica answered 202 with this runId")
 			Expect(err).NotTo(HaveOccurred(), "so the first writer answers 202 too")

@@ -159,7 +159,7 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 	}
 	h := &Handler{
 		table:                newTable(),
-		store:                &kubeStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()},
+		store:                newKubeStore(mgr.GetClient(), mgr.GetAPIReader()),
 		membership:           deps.Membership,
 		clock:                deps.Clock,
 		rand:                 deps.Rand,

@@ -18,12 +18,15 @@ package receiver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -33,12 +36,27 @@ import (
 const fieldOwner = "hookrun-receiver"
 
 // kubeStore writes runs and payloads to the API server, never an endpoint.
-// Its only read is of a run named after a delivery ID (reader, not cached):
-// every other lookup the receiver makes is served from its informers.
+// Its reads (reader, not cached) are of a run named after a delivery ID and
+// of the prompt of an endpoint whose run it stores, when it does not keep
+// that prompt (promptCache): every other lookup the receiver makes is served
+// from its informers.
 type kubeStore struct {
 	client client.Client
 	reader client.Reader
+	// prompts reads the prompts of endpoints through reader, and keeps
+	// those of the endpoints called last.
+	prompts *promptCache
 }
+
+func newKubeStore(c client.Client, reader client.Reader) *kubeStore {
+	return &kubeStore{client: c, reader: reader, prompts: newPromptCache(reader)}
+}
+
+func (s *kubeStore) prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	return s.prompts.promptOf(ctx, ep)
+}
+
+func (s *kubeStore) forget(uid types.UID) { s.prompts.forget(uid) }
 
 func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
 	// The writes outlive a caller that hangs up: a write cut off half-way
@@ -93,12 +111,13 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	// too (the same delivery, the same body), or find it stored, then
 	// touch the run: the first writer's undo is a delete locked to the
 	// version it created, so once the touch lands the run stays.
-	if run.Spec.Payload.Bytes != int64(len(body)) {
+	if sum := sha256.Sum256(body); run.Spec.Payload.SHA256 != hex.EncodeToString(sum[:]) {
 		// Another body under the same delivery (a CloudEvent sent again in
-		// the other mode, say): it is not this run's payload, so it is not
-		// stored; the run is whole once its first writer's payload is
-		// there, which a dry run of the create tells without reading
-		// Secrets.
+		// the other mode, say, or with other data of the same length): it
+		// is not this run's payload, so it is not stored; the run is whole
+		// once its first writer's payload is there, which a dry run of the
+		// create tells without reading Secrets. A run without the digest
+		// (stored before it was recorded) is taken as another body.
 		err := s.createPayload(ctx, run, body, client.DryRunAll)
 		if err == nil {
 			return false, fmt.Errorf("AgentRun %s/%s is queued without a stored payload yet, and this call's body differs from the first", namespace, name)

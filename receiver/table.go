@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/lru"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -39,8 +40,6 @@ type endpoint struct {
 	previous      [sha256.Size]byte
 	previousUntil time.Time
 	sender        *sender
-	// filter is spec.filter compiled; nil without one.
-	filter *endpointFilter
 }
 
 // digests returns the digests a hash-only credential may match now.
@@ -87,6 +86,9 @@ type table struct {
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
 	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
+	// filters holds the compiled filters of the endpoints called last
+	// (filterOf).
+	filters *lru.Cache
 	// onUpsert and onDelete tell the handler of every endpoint the
 	// informer delivers and removes.
 	onUpsert func(*agentsv1alpha1.WebhookEndpoint)
@@ -101,6 +103,7 @@ func newTable() *table {
 		agents:    map[types.NamespacedName]bool{},
 		threads:   map[types.NamespacedName]string{},
 		keys:      map[types.UID]*signingKey{},
+		filters:   lru.New(filterCacheEntries),
 	}
 }
 
@@ -194,7 +197,7 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	if t.onUpsert != nil {
 		t.onUpsert(ep)
 	}
-	e := &endpoint{obj: ep, sender: newSender(&ep.Spec), filter: t.filterFor(ep)}
+	e := &endpoint{obj: ep, sender: newSender(&ep.Spec)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
 			e.digest, e.hasDigest = d, true

@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
 )
 
 // Two endpoints with one ID: the older is served, whatever order the
@@ -107,5 +109,45 @@ func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 		if e := tb.lookup("X"); e == nil || e.obj.Name != "victim" {
 			t.Fatalf("X serves %v, want the victim, which held it first", e)
 		}
+	}
+}
+
+// Filters are compiled when a call needs them, and only the last
+// filterCacheEntries are kept: every replica holds every endpoint, and a
+// compiled 4,096-character filter holds far more than its text.
+func TestFiltersCompiledOnUseAndBounded(t *testing.T) {
+	tb := newTable()
+	n := filterCacheEntries + 50
+	var eps []*endpoint
+	for i := range n {
+		id := fmt.Sprintf("%043d", i)
+		tb.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("ep-%d", i), UID: types.UID(id)},
+			Spec:       agentsv1alpha1.WebhookEndpointSpec{Filter: fmt.Sprintf(`event == "e%d"`, i)},
+			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id},
+		})
+		eps = append(eps, tb.lookup(id))
+	}
+	if got := tb.filters.Len(); got != 0 {
+		t.Fatalf("%d filters compiled before any call, want 0", got)
+	}
+	for i, e := range eps {
+		f := tb.filterOf(e)
+		if f == nil || f.err != nil {
+			t.Fatalf("endpoint %d: filter %v", i, f)
+		}
+		if ok, err := f.program.Matches(filter.Call{Event: fmt.Sprintf("e%d", i)}); err != nil || !ok {
+			t.Fatalf("endpoint %d: its own filter does not match its event (%v)", i, err)
+		}
+	}
+	if got := tb.filters.Len(); got != filterCacheEntries {
+		t.Errorf("%d filters kept after calls to %d endpoints, want %d", got, n, filterCacheEntries)
+	}
+	// A changed expression is compiled again.
+	changed := *eps[n-1].obj
+	changed.Spec.Filter = `event == "other"`
+	tb.upsertEndpoint(&changed)
+	if ok, _ := tb.filterOf(tb.lookup(changed.Status.EndpointID)).program.Matches(filter.Call{Event: "other"}); !ok {
+		t.Error("the changed filter was not compiled again")
 	}
 }

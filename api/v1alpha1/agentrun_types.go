@@ -82,6 +82,13 @@ type PayloadReference struct {
 	// +kubebuilder:validation:Maximum=1048576
 	Bytes int64 `json:"bytes"`
 
+	// sha256 is the SHA-256 of the body, lower-case hex. A second call of
+	// the same delivery stores its body as this run's payload only if it is
+	// the same body (the receiver's duplicate check).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]{64}$`
+	SHA256 string `json:"sha256,omitempty"`
+
 	// contentType is the request's Content-Type header, as sent.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256

@@ -258,9 +258,10 @@ func TestIdleUploadsHoldNothing(t *testing.T) {
 	// were answered before.
 	var waiting atomic.Int32
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = &firstRead{ReadCloser: r.Body, reached: &waiting}
+		body := &firstRead{ReadCloser: r.Body, reached: &waiting}
+		r.Body = body
 		h.ServeHTTP(w, r)
-		if !r.Body.(*firstRead).done {
+		if !body.done {
 			waiting.Add(1)
 		}
 	})

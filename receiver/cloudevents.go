@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -239,7 +240,7 @@ func readStructured(body []byte, a *ceAttributes) ceRefusal {
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '}' {
 		return ceNotEvent
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return ceNotEvent
 	}
 	return ceEvent

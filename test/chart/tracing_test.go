@@ -95,7 +95,9 @@ func TestChartTraceCollectorEgress(t *testing.T) {
 		"ports": []any{map[string]any{"port": int64(4318), "protocol": "TCP"}},
 	}))
 	for _, r := range rules[:len(rules)-1] {
-		to, _, _ := unstructured.NestedSlice(r.(map[string]any), "to")
+		rule, ok := r.(map[string]any)
+		g.Expect(ok).To(BeTrue(), "an egress rule is an object")
+		to, _, _ := unstructured.NestedSlice(rule, "to")
 		g.Expect(to).NotTo(ContainElement(collector), "the collector is in no other rule")
 	}
 

@@ -210,12 +210,7 @@ var (
 // and when what it reads of the body would allocate more than 4 times the
 // body.
 func (p *Program) Matches(ctx context.Context, call Call) (bool, error) {
-	return p.matchesWithin(ctx, call, EvalTimeout)
-}
-
-// matchesWithin is Matches stopped after timeout.
-func (p *Program) matchesWithin(ctx context.Context, call Call, timeout time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, EvalTimeout, ErrTimeout)
 	defer cancel()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)

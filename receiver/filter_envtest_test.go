@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -142,6 +143,9 @@ var _ = Describe("spec.filter", func() {
 			return real(ctx, p, call)
 		}
 		DeferCleanup(func() { evaluate = real })
+		var releaseOnce sync.Once
+		free := func() { releaseOnce.Do(func() { close(release) }) }
+		DeferCleanup(free) // also when an expectation fails: the held calls must end
 
 		_, slow := f.filtered(ctx, "slow", agentsv1alpha1.SenderHeader, `body.wanted == true`)
 		_, other := f.filtered(ctx, "other", agentsv1alpha1.SenderHeader, `body.wanted == true`)
@@ -160,7 +164,7 @@ var _ = Describe("spec.filter", func() {
 		Expect(busy.header.Get("Retry-After")).To(Equal("1"))
 		Expect(post(other, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "another endpoint's calls are evaluated")
 
-		close(release)
+		free()
 		expectIgnored(<-held)
 		expectIgnored(<-held)
 		Expect(post(slow, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the slots are given back")
@@ -170,10 +174,19 @@ var _ = Describe("spec.filter", func() {
 	It("ignores a call whose evaluation would take more than 4 times its body, and counts it as a filter error", func(ctx SpecContext) {
 		_, id := f.filtered(ctx, "critical", agentsv1alpha1.SenderHeader, filterCriticalFiring)
 		before := testutil.ToFloat64(handler.metrics.filterErrors)
-		body := `{"status":"firing","alerts":[` + strings.Repeat(`{},`, (MaxBodyBytes-100)/3) + `{"labels":{"severity":"critical"}}]}`
-		expectIgnored(post(id, ptr(senderSecret), body))
+		// A critical alert with 60,000 more keys: reading its labels reads
+		// every key into the alert's index, about 100 bytes for each 10 of
+		// the body.
+		var alert strings.Builder
+		alert.WriteString(`{"labels":{"severity":"critical"}`)
+		for i := range 60_000 {
+			fmt.Fprintf(&alert, `,"k%d":0`, i)
+		}
+		alert.WriteString("}")
+		expectIgnored(post(id, ptr(senderSecret), `{"status":"firing","alerts":[`+alert.String()+`]}`))
 		Expect(testutil.ToFloat64(handler.metrics.filterErrors)).To(Equal(before + 1))
-		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
+		Expect(post(id, ptr(senderSecret), `{"status":"firing","alerts":[{"labels":{"severity":"critical"}}]}`).status).To(Equal(http.StatusAccepted))
+		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
 	})
 
 	DescribeTable("answers 422 filter_invalid for a filter that does not compile, whatever the operator says, until it is fixed",

@@ -37,6 +37,8 @@ func TestFilterSummary(t *testing.T) {
 		{`event ==`, "Syntax error"},
 		{`body.action`, "not bool"},
 		{`body.items.exists(a, body.items.exists(b, a == b))`, "more than the limit"},
+		{`rawBody.matches("(")`, "does not compile"},
+		{`body.items.all(x, size(rawBody) > 0)`, "more than the limit"},
 	} {
 		got := filterSummary(tc.expr)
 		switch {

@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"context"
 	"net/http"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -38,13 +39,22 @@ const codeFilterError = "filter_error"
 var answerFilterInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFilterInvalid,
 	"The endpoint's spec.filter does not compile; see the endpoint's Ready condition")
 
+var answerFilterBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+	"The receiver is evaluating as many calls of this endpoint's spec.filter as one endpoint may; retry after the number of seconds in Retry-After")
+
 // slotFilterError is the rejection-report slot of codeFilterError.
 var slotFilterError = slotOf(codeFilterError)
 
 const (
 	reasonFilterInvalid = "filter does not compile"
 	reasonFilterError   = "filter evaluation failed"
+	reasonFilterBusy    = "filter evaluations of the endpoint busy"
 )
+
+// evaluate runs a filter; tests replace it with one that blocks.
+var evaluate = func(ctx context.Context, p *filter.Program, call filter.Call) (bool, error) {
+	return p.Matches(ctx, call)
+}
 
 // endpointFilter is an endpoint's spec.filter compiled: the program, or
 // why it does not compile.
@@ -85,8 +95,10 @@ func (t *table) forgetFilter(uid types.UID) {
 // applyFilter is the endpoint's spec.filter: a filter that does not compile
 // answers 422 filter_invalid (whatever the operator's condition says);
 // false, or an evaluation error, answers 200 ignored, and the call takes
-// nothing from the backlog or the invocation rate limit. Errors are
-// counted in the rejection report and a metric.
+// nothing from the backlog or the invocation rate limit. Errors (a stopped
+// evaluation too) are counted in the rejection report and a metric. At most
+// filterSlots calls of one endpoint evaluate at a time; a call that finds
+// no slot within filterWait is answered 503 with Retry-After.
 func (h *Handler) applyFilter(c *callState) int {
 	f := h.table.filterOf(c.e)
 	if f == nil {
@@ -95,7 +107,11 @@ func (h *Handler) applyFilter(c *callState) int {
 	if f.err != nil {
 		return c.reject(answerFilterInvalid, reasonFilterInvalid)
 	}
-	matched, err := f.program.Matches(filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+		c.w.Header()["Retry-After"] = busyRetryAfter
+		return c.reject(answerFilterBusy, reasonFilterBusy)
+	}
+	matched, err := h.evaluateFilter(c, f.program)
 	if err != nil {
 		h.metrics.filterErrors.Inc()
 		h.rejections.add(c.ep, slotFilterError, c.now)
@@ -109,4 +125,11 @@ func (h *Handler) applyFilter(c *callState) int {
 		return status(c.w, http.StatusOK, answerIgnored)
 	}
 	return notAnswered
+}
+
+// evaluateFilter evaluates p on the call in a slot taken with
+// filterGate.enter, and gives the slot back (also if evaluating panics).
+func (h *Handler) evaluateFilter(c *callState, p *filter.Program) (bool, error) {
+	defer h.filterGate.leave(c.ep.UID)
+	return evaluate(c.r.Context(), p, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
 }

@@ -17,7 +17,11 @@ limitations under the License.
 package receiver
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
 )
 
 // spec.filter through the real receiver and API server: the examples of
@@ -123,6 +128,67 @@ var _ = Describe("spec.filter", func() {
 		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 	})
 
+	It("evaluates at most two calls of one endpoint at a time: a third waits, then gets 503 with Retry-After, while another endpoint is served", func(ctx SpecContext) {
+		// Evaluations of a body that says "hold" wait until released, as
+		// an expression that runs for its whole 100 ms would.
+		var evaluating sync.WaitGroup
+		evaluating.Add(2)
+		release := make(chan struct{})
+		real := evaluate
+		evaluate = func(ctx context.Context, p *filter.Program, call filter.Call) (bool, error) {
+			if strings.Contains(string(call.Body), "hold") {
+				evaluating.Done()
+				<-release
+			}
+			return real(ctx, p, call)
+		}
+		DeferCleanup(func() { evaluate = real })
+		var releaseOnce sync.Once
+		free := func() { releaseOnce.Do(func() { close(release) }) }
+		DeferCleanup(free) // also when an expectation fails: the held calls must end
+
+		_, slow := f.filtered(ctx, "slow", agentsv1alpha1.SenderHeader, `body.wanted == true`)
+		_, other := f.filtered(ctx, "other", agentsv1alpha1.SenderHeader, `body.wanted == true`)
+		held := make(chan reply, 2)
+		for range 2 {
+			go func() {
+				defer GinkgoRecover()
+				held <- post(slow, ptr(senderSecret), `{"wanted":false,"hold":1}`)
+			}()
+		}
+		evaluating.Wait()
+
+		busy := post(slow, ptr(senderSecret), `{"wanted":true}`)
+		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), string(busy.body))
+		Expect(busy.code).To(Equal(CodeUnavailable))
+		Expect(busy.header.Get("Retry-After")).To(Equal("1"))
+		Expect(post(other, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "another endpoint's calls are evaluated")
+
+		free()
+		expectIgnored(<-held)
+		expectIgnored(<-held)
+		Expect(post(slow, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the slots are given back")
+		Expect(handler.filterGate.inUse()).To(BeZero(), "nothing is kept of an endpoint between its calls")
+	})
+
+	It("ignores a call whose evaluation would take more than 4 times its body, and counts it as a filter error", func(ctx SpecContext) {
+		_, id := f.filtered(ctx, "critical", agentsv1alpha1.SenderHeader, filterCriticalFiring)
+		before := testutil.ToFloat64(handler.metrics.filterErrors)
+		// A critical alert with 60,000 more keys: reading its labels reads
+		// every key into the alert's index, about 100 bytes for each 10 of
+		// the body.
+		var alert strings.Builder
+		alert.WriteString(`{"labels":{"severity":"critical"}`)
+		for i := range 60_000 {
+			fmt.Fprintf(&alert, `,"k%d":0`, i)
+		}
+		alert.WriteString("}")
+		expectIgnored(post(id, ptr(senderSecret), `{"status":"firing","alerts":[`+alert.String()+`]}`))
+		Expect(testutil.ToFloat64(handler.metrics.filterErrors)).To(Equal(before + 1))
+		Expect(post(id, ptr(senderSecret), `{"status":"firing","alerts":[{"labels":{"severity":"critical"}}]}`).status).To(Equal(http.StatusAccepted))
+		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
+	})
+
 	DescribeTable("answers 422 filter_invalid for a filter that does not compile, whatever the operator says, until it is fixed",
 		func(ctx SpecContext, expr string) {
 			ep, id := f.filtered(ctx, "invalid", agentsv1alpha1.SenderHeader, expr)
@@ -140,5 +206,9 @@ var _ = Describe("spec.filter", func() {
 		Entry("not a bool", `body.action`),
 		Entry("too expensive: a comprehension within a comprehension over the body", `body.alerts.exists(a, body.alerts.exists(b, a != b && a.labels == b.labels))`),
 		Entry("too expensive: a scan of rawBody per element", `body.alerts.exists(a, rawBody.contains(string(a.labels.severity)))`),
+		Entry("too expensive: the size of rawBody per element", `body.alerts.all(a, size(rawBody) > 0)`),
+		Entry("too expensive: a short pattern of a large program", `rawBody.matches("(a*){500}b")`),
+		Entry("a pattern that does not compile", `rawBody.matches("(")`),
+		Entry("a pattern that is not a literal", `rawBody.matches(headers["x-pattern"])`),
 	)
 })

@@ -109,6 +109,8 @@ type Handler struct {
 	preParse             *limiters
 	backlog              *backlog
 	bodies               *bodyBudget
+	// filterGate bounds the evaluations of each endpoint's spec.filter.
+	filterGate filterGate
 	// bodyReadTimeout bounds reading a body (BodyReadTimeout).
 	bodyReadTimeout time.Duration
 	// rejections counts refused calls per endpoint for the report writer.

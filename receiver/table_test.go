@@ -136,7 +136,7 @@ func TestFiltersCompiledOnUseAndBounded(t *testing.T) {
 		if f == nil || f.err != nil {
 			t.Fatalf("endpoint %d: filter %v", i, f)
 		}
-		if ok, err := f.program.Matches(filter.Call{Event: fmt.Sprintf("e%d", i)}); err != nil || !ok {
+		if ok, err := f.program.Matches(t.Context(), filter.Call{Event: fmt.Sprintf("e%d", i)}); err != nil || !ok {
 			t.Fatalf("endpoint %d: its own filter does not match its event (%v)", i, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestFiltersCompiledOnUseAndBounded(t *testing.T) {
 	changed := *eps[n-1].obj
 	changed.Spec.Filter = `event == "other"`
 	tb.upsertEndpoint(&changed)
-	if ok, _ := tb.filterOf(tb.lookup(changed.Status.EndpointID)).program.Matches(filter.Call{Event: "other"}); !ok {
+	if ok, _ := tb.filterOf(tb.lookup(changed.Status.EndpointID)).program.Matches(t.Context(), filter.Call{Event: "other"}); !ok {
 		t.Error("the changed filter was not compiled again")
 	}
 }

@@ -21,17 +21,22 @@ limitations under the License.
 package filter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
 )
@@ -66,6 +71,31 @@ const (
 	// MaxInputBytes is the largest body, header block and header value the
 	// cost estimate assumes (the receiver refuses bodies over 1 MiB).
 	MaxInputBytes = 1 << 20
+	// EvalTimeout bounds one evaluation: the estimate bounds the work, but
+	// a unit of it is not a fixed time, and an evaluation that runs longer
+	// is stopped and is an evaluation error.
+	EvalTimeout = 100 * time.Millisecond
+	// interruptEvery is how many steps of a comprehension run between two
+	// looks at whether the evaluation was stopped.
+	interruptEvery = 64
+)
+
+// The prices of the functions whose work grows with their input, in cost
+// units per byte they read; cel-go prices size() of a string and the
+// conversions from strings at one unit whatever the string, and matches()
+// by the pattern's length.
+const (
+	// traversalCost is a unit per ten bytes, cel-go's price of a scan
+	// (common.StringTraversalCostFactor).
+	traversalCost = 0.1
+	// regexStepCost is the price of one instruction of a regular
+	// expression's program on one byte of its input: RE2 (Go's regexp)
+	// runs in time proportional to their product, and the program, not
+	// the pattern, is what counts ("(a*){500}b" is 10 characters and
+	// about 1,500 instructions). A match cannot be stopped once it runs,
+	// so the limit must bound it to about EvalTimeout: a program of 50
+	// instructions over 1 MiB took 120 ms on a busy 2-core machine.
+	regexStepCost = 1
 )
 
 // env is the CEL environment of every filter: the standard library and the
@@ -106,6 +136,9 @@ func Compile(expr string) (*Program, error) {
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, fmt.Errorf("the expression is of type %s, not bool", ast.OutputType())
 	}
+	if err := checkPatterns(ast.NativeRep().Expr()); err != nil {
+		return nil, err
+	}
 	est, err := env.EstimateCost(ast, sizeEstimator{})
 	if err != nil {
 		return nil, fmt.Errorf("estimating the cost: %w", err)
@@ -114,7 +147,9 @@ func Compile(expr string) (*Program, error) {
 		return nil, fmt.Errorf("the expression may cost up to %s units on a large call, more than the limit of %d: "+
 			"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", costString(est.Max), CostLimit)
 	}
-	prg, err := env.Program(ast)
+	// OptOptimize compiles each pattern of matches() once, here, rather
+	// than at every call.
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}
@@ -160,12 +195,36 @@ type Call struct {
 	Body   []byte
 }
 
+// The causes of a stopped evaluation.
+var (
+	// ErrTimeout stops an evaluation that ran for EvalTimeout.
+	ErrTimeout = fmt.Errorf("the evaluation took more than %s", EvalTimeout)
+	// ErrTooLarge stops an evaluation whose values of the body would take
+	// more than its allocation budget (newBudget).
+	ErrTooLarge = errors.New("the values the expression reads of the body would take more than 4 times the body's size")
+)
+
 // Matches evaluates the expression on call: true starts a run. An error (a
-// missing key, a type mismatch) is returned with false.
-func (p *Program) Matches(call Call) (bool, error) {
-	act := activation{call: &call}
-	out, _, err := p.prg.Eval(&act)
+// missing key, a type mismatch, a stop) is returned with false. The
+// evaluation stops after EvalTimeout, when ctx ends (the caller hung up),
+// and when what it reads of the body would allocate more than 4 times the
+// body.
+func (p *Program) Matches(ctx context.Context, call Call) (bool, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, EvalTimeout, ErrTimeout)
+	defer cancel()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	act := activation{call: &call, budget: newBudget(len(call.Body), func() { stop(ErrTooLarge) })}
+	out, _, err := p.prg.ContextEval(ctx, &act)
+	if act.budget.over {
+		// The result of an evaluation that ran out of budget may rest on
+		// a value cut short.
+		return false, ErrTooLarge
+	}
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			return false, cause
+		}
 		return false, err
 	}
 	b, ok := out.Value().(bool)
@@ -181,6 +240,7 @@ func (p *Program) Matches(call Call) (bool, error) {
 // false &&), and one that reads it many times parses it once.
 type activation struct {
 	call     *Call
+	budget   *allocBudget
 	resolved [4]any
 	done     [4]bool
 }
@@ -205,9 +265,9 @@ func (a *activation) build(name string) any {
 	case VarEvent:
 		return a.call.Event
 	case VarBody:
-		return ParseJSON(a.call.Body)
+		return parseJSON(a.call.Body, a.budget)
 	default: // VarRawBody
-		if !utf8.Valid(a.call.Body) {
+		if !utf8.Valid(a.call.Body) || !a.budget.take(len(a.call.Body)) {
 			return ""
 		}
 		return string(a.call.Body)
@@ -244,6 +304,88 @@ func (sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate
 	return nil
 }
 
-func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+// EstimateCallCost prices the functions whose work grows with their input
+// and that cel-go prices at a constant: size() of a string counts its runes,
+// a conversion from a string parses it (and a failed one copies it into
+// its error), and matches() runs the pattern's program over the string.
+// nil leaves a function to cel-go's estimate.
+func (e sizeEstimator) EstimateCallCost(_, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	var input checker.AstNode
+	switch {
+	case target != nil:
+		input = *target
+	case len(args) > 0:
+		input = args[0]
+	default:
+		return nil
+	}
+	switch overloadID {
+	case overloads.SizeString, overloads.SizeStringInst,
+		overloads.StringToInt, overloads.StringToUint, overloads.StringToDouble, overloads.StringToBool,
+		overloads.StringToTimestamp, overloads.StringToDuration:
+		return &checker.CallEstimate{CostEstimate: e.sizeOf(input).MultiplyByCostFactor(traversalCost)}
+	case overloads.Matches, overloads.MatchesString:
+		pattern := args[len(args)-1]
+		insts, err := patternProgramSize(pattern.Expr())
+		if err != nil {
+			return nil // checkPatterns refused it before
+		}
+		size := e.sizeOf(input)
+		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: uint64(math.Ceil(float64((size.Max+1)*uint64(insts)) * regexStepCost))}}
+	}
 	return nil
+}
+
+// sizeOf is the size of node's value: a literal's own, else what
+// EstimateSize says, else MaxInputBytes (any string an expression makes
+// is made of its inputs and literals).
+func (e sizeEstimator) sizeOf(node checker.AstNode) checker.SizeEstimate {
+	if s := node.ComputedSize(); s != nil {
+		return *s
+	}
+	if s := e.EstimateSize(node); s != nil {
+		return *s
+	}
+	return checker.SizeEstimate{Min: 0, Max: MaxInputBytes}
+}
+
+// checkPatterns refuses a matches() whose pattern is not a string literal
+// (it could not be checked nor priced here) or does not compile.
+func checkPatterns(root celast.Expr) error {
+	var err error
+	celast.PreOrderVisit(root, celast.NewExprVisitor(func(e celast.Expr) {
+		if err != nil || e.Kind() != celast.CallKind || e.AsCall().FunctionName() != overloads.Matches {
+			return
+		}
+		args := e.AsCall().Args()
+		if len(args) == 0 {
+			return
+		}
+		if _, perr := patternProgramSize(args[len(args)-1]); perr != nil {
+			err = perr
+		}
+	}))
+	return err
+}
+
+// patternProgramSize is the number of instructions of the program of the
+// pattern expr, which must be a string literal, as Go's regexp (RE2, which
+// cel-go uses) compiles it.
+func patternProgramSize(expr celast.Expr) (int, error) {
+	if expr.Kind() != celast.LiteralKind {
+		return 0, errors.New("the pattern of matches() must be a string literal")
+	}
+	pattern, ok := expr.AsLiteral().(types.String)
+	if !ok {
+		return 0, errors.New("the pattern of matches() must be a string literal")
+	}
+	re, err := syntax.Parse(string(pattern), syntax.Perl)
+	if err != nil {
+		return 0, fmt.Errorf("the pattern of matches() does not compile: %w", err)
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0, fmt.Errorf("the pattern of matches() does not compile: %w", err)
+	}
+	return len(prog.Inst), nil
 }

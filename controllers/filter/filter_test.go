@@ -86,7 +86,7 @@ func TestMatches(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile(%q): %v", tc.expr, err)
 			}
-			got, err := p.Matches(tc.call)
+			got, err := p.Matches(t.Context(), tc.call)
 			if got != tc.want || (err != nil) != tc.wantErr {
 				t.Fatalf("Matches = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
 			}

@@ -19,6 +19,7 @@ package filter
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -37,21 +38,91 @@ import (
 // the expression asks (of an object with a key twice, the last counts, as
 // in encoding/json).
 func ParseJSON(body []byte) ref.Val {
+	return parseJSON(body, &allocBudget{left: math.MaxInt})
+}
+
+func parseJSON(body []byte, b *allocBudget) ref.Val {
 	if !validJSON(body) {
 		return types.NullValue
 	}
 	i := skipWS(body, 0)
 	end, _ := scanValue(body, i, 0)
-	return jsonValue(body[i:end])
+	return jsonValue(body[i:end], b)
 }
 
+// An evaluation's budget: what reading the body may allocate. Objects and
+// arrays are read from the body's bytes, but each value an expression is
+// given is a Go value (an element of 2 bytes, "0,", or 3, "{},", becomes
+// tens of bytes once it is a CEL value, and the interpreter allocates for
+// each step of a comprehension besides), so what an evaluation may take is
+// counted as it reads, and it is stopped when that would exceed 4 times
+// the body.
+const (
+	// budgetPerBodyByte is what an evaluation may allocate per byte of
+	// its body.
+	budgetPerBodyByte = 4
+	// minBudget is what any evaluation may allocate, whatever its body:
+	// the interpreter's own fixed costs, and a small body's values.
+	minBudget = 128 << 10
+	// valueBytes is the charge for each value of an object or array the
+	// expression is given, and for each step of a comprehension over one:
+	// the value, its place in the interpreter, and the step's own
+	// allocations (measured: TestEvaluationAllocates).
+	valueBytes = 320
+	// indexedBytes is the charge for keeping an element found by its
+	// index.
+	indexedBytes = 64
+	// objectBytes is the charge for reading an object's members into its
+	// index (a Go map has a group of 8 slots at least), and memberBytes
+	// that for each member, beside its key's bytes.
+	objectBytes = 384
+	memberBytes = 96
+	// decodeBytesPerByte is the charge per byte of a value decoded whole
+	// into Go values (equality with a literal, concatenation, conversion),
+	// as encoding/json allocates at worst.
+	decodeBytesPerByte = 48
+)
+
+// allocBudget is one evaluation's budget; values share it, on the one
+// goroutine of their evaluation.
+type allocBudget struct {
+	left int
+	// over is set when a charge did not fit; the evaluation is then an
+	// error whatever it returns, and stop ends it at the next look.
+	over bool
+	stop func()
+}
+
+func newBudget(bodyBytes int, stop func()) *allocBudget {
+	return &allocBudget{left: max(budgetPerBodyByte*bodyBytes, minBudget), stop: stop}
+}
+
+// take charges n bytes, and tells whether they fit.
+func (b *allocBudget) take(n int) bool {
+	if b.over {
+		return false
+	}
+	if b.left -= n; b.left < 0 {
+		b.over = true
+		if b.stop != nil {
+			b.stop()
+		}
+		return false
+	}
+	return true
+}
+
+// errTooLarge is the value an operation gives when the budget is spent; the
+// evaluation is an error (ErrTooLarge) whatever it makes of it.
+var errTooLarge = types.NewErr("%s", ErrTooLarge.Error())
+
 // jsonValue is the CEL value of raw, one valid JSON value.
-func jsonValue(raw []byte) ref.Val {
+func jsonValue(raw []byte, b *allocBudget) ref.Val {
 	switch raw[0] {
 	case '{':
-		return &jsonObject{raw: raw}
+		return &jsonObject{raw: raw, budget: b}
 	case '[':
-		return &jsonArray{raw: raw}
+		return &jsonArray{raw: raw, budget: b, n: -1}
 	case '"':
 		return types.String(jsonString(raw))
 	case 't':
@@ -68,6 +139,23 @@ func jsonValue(raw []byte) ref.Val {
 	}
 	f, _ := strconv.ParseFloat(string(raw), 64) // out of range: ±Inf
 	return types.Double(f)
+}
+
+// element is the value raw of a member or element handed to the
+// expression, charged to b; errTooLarge when it does not fit.
+func element(raw []byte, b *allocBudget) ref.Val {
+	if !b.take(valueBytes + stringBytes(raw)) {
+		return errTooLarge
+	}
+	return jsonValue(raw, b)
+}
+
+// stringBytes is what decoding raw allocates when it is a string.
+func stringBytes(raw []byte) int {
+	if raw[0] == '"' {
+		return len(raw)
+	}
+	return 0
 }
 
 // jsonString decodes the valid JSON string raw (quotes included); each
@@ -104,8 +192,11 @@ func members(raw []byte, fn func(key, value []byte) bool) {
 }
 
 // materialize decodes raw into Go values, for what needs the whole value
-// (equality, conversion).
-func materialize(raw []byte) ref.Val {
+// (concatenation, conversion), charged to b.
+func materialize(raw []byte, b *allocBudget) ref.Val {
+	if !b.take(decodeBytesPerByte * len(raw)) {
+		return errTooLarge
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -118,7 +209,7 @@ func materialize(raw []byte) ref.Val {
 func numbers(v any) any {
 	switch t := v.(type) {
 	case json.Number:
-		return jsonValue([]byte(t)).Value()
+		return jsonValue([]byte(t), nil).Value()
 	case map[string]any:
 		for k, e := range t {
 			t[k] = numbers(e)
@@ -139,12 +230,20 @@ func numbers(v any) any {
 // makes the compile-time cost estimate bound an evaluation. A value is used
 // by one evaluation, on one goroutine.
 type jsonObject struct {
-	raw []byte
+	raw    []byte
+	budget *allocBudget
+	// read is what was read of the object, nil until it is: an object
+	// that is only looked at through a few keys (most of a body's) stays
+	// small.
+	*read
+}
+
+type read struct {
 	// keys are the keys in order, each once (a key written twice is one
 	// member, the last); vals the members by key. Both nil until loaded.
 	keys []ref.Val
 	vals map[string]ref.Val
-	// decoded is the whole value, once needed (equality, conversion).
+	// decoded is the whole value, once needed (conversion).
 	decoded ref.Val
 }
 
@@ -153,24 +252,44 @@ var (
 	_ traits.Lister = (*jsonArray)(nil)
 )
 
-func (o *jsonObject) load() {
-	if o.vals != nil {
-		return
+// load reads the members, and tells whether they fit the budget.
+func (o *jsonObject) load() bool {
+	if o.read == nil {
+		o.read = &read{}
 	}
-	o.vals = map[string]ref.Val{}
+	if o.vals != nil {
+		return true
+	}
+	if !o.budget.take(objectBytes) {
+		return false
+	}
+	vals := map[string]ref.Val{}
+	fits := true
 	members(o.raw, func(raw, value []byte) bool {
+		if fits = o.budget.take(memberBytes + len(raw)); !fits {
+			return false
+		}
 		k := jsonString(raw)
-		if _, seen := o.vals[k]; !seen {
+		if _, seen := vals[k]; !seen {
 			o.keys = append(o.keys, types.String(k))
 		}
-		o.vals[k] = jsonValue(value)
+		vals[k] = jsonValue(value, o.budget)
 		return true
 	})
+	if !fits {
+		o.keys = nil
+		return false
+	}
+	o.vals = vals
+	return true
 }
 
 func (o *jsonObject) value() ref.Val {
+	if o.read == nil {
+		o.read = &read{}
+	}
 	if o.decoded == nil {
-		o.decoded = materialize(o.raw)
+		o.decoded = materialize(o.raw, o.budget)
 	}
 	return o.decoded
 }
@@ -183,7 +302,7 @@ func (o *jsonObject) Find(key ref.Val) (ref.Val, bool) {
 		}
 		return nil, false
 	}
-	if len(o.raw) < smallJSON && o.vals == nil {
+	if len(o.raw) < smallJSON && (o.read == nil || o.vals == nil) {
 		// Scanning a small object costs less than keeping it, and at most
 		// smallJSON bytes: still a constant, as the estimate assumes.
 		var found []byte
@@ -196,9 +315,11 @@ func (o *jsonObject) Find(key ref.Val) (ref.Val, bool) {
 		if found == nil {
 			return nil, false
 		}
-		return jsonValue(found), true
+		return element(found, o.budget), true
 	}
-	o.load()
+	if !o.load() {
+		return errTooLarge, false
+	}
 	v, found := o.vals[string(k)]
 	return v, found
 }
@@ -237,14 +358,16 @@ func (o *jsonObject) Contains(key ref.Val) ref.Val {
 
 // Size counts the keys, each once.
 func (o *jsonObject) Size() ref.Val {
-	o.load()
+	if !o.load() {
+		return errTooLarge
+	}
 	return types.Int(len(o.keys))
 }
 
 // Iterator yields the keys, each once.
 func (o *jsonObject) Iterator() traits.Iterator {
 	o.load()
-	return &sliceIterator{vals: o.keys}
+	return &sliceIterator{vals: o.keys, budget: o.budget}
 }
 
 func (o *jsonObject) ConvertToNative(t reflect.Type) (any, error) {
@@ -261,39 +384,73 @@ func (o *jsonObject) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from map to '%s'", t)
 }
 
-func (o *jsonObject) Equal(other ref.Val) ref.Val { return o.value().Equal(other) }
-func (o *jsonObject) Type() ref.Type              { return types.MapType }
-func (o *jsonObject) Value() any                  { return o.value().Value() }
+// Equal compares member by member, reading no more of o than it must: an
+// object is never equal to what is not a map (body == null).
+func (o *jsonObject) Equal(other ref.Val) ref.Val {
+	m, ok := other.(traits.Mapper)
+	if !ok {
+		return types.False
+	}
+	if size := o.Size(); types.IsError(size) || size.Equal(m.Size()) != types.True {
+		return size.Equal(m.Size())
+	}
+	for _, k := range o.keys {
+		w, found := m.Find(k)
+		if !found {
+			return types.False
+		}
+		if eq := o.vals[string(k.(types.String))].Equal(w); eq != types.True {
+			return eq
+		}
+	}
+	return types.True
+}
 
-// jsonArray is a JSON array as a CEL list(dyn), read as jsonObject is: its
-// elements at the first look, its Go value at most once.
+func (o *jsonObject) Type() ref.Type { return types.MapType }
+func (o *jsonObject) Value() any     { return o.value().Value() }
+
+// jsonArray is a JSON array as a CEL list(dyn). Its elements stay the
+// body's bytes: an iteration reads them in turn, and each is a value only
+// while the expression holds it; an index finds its element by its offset
+// (the offsets are found at the first index, 4 bytes an element) and keeps
+// it, so that an element selected into in every step of a comprehension is
+// read once.
 type jsonArray struct {
-	raw []byte
-	// elems are the elements, once loaded (loaded tells an empty array
-	// from one not read yet).
-	elems   []ref.Val
-	loaded  bool
+	raw    []byte
+	budget *allocBudget
+	// n is the number of elements, -1 until counted; offsets their
+	// starts, nil until an index needs them.
+	n       int
+	offsets []int32
+	indexed map[int]ref.Val
 	decoded ref.Val
 }
 
-func (a *jsonArray) load() {
-	if a.loaded {
-		return
+// next returns the end of the element that starts at i and the start of
+// the one after it (at the closing bracket after the last).
+func (a *jsonArray) next(i int) (end, after int) {
+	end, _ = scanValue(a.raw, i, 0)
+	if after = skipWS(a.raw, end); a.raw[after] == ',' {
+		after = skipWS(a.raw, after+1)
 	}
-	a.loaded = true
-	i := skipWS(a.raw, 1)
-	for a.raw[i] != ']' {
-		end, _ := scanValue(a.raw, i, 0)
-		a.elems = append(a.elems, jsonValue(a.raw[i:end]))
-		if i = skipWS(a.raw, end); a.raw[i] == ',' {
-			i = skipWS(a.raw, i+1)
+	return end, after
+}
+
+func (a *jsonArray) first() int { return skipWS(a.raw, 1) }
+
+func (a *jsonArray) count() int {
+	if a.n < 0 {
+		a.n = 0
+		for i := a.first(); a.raw[i] != ']'; _, i = a.next(i) {
+			a.n++
 		}
 	}
+	return a.n
 }
 
 func (a *jsonArray) value() ref.Val {
 	if a.decoded == nil {
-		a.decoded = materialize(a.raw)
+		a.decoded = materialize(a.raw, a.budget)
 	}
 	return a.decoded
 }
@@ -303,16 +460,38 @@ func (a *jsonArray) Get(index ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErr("%v", err)
 	}
-	a.load()
-	if i < 0 || i >= len(a.elems) {
+	if i < 0 || i >= a.count() {
 		return types.NewErr("index out of bounds: %d", i)
 	}
-	return a.elems[i]
+	if v, ok := a.indexed[i]; ok {
+		return v
+	}
+	if a.offsets == nil {
+		if !a.budget.take(4 * a.n) {
+			return errTooLarge
+		}
+		a.offsets = make([]int32, 0, a.n)
+		for j := a.first(); a.raw[j] != ']'; _, j = a.next(j) {
+			a.offsets = append(a.offsets, int32(j)) //nolint:gosec // a body is at most 1 MiB
+		}
+		a.indexed = map[int]ref.Val{}
+	}
+	start := int(a.offsets[i])
+	end, _ := a.next(start)
+	v := element(a.raw[start:end], a.budget)
+	if !types.IsError(v) && a.budget.take(indexedBytes) {
+		a.indexed[i] = v
+	}
+	return v
 }
 
 func (a *jsonArray) Contains(v ref.Val) ref.Val {
-	a.load()
-	for _, e := range a.elems {
+	it := a.Iterator()
+	for it.HasNext() == types.True {
+		e := it.Next()
+		if types.IsError(e) {
+			return e
+		}
 		if e.Equal(v) == types.True {
 			return types.True
 		}
@@ -320,14 +499,10 @@ func (a *jsonArray) Contains(v ref.Val) ref.Val {
 	return types.False
 }
 
-func (a *jsonArray) Size() ref.Val {
-	a.load()
-	return types.Int(len(a.elems))
-}
+func (a *jsonArray) Size() ref.Val { return types.Int(a.count()) }
 
 func (a *jsonArray) Iterator() traits.Iterator {
-	a.load()
-	return &sliceIterator{vals: a.elems}
+	return &arrayIterator{a: a, i: a.first()}
 }
 
 func (a *jsonArray) Add(other ref.Val) ref.Val {
@@ -351,20 +526,69 @@ func (a *jsonArray) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from list to '%s'", t)
 }
 
-func (a *jsonArray) Equal(other ref.Val) ref.Val { return a.value().Equal(other) }
-func (a *jsonArray) Type() ref.Type              { return types.ListType }
-func (a *jsonArray) Value() any                  { return a.value().Value() }
-
-// sliceIterator yields vals.
-type sliceIterator struct {
-	iteratorVal
-	vals []ref.Val
+// Equal compares element by element: an array is never equal to what is
+// not a list.
+func (a *jsonArray) Equal(other ref.Val) ref.Val {
+	l, ok := other.(traits.Lister)
+	if !ok {
+		return types.False
+	}
+	if eq := a.Size().Equal(l.Size()); eq != types.True {
+		return eq
+	}
+	it := a.Iterator()
+	for i := 0; it.HasNext() == types.True; i++ {
+		if eq := it.Next().Equal(l.Get(types.Int(i))); eq != types.True {
+			return eq
+		}
+	}
+	if a.budget.over {
+		return errTooLarge
+	}
+	return types.True
 }
 
-func (it *sliceIterator) HasNext() ref.Val { return types.Bool(len(it.vals) > 0) }
+func (a *jsonArray) Type() ref.Type { return types.ListType }
+func (a *jsonArray) Value() any     { return a.value().Value() }
+
+// arrayIterator yields the elements of a, read in turn from its bytes.
+type arrayIterator struct {
+	iteratorVal
+	a *jsonArray
+	i int
+}
+
+// HasNext ends an iteration early once the budget is spent (the
+// evaluation is an error then).
+func (it *arrayIterator) HasNext() ref.Val {
+	return types.Bool(it.a.raw[it.i] != ']' && !it.a.budget.over)
+}
+
+func (it *arrayIterator) Next() ref.Val {
+	if it.a.raw[it.i] == ']' {
+		return nil
+	}
+	start := it.i
+	end, after := it.a.next(start)
+	it.i = after
+	return element(it.a.raw[start:end], it.a.budget)
+}
+
+// sliceIterator yields vals, each step charged to budget as a step over
+// an array is.
+type sliceIterator struct {
+	iteratorVal
+	vals   []ref.Val
+	budget *allocBudget
+}
+
+func (it *sliceIterator) HasNext() ref.Val { return types.Bool(len(it.vals) > 0 && !it.budget.over) }
 func (it *sliceIterator) Next() ref.Val {
 	if len(it.vals) == 0 {
 		return nil
+	}
+	if !it.budget.take(valueBytes) {
+		return errTooLarge
 	}
 	v := it.vals[0]
 	it.vals = it.vals[1:]

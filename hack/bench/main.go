@@ -81,15 +81,15 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 50000, "finished runs the scale measurement stores over its endpoints before it reads the operator's memory")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
-	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest); empty: all, and docs/benchmarks.md is written")
+	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters); empty: all, and docs/benchmarks.md is written")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses; the scale measurement also records a CPU profile of kube-apiserver")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest"}, m) {
-				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest)", m)
+			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest", "filters"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters)", m)
 			}
 			o.only[m] = true
 		}
@@ -136,6 +136,19 @@ type row struct {
 
 func run(ctx context.Context, o options) error {
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	// The filters are measured in this process, before anything else runs
+	// on the machine, and need no cluster.
+	var filterRows []row
+	if o.wants("filters") {
+		r, err := measureFilters(o.repeat, logf)
+		if err != nil {
+			return err
+		}
+		filterRows = r
+		if len(o.only) == 1 {
+			return report(o, filterRows)
+		}
+	}
 	addrs, err := devcluster.FreeAddresses(5)
 	if err != nil {
 		return err
@@ -266,7 +279,7 @@ func run(ctx context.Context, o options) error {
 		}
 		rows = append(rows, r)
 	}
-	return report(o, rows)
+	return report(o, append(rows, filterRows...))
 }
 
 type (

@@ -113,6 +113,14 @@ How each is measured:
   runs running each (their four Agent shares, 2 calls each, would be all 8 workers; their namespace
   holds its share, 4 calls, throughout); the p99 beside them and the ratio of the two p99s, medians
   of its runs.
+- Filters: in the bench's own process, before anything else runs, one evaluation at a time as the
+  receiver makes them: each documented filter of the user guide and each hostile expression that
+  compiles (comprehensions within each other, the costliest regular expression, a copy of every
+  element, the body compared with itself) on 1 MiB bodies built to make it work hardest (arrays of
+  ` + "`{}`, `[]`, `0`, `\"\"`" + ` and nested objects, an object of many keys); the worst body's median time and the
+  most heap bytes one call allocated (Go's ` + "`TotalAlloc`" + `), as a multiple of the body. An evaluation
+  is stopped after 100 ms, or when what it reads of the body would take more than 4 times the body:
+  the call is then ignored (200, ` + "`filter_error`" + `). Alone: ` + "`bin/hookrun-bench --only filters`" + `.
 
 Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
 `)

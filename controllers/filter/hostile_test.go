@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package filter
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// What a hostile expression or body may make one evaluation cost.
+
+// TestCompilePricesInputs: the functions whose work grows with their input
+// are priced by it (size() of a string counts runes, a conversion parses
+// the whole string, a regular expression runs its program over it), so a
+// comprehension that repeats them over a 1 MiB body does not compile;
+// patterns are literals that compile.
+func TestCompilePricesInputs(t *testing.T) {
+	for _, tc := range []struct {
+		name, expr, want string
+	}{
+		{"size of rawBody per element", `body.all(x, size(rawBody) > 0)`, "more than the limit"},
+		{"size of rawBody per element, method", `body.all(x, rawBody.size() > 0)`, "more than the limit"},
+		{"conversion of rawBody per element", `body.all(x, int(rawBody) > 0)`, "more than the limit"},
+		{"duration of rawBody per element", `body.all(x, duration(rawBody) > duration("1s"))`, "more than the limit"},
+		{"a short pattern of a large program", `rawBody.matches("(a*){500}b")`, "more than the limit"},
+		{"a pattern that is not a literal", `rawBody.matches(event)`, "must be a string literal"},
+		{"a pattern that is not a literal, global form", `matches(rawBody, headers["x-pattern"])`, "must be a string literal"},
+		{"a pattern that does not compile", `rawBody.matches("(")`, "does not compile"},
+		{"a pattern that does not compile, global form", `event == "push" || matches(rawBody, "[z-a]")`, "does not compile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compile(tc.expr)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Compile(%q) = %v, want an error with %q", tc.expr, err, tc.want)
+			}
+		})
+	}
+	for _, expr := range []string{
+		`size(rawBody) > 0 && int(headers["x-count"]) > 1`,
+		`rawBody.matches("^[a-z]+=opened$")`,
+		`event.matches("^(issues|push)$")`,
+		issuesOpened, pushToMain, criticalFiring,
+	} {
+		if _, err := Compile(expr); err != nil {
+			t.Errorf("Compile(%q): %v", expr, err)
+		}
+	}
+}
+
+// TestEvaluationStopsWhenTheCallerHangsUp: an evaluation runs under the
+// call's context, and an ended context stops it.
+func TestEvaluationStopsWhenTheCallerHangsUp(t *testing.T) {
+	p, err := Compile(`body.all(x, x == 0)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte("[" + strings.Repeat("0,", 4*interruptEvery) + "0]")
+	if ok, err := p.Matches(t.Context(), Call{Body: body}); !ok || err != nil {
+		t.Fatalf("Matches = %v, %v; want true", ok, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if ok, err := p.Matches(ctx, Call{Body: body}); ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Matches with the caller gone = %v, %v; want false, %v", ok, err, context.Canceled)
+	}
+}
+
+// TestEvaluationStopsAfterItsTime: an evaluation still running after
+// EvalTimeout is stopped, and is an error. Four comprehensions of 40 steps
+// within each other (2.5 million steps, about 20 times EvalTimeout on a
+// 2-core machine) are within the cost limit: the limit bounds the work,
+// the stop its time.
+func TestEvaluationStopsAfterItsTime(t *testing.T) {
+	list := "[" + strings.TrimSuffix(strings.Repeat("0,", 40), ",") + "]"
+	p, err := Compile(list + `.all(i, ` + list + `.all(j, ` + list + `.all(k, ` + list + `.all(l, l >= 0 && rawBody.startsWith("{")))))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"text":"` + strings.Repeat("x", MaxInputBytes-12) + `"}`)
+	if ok, err := p.Matches(t.Context(), Call{Body: body}); ok || !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Matches = %v, %v; want false, %v", ok, err, ErrTimeout)
+	}
+}
+
+// hostileBodies are 1 MiB bodies made of the smallest values JSON has, each
+// of which becomes a Go value many times its size, and one of an object
+// of many keys; the documented filters' fields are at the top.
+func hostileBodies() map[string][]byte {
+	fill := func(prefix, elem, suffix string) []byte {
+		n := (MaxInputBytes - len(prefix) - len(suffix)) / (len(elem) + 1)
+		return []byte(prefix + strings.TrimSuffix(strings.Repeat(elem+",", n), ",") + suffix)
+	}
+	keys := func() []byte {
+		var b strings.Builder
+		b.WriteString(`{"status":"firing","action":"opened","ref":"refs/heads/main"`)
+		for i := 0; b.Len() < MaxInputBytes-16; i++ {
+			b.WriteString(`,"k`)
+			b.WriteString(strings.Repeat("x", i%4))
+			b.WriteString(`":0`)
+		}
+		b.WriteString("}")
+		return []byte(b.String())
+	}
+	return map[string][]byte{
+		"alerts of {}":     fill(`{"status":"firing","action":"opened","ref":"refs/heads/main","alerts":[`, `{}`, `]}`),
+		"alerts of []":     fill(`{"status":"firing","alerts":[`, `[]`, `]}`),
+		"alerts of 0":      fill(`{"status":"firing","alerts":[`, `0`, `]}`),
+		`alerts of ""`:     fill(`{"status":"firing","alerts":[`, `""`, `]}`),
+		"alerts of nested": fill(`{"status":"firing","alerts":[`, `{"labels":{"severity":[{}]}}`, `]}`),
+		"top-level of {}":  fill(`[`, `{}`, `]`),
+		"many keys":        keys(),
+	}
+}
+
+// hostileExpressions read the whole of a hostile body: every element, its
+// size, equality, and the documented filters.
+var hostileExpressions = []string{
+	issuesOpened, pushToMain, criticalFiring,
+	`body.alerts.all(a, a != null)`,
+	`body.alerts.exists(a, type(a) == list)`,
+	`body.alerts.filter(a, type(a) == map).size() == 0`,
+	`body.alerts.map(a, a).size() > 0`,
+	`body.alerts.filter(a, true) == body.alerts`,
+	`body.all(k, k != "")`,
+	`size(body) > 0 && body != null && body == body`,
+	`body.alerts[size(body.alerts) - 1] == {} || body.alerts.exists_one(a, a == [])`,
+	`"x" in body.alerts || {} in body.alerts || rawBody.contains("zz")`,
+}
+
+// TestEvaluationAllocates: one evaluation of a documented filter or a
+// hostile expression on a hostile 1 MiB body allocates at most 4 times the
+// body (section 11: before, {"alerts":[{},{},…]} made ~349,000 heap
+// objects, about 35 times the body, and eight overlapping evaluations took
+// a replica past its memory limit). Whether it then matches or fails does
+// not matter here; an evaluation over its budget is an error.
+func TestEvaluationAllocates(t *testing.T) {
+	for name, body := range hostileBodies() {
+		for _, expr := range hostileExpressions {
+			p, err := Compile(expr)
+			if err != nil {
+				t.Fatalf("Compile(%q): %v", expr, err)
+			}
+			allocated := allocatedBy(func() { _, _ = p.Matches(context.Background(), Call{Body: body}) })
+			if ratio := float64(allocated) / float64(len(body)); ratio > budgetPerBodyByte {
+				t.Errorf("%s on %s: %d bytes allocated, %.1f times the body, more than %d", expr, name, allocated, ratio, budgetPerBodyByte)
+			}
+		}
+	}
+}
+
+// allocatedBy is the heap bytes fn allocates (no other goroutine of the
+// test allocates meanwhile).
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

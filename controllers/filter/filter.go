@@ -97,6 +97,14 @@ const (
 	// so the limit must bound it to about EvalTimeout: a program of 50
 	// instructions over 1 MiB took 120 ms on a busy 2-core machine.
 	regexStepCost = 1
+	// copyCost is the price of a byte that a concatenation or a conversion
+	// between string and bytes copies. What an evaluation reads of the body
+	// is charged to its allocation budget as it runs; these copies are
+	// bounded at compile time instead: at 8 units a byte, CostLimit admits
+	// at most two copies of the largest input, which with rawBody's own
+	// copy keeps an evaluation within 4 times the body (cel-go prices them
+	// by a tenth of a unit a byte: about 190 copies of a 1 MiB body).
+	copyCost = 8
 )
 
 // env is the CEL environment of every filter: the standard library and the
@@ -311,7 +319,9 @@ func (sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate
 // EstimateCallCost prices the functions whose work grows with their input
 // and that cel-go prices at a constant: size() of a string counts its runes,
 // a conversion from a string parses it (and a failed one copies it into
-// its error), and matches() runs the pattern's program over the string.
+// its error), and matches() runs the pattern's program over the string;
+// and the copies (concatenations, string to bytes and back), which cel-go
+// prices as scans, by what they allocate.
 // nil leaves a function to cel-go's estimate.
 func (e sizeEstimator) EstimateCallCost(_, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	var input checker.AstNode
@@ -328,6 +338,15 @@ func (e sizeEstimator) EstimateCallCost(_, overloadID string, target *checker.As
 		overloads.StringToInt, overloads.StringToUint, overloads.StringToDouble, overloads.StringToBool,
 		overloads.StringToTimestamp, overloads.StringToDuration:
 		return &checker.CallEstimate{CostEstimate: e.sizeOf(input).MultiplyByCostFactor(traversalCost)}
+	case overloads.StringToBytes, overloads.BytesToString:
+		size := e.sizeOf(input)
+		return &checker.CallEstimate{CostEstimate: size.MultiplyByCostFactor(copyCost), ResultSize: &size}
+	case overloads.AddString, overloads.AddBytes:
+		if len(args) != 2 {
+			return nil
+		}
+		size := e.sizeOf(args[0]).Add(e.sizeOf(args[1]))
+		return &checker.CallEstimate{CostEstimate: size.MultiplyByCostFactor(copyCost), ResultSize: &size}
 	case overloads.Matches, overloads.MatchesString:
 		pattern := args[len(args)-1]
 		insts, err := patternProgramSize(pattern.Expr())

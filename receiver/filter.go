@@ -100,18 +100,21 @@ func (t *table) forgetFilter(uid types.UID) {
 // filterSlots calls of one endpoint evaluate at a time; a call that finds
 // no slot within filterWait is answered 503 with Retry-After.
 func (h *Handler) applyFilter(c *callState) int {
-	f := h.table.filterOf(c.e)
-	if f == nil {
+	if c.ep.Spec.Filter == "" {
 		return notAnswered
 	}
-	if f.err != nil {
-		return c.reject(answerFilterInvalid, reasonFilterInvalid)
-	}
+	// A filter not compiled yet (or pushed out of the cache) is compiled
+	// within the endpoint's turns too: compiling a 4096-character filter
+	// costs about what an evaluation does, and a tenant calling many
+	// endpoints in turn would otherwise compile as fast as it calls.
 	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
-	matched, err := h.evaluateFilter(c, f.program)
+	matched, invalid, err := h.evaluateFilter(c)
+	if invalid {
+		return c.reject(answerFilterInvalid, reasonFilterInvalid)
+	}
 	if err != nil {
 		h.metrics.filterErrors.Inc()
 		h.rejections.add(c.ep, slotFilterError, c.now)
@@ -127,9 +130,16 @@ func (h *Handler) applyFilter(c *callState) int {
 	return notAnswered
 }
 
-// evaluateFilter evaluates p on the call in a slot taken with
-// filterGate.enter, and gives the slot back (also if evaluating panics).
-func (h *Handler) evaluateFilter(c *callState, p *filter.Program) (bool, error) {
+// evaluateFilter compiles the endpoint's filter if it is not compiled yet
+// and evaluates it on the call, in a slot taken with filterGate.enter, and
+// gives the slot back (also if evaluating panics). invalid: the filter
+// does not compile.
+func (h *Handler) evaluateFilter(c *callState) (matched, invalid bool, err error) {
 	defer h.filterGate.leave(c.ep.UID)
-	return evaluate(c.r.Context(), p, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	f := h.table.filterOf(c.e)
+	if f.err != nil {
+		return false, true, nil
+	}
+	matched, err = evaluate(c.r.Context(), f.program, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	return matched, false, err
 }

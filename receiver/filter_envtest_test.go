@@ -147,7 +147,7 @@ var _ = Describe("spec.filter", func() {
 		free := func() { releaseOnce.Do(func() { close(release) }) }
 		DeferCleanup(free) // also when an expectation fails: the held calls must end
 
-		_, slow := f.filtered(ctx, "slow", agentsv1alpha1.SenderHeader, `body.wanted == true`)
+		slowEndpoint, slow := f.filtered(ctx, "slow", agentsv1alpha1.SenderHeader, `body.wanted == true`)
 		_, other := f.filtered(ctx, "other", agentsv1alpha1.SenderHeader, `body.wanted == true`)
 		held := make(chan reply, 2)
 		for range 2 {
@@ -158,8 +158,13 @@ var _ = Describe("spec.filter", func() {
 		}
 		evaluating.Wait()
 
+		// The filter pushed out of the compiled ones meanwhile: a call that
+		// gets no turn does not compile it either.
+		handler.table.filters.Remove(slowEndpoint.UID)
 		busy := post(slow, ptr(senderSecret), `{"wanted":true}`)
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), string(busy.body))
+		_, compiled := handler.table.filters.Get(slowEndpoint.UID)
+		Expect(compiled).To(BeFalse(), "a call waiting for its turn compiles nothing")
 		Expect(busy.code).To(Equal(CodeUnavailable))
 		Expect(busy.header.Get("Retry-After")).To(Equal("1"))
 		Expect(post(other, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "another endpoint's calls are evaluated")

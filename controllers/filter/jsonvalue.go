@@ -399,7 +399,8 @@ func (o *jsonObject) Equal(other ref.Val) ref.Val {
 		if !found {
 			return types.False
 		}
-		if eq := o.vals[string(k.(types.String))].Equal(w); eq != types.True {
+		name, _ := k.(types.String) // every key of an object is a string
+		if eq := o.vals[string(name)].Equal(w); eq != types.True {
 			return eq
 		}
 	}

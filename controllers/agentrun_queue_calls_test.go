@@ -103,6 +103,40 @@ func (t *tarpit) requestsFor(uid types.UID) func() int {
 	}
 }
 
+// createAgent creates an A2A 0.3 Agent at url with slots concurrent runs.
+func createAgent(ctx SpecContext, ns, name, url string, slots int32) {
+	GinkgoHelper()
+	a := newAgent(ns, name)
+	a.Spec.A2A.URL = url
+	a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
+	a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
+	a.Spec.MaxConcurrentRuns = slots
+	create(ctx, a)
+}
+
+// stateOf polls run's state.
+func stateOf(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {
+	return func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }
+}
+
+// expectNeighbourServed sends a run of an Agent of a new namespace while
+// the tarpit pit holds share calls: it reaches its agent and succeeds while
+// the tarpit holds its share still, never more, and none of its calls has
+// timed out yet.
+func expectNeighbourServed(ctx SpecContext, pit *tarpit, share int) {
+	GinkgoHelper()
+	good := newTestAgent()
+	neighbour := newNamespace(ctx)
+	createAgent(ctx, neighbour, "triage", good.srv.URL, 4)
+	run := queueTestRun(ctx, neighbour, "neighbour", "{}", nil)
+	Eventually(good.received).Should(HaveLen(1), "the neighbour's run reached its agent")
+	open, peak := pit.held()
+	Expect(open).To(Equal(share), "while the tarpit still holds its share")
+	Expect(peak).To(Equal(share), "never more than its share")
+	Expect(pit.callersGaveUp()).To(BeZero(), "before any of the tarpit's calls timed out")
+	Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+}
+
 var _ = Describe("Fair dispatch", func() {
 	// restartOperator runs the suite's operator with opts until the spec ends.
 	restartOperator := func(opts *OperatorOptions) {
@@ -112,18 +146,6 @@ var _ = Describe("Fair dispatch", func() {
 			stopManager()
 			stopManager = startManager()
 		})
-	}
-	createAgent := func(ctx SpecContext, ns, name, url string, slots int32) {
-		GinkgoHelper()
-		a := newAgent(ns, name)
-		a.Spec.A2A.URL = url
-		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
-		a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
-		a.Spec.MaxConcurrentRuns = slots
-		create(ctx, a)
-	}
-	stateOf := func(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {
-		return func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }
 	}
 
 	It("gives a tarpit agent at most its share of the dispatch workers: another Agent's run reaches its agent meanwhile", func(ctx SpecContext) {
@@ -148,16 +170,7 @@ var _ = Describe("Fair dispatch", func() {
 			return open
 		}).Should(Equal(share), "the tarpit holds its share")
 
-		good := newTestAgent()
-		neighbour := newNamespace(ctx)
-		createAgent(ctx, neighbour, "triage", good.srv.URL, 4)
-		run := queueTestRun(ctx, neighbour, "neighbour", "{}", nil)
-		Eventually(good.received).Should(HaveLen(1), "the other Agent's run reached its agent")
-		open, peak := pit.held()
-		Expect(open).To(Equal(share), "while the tarpit still holds its share")
-		Expect(peak).To(Equal(share), "never more than its share")
-		Expect(pit.callersGaveUp()).To(BeZero(), "before any of the tarpit's calls timed out")
-		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		expectNeighbourServed(ctx, pit, share)
 		for i := range 20 {
 			held := get(ctx, &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: hostile, Name: fmt.Sprintf("held-%02d", i)}})
 			Expect(held.Status.State).To(Equal(agentsv1alpha1.RunRunning), "the tarpit's runs wait, started, for their turn")
@@ -189,16 +202,7 @@ var _ = Describe("Fair dispatch", func() {
 			return open
 		}).Should(Equal(share), "the tarpits hold their namespace's share")
 
-		good := newTestAgent()
-		neighbour := newNamespace(ctx)
-		createAgent(ctx, neighbour, "triage", good.srv.URL, 4)
-		run := queueTestRun(ctx, neighbour, "neighbour", "{}", nil)
-		Eventually(good.received).Should(HaveLen(1), "the other namespace's run reached its agent")
-		open, peak := pit.held()
-		Expect(open).To(Equal(share), "while the tarpits still hold their share")
-		Expect(peak).To(Equal(share), "never more than the namespace's share")
-		Expect(pit.callersGaveUp()).To(BeZero(), "before any of the tarpits' calls timed out")
-		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		expectNeighbourServed(ctx, pit, share)
 	})
 
 	It("cuts a hanging call off at --a2a-call-timeout and retries it like a failed connection until the run times out", func(ctx SpecContext) {

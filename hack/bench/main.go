@@ -21,10 +21,7 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -34,21 +31,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/devcluster"
@@ -280,243 +269,6 @@ func run(ctx context.Context, o options) error {
 		rows = append(rows, r)
 	}
 	return report(o, append(rows, filterRows...))
-}
-
-type (
-	measureFunc func(name string, next loadgen.Request) loadgen.Result
-	postFunc    func(url, secret string, body func() io.Reader, length int64) loadgen.Request
-)
-
-func small() io.Reader { return strings.NewReader(`{"a":1}`) }
-
-// measureRejections compares each rejection with the bare server answering
-// the same request.
-func measureRejections(ctx context.Context, hc *http.Client, measure measureFunc, post postFunc, bareURL string, ep, open devcluster.Endpoint, unknownURL string) []row {
-	var rows []row
-	baseline := measure("bare net/http 202", post(bareURL+"/api/webhooks/x/receive", "", small, 7))
-	rows = append(rows, row{"baseline: bare net/http handler answering 202", "", baseline.String(), true})
-	for _, s := range []struct {
-		name, url, secret string
-		body              func() io.Reader
-		length            int64
-		want              int
-	}{
-		{"unknown ID (401)", unknownURL, "", small, 7, http.StatusUnauthorized},
-		{"wrong secret (403)", ep.URL, "not-the-secret", small, 7, http.StatusForbidden},
-		// A body announced over 1 MiB, sent only on "100 Continue": the
-		// receiver answers from the header alone, so it is never sent.
-		{"413 by Content-Length", ep.URL, ep.Secret, func() io.Reader { return bytes.NewReader(bigBody) }, agentsv1alpha1.MaxPayloadBytes + 1, http.StatusRequestEntityTooLarge},
-		{"429 (rate limited)", open.URL, "", small, 7, http.StatusTooManyRequests},
-	} {
-		if s.want == http.StatusTooManyRequests {
-			// Fill the unauthenticated endpoint's one-per-minute window
-			// (until a call gets 429); the runs that follow take under a
-			// minute. A fresh client: a connection the 413s closed would
-			// fail a POST without its reaching the receiver.
-			fill := &http.Client{Timeout: 5 * time.Second}
-			for range 10 {
-				resp, err := fill.Post(open.URL, "application/json", small())
-				if err == nil {
-					_ = resp.Body.Close()
-					if resp.StatusCode == http.StatusTooManyRequests {
-						break
-					}
-				}
-			}
-		}
-		base, baseName := baseline, "baseline"
-		if s.length > agentsv1alpha1.MaxPayloadBytes {
-			// No server can keep a connection whose announced body it
-			// did not read: the bare server gets the same request.
-			base = measure("bare, same request", post(bareURL+"/api/webhooks/x/receive", "", s.body, s.length))
-			baseName = "the bare handler given the same request"
-			rows = append(rows, row{"baseline: bare net/http handler answering 202 to the same announced 1 MiB + 1 body", "", base.String(), true})
-		}
-		r := measure(s.name, post(s.url, s.secret, s.body, s.length))
-		ratio := r.Throughput() / base.Throughput()
-		figure := fmt.Sprintf("%.2f (%s)", ratio, r)
-		if s.length > agentsv1alpha1.MaxPayloadBytes {
-			figure = fmt.Sprintf("%.2f (%s; %.2f of the keep-alive baseline)", ratio, r, r.Throughput()/baseline.Throughput())
-		}
-		rows = append(rows, row{"rejection: " + s.name, ">= 0.8 of " + baseName, figure, ratio >= 0.8 && r.Statuses[s.want] == r.Requests})
-	}
-	return rows
-}
-
-// measureAccepted measures accepted calls without the operator dispatching
-// them, against the same two creates made straight through client-go, same
-// concurrency, as the receiver's own service account.
-func measureAccepted(ctx context.Context, c *devcluster.Cluster, o options, measure measureFunc, post postFunc, ep devcluster.Endpoint, logf func(string, ...any)) ([]row, error) {
-	c.Kill(devcluster.Operator)
-	accepted := measure("accepted (202)", post(ep.URL, ep.Secret, small, 7))
-	direct, err := measureDirect(ctx, c.Kubeconfig(devcluster.Receiver), o, logf)
-	if err != nil {
-		return nil, err
-	}
-	ratio := accepted.Throughput() / direct.Throughput()
-	rows := []row{
-		{"baseline: AgentRun + Secret created with client-go", "", direct.String(), true},
-		{"accepted calls (202, run and payload stored)", ">= 0.7 of baseline", fmt.Sprintf("%.2f (%s)", ratio, accepted), ratio >= 0.7 && accepted.Statuses[http.StatusAccepted] == accepted.Requests},
-	}
-	// The thousands of runs stored here would otherwise be dispatched
-	// while the next measurements run, and be measured with them.
-	if err := c.AdminClient.DeleteAllOf(ctx, &agentsv1alpha1.AgentRun{}, client.InNamespace(ep.Namespace)); err != nil {
-		return nil, fmt.Errorf("deleting the runs the accepted calls stored: %w", err)
-	}
-	return rows, c.Start(ctx, devcluster.Operator)
-}
-
-var bigBody = make([]byte, agentsv1alpha1.MaxPayloadBytes+1)
-
-func randomID() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// measureDirect is the accepted-call baseline: workers create an AgentRun
-// and its payload Secret in a closed loop, as the receiver does.
-func measureDirect(ctx context.Context, kubeconfig string, o options, logf func(string, ...any)) (loadgen.Result, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return loadgen.Result{}, err
-	}
-	cfg.QPS, cfg.Burst = -1, 0 // the receiver's client is not rate limited either
-	cl, err := client.New(cfg, client.Options{Scheme: devcluster.Scheme()})
-	if err != nil {
-		return loadgen.Result{}, err
-	}
-	var seq atomic.Int64
-	var rs []loadgen.Result
-	for range o.repeat {
-		rctx, cancel := context.WithTimeout(ctx, o.duration)
-		var mu sync.Mutex
-		var lat []time.Duration
-		res := loadgen.Result{Statuses: map[int]int{}}
-		var wg sync.WaitGroup
-		start := time.Now()
-		for range o.workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for rctx.Err() == nil {
-					name := fmt.Sprintf("direct-%08d", seq.Add(1))
-					t := time.Now()
-					run := &agentsv1alpha1.AgentRun{
-						ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, Labels: map[string]string{agentsv1alpha1.LabelEndpoint: "direct"}},
-						Spec: agentsv1alpha1.AgentRunSpec{
-							EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "direct"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
-							Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Trust: agentsv1alpha1.TrustStandard,
-							Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: 7, ContentType: "application/json"},
-							ReceivedAt: metav1.NewTime(t),
-						},
-					}
-					err := cl.Create(rctx, run)
-					if err == nil {
-						err = cl.Create(rctx, &corev1.Secret{
-							ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, OwnerReferences: []metav1.OwnerReference{{
-								APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: name, UID: run.UID,
-							}}},
-							Type: agentsv1alpha1.SecretTypeWebhookPayload,
-							Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(`{"a":1}`)},
-						})
-					}
-					if rctx.Err() != nil {
-						break
-					}
-					mu.Lock()
-					lat = append(lat, time.Since(t))
-					if err != nil {
-						res.Statuses[0]++
-					} else {
-						res.Statuses[http.StatusCreated]++
-					}
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		cancel()
-		res.Elapsed = time.Since(start)
-		res.Requests = len(lat)
-		slices.Sort(lat)
-		if len(lat) > 0 {
-			res.P50, res.P99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
-		}
-		rs = append(rs, res)
-	}
-	m := loadgen.Median(rs)
-	logf("%-22s %s", "client-go run+secret", m)
-	return m, nil
-}
-
-// measureDispatch runs the 202-to-agent benchmark of the controllers
-// package (a real API server and operator, an in-process A2A agent).
-func measureDispatch(ctx context.Context, o options, logf func(string, ...any)) ([]row, error) {
-	out, err := goBench(ctx, o, "BenchmarkQueueToSend")
-	if err != nil {
-		return nil, err
-	}
-	var p50s, p99s []float64
-	for _, m := range regexp.MustCompile(`([\d.]+) p50-ms\s+([\d.]+) p99-ms`).FindAllSubmatch(out, -1) {
-		p50, _ := strconv.ParseFloat(string(m[1]), 64)
-		p99, _ := strconv.ParseFloat(string(m[2]), 64)
-		p50s, p99s = append(p50s, p50), append(p99s, p99)
-	}
-	if len(p50s) == 0 {
-		return nil, fmt.Errorf("no p50/p99 in the benchmark output:\n%s", out)
-	}
-	slices.Sort(p50s)
-	slices.Sort(p99s)
-	p50, p99 := p50s[len(p50s)/2], p99s[len(p99s)/2]
-	logf("202 to agent: p50 %.1f ms, p99 %.1f ms", p50, p99)
-	return []row{
-		{"202 to agent receiving the message: p50", "< 200 ms", fmt.Sprintf("%.1f ms", p50), p50 < 200},
-		{"202 to agent receiving the message: p99", "< 1 s", fmt.Sprintf("%.1f ms", p99), p99 < 1000},
-	}, nil
-}
-
-// measureFairness runs the benchmark of the controllers package that
-// measures one Agent's 202 to agent alone and then beside another tenant's
-// tarpit agent, in the same run, and reports the ratio of the p99s.
-func measureFairness(ctx context.Context, o options, logf func(string, ...any)) ([]row, error) {
-	out, err := goBench(ctx, o, "BenchmarkQueueToSendBesideTarpit")
-	if err != nil {
-		return nil, err
-	}
-	var alones, besides, ratios []float64
-	for _, m := range regexp.MustCompile(`([\d.]+) p99-alone-ms\s+([\d.]+) p99-beside-ms\s+([\d.]+) p99-ratio`).FindAllSubmatch(out, -1) {
-		alone, _ := strconv.ParseFloat(string(m[1]), 64)
-		beside, _ := strconv.ParseFloat(string(m[2]), 64)
-		ratio, _ := strconv.ParseFloat(string(m[3]), 64)
-		alones, besides, ratios = append(alones, alone), append(besides, beside), append(ratios, ratio)
-	}
-	if len(ratios) == 0 {
-		return nil, fmt.Errorf("no p99s in the benchmark output:\n%s", out)
-	}
-	median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
-	alone, beside, ratio := median(alones), median(besides), median(ratios)
-	logf("202 to agent beside four tarpits of one namespace: p99 %.1f ms, alone %.1f ms (%.2f)", beside, alone, ratio)
-	const held = "while four tarpit Agents of one namespace hold their runs (20 requests each held open)"
-	return []row{
-		{"another namespace's 202-to-agent p99 " + held, "< 1 s", fmt.Sprintf("%.1f ms", beside), beside < 1000},
-		{"another namespace's 202-to-agent p99 " + held + ", against alone", "<= 2 of the same p99 without the tarpits",
-			fmt.Sprintf("%.2f (p99 %.1f ms beside the tarpits, %.1f ms alone)", ratio, beside, alone), ratio <= 2},
-	}, nil
-}
-
-// goBench runs one benchmark of the controllers package (a real API
-// server and operator, in-process agents) --repeat times, 200 runs each.
-func goBench(ctx context.Context, o options, name string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^"+name+"$", "-benchtime", "200x",
-		"-count", strconv.Itoa(o.repeat), "./controllers/")
-	cmd.Dir = o.root
-	cmd.Env = append(os.Environ(), "KUBEBUILDER_ASSETS="+mustAbs(o.assets))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("go test -bench %s: %w\n%s", name, err, out)
-	}
-	return out, nil
 }
 
 func mustAbs(p string) string {

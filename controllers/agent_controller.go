@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +45,12 @@ type AgentReconciler struct {
 	APIReader client.Reader
 	// AllowList is the operator's agent allow-list; nil allows every agent.
 	AllowList *a2a.AllowList
+	// ReadCard reads agent cards (agent_card.go).
+	ReadCard CardReader
+	Clock    clock.PassiveClock
+
+	// cards is shared with execution, which asks for cards to be read again.
+	cards *cardRefreshes
 }
 
 // authSecretState is what the reconciler found for spec.a2a.authSecretRef.
@@ -58,10 +65,11 @@ const (
 )
 
 // agentSummary is the Agent's Ready, Reconciling and Stalled; urlRefused:
-// the operator's allow-list refuses the host of spec.a2a.url. A URL or token
-// the operator cannot use is Stalled; an archived Agent is as asked: Ready
-// (kstatus Current) with reason AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool) summary {
+// the operator's allow-list refuses the host of spec.a2a.url; card: what its
+// agent card gave. A URL or token the operator cannot use is Stalled; an
+// archived Agent is as asked: Ready (kstatus Current) with reason
+// AgentArchived.
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool, card cardState) summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
@@ -80,16 +88,29 @@ func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused 
 	case agent.Spec.Archived:
 		return current(agentsv1alpha1.ReasonAgentArchived,
 			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
+	case card.problem != "" || agent.Status.A2A == nil:
+		return cardSummary(card)
 	default:
-		return current(agentsv1alpha1.ReasonAvailable,
-			fmt.Sprintf("Runs are sent to %s over A2A %s", agent.Spec.A2A.URL, agent.Spec.A2A.ProtocolVersion))
+		return current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
 	}
+}
+
+// sendsTo is the Ready message of an Agent that runs are sent to.
+func sendsTo(st *agentsv1alpha1.A2AStatus) string {
+	msg := fmt.Sprintf("Runs are sent to %s over A2A %s (%s)", st.URL, st.ProtocolVersion, st.ProtocolBinding)
+	if st.CardReadAt != nil {
+		msg += ", as the agent card lists"
+	}
+	return msg
 }
 
 // Reconcile sets the Agent's Ready, Reconciling and Stalled conditions.
 func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	agent := &agentsv1alpha1.Agent{}
 	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.cards.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if stop, res, err := r.reconcileCleanup(ctx, agent); stop || err != nil {
@@ -97,14 +118,16 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	}
 	before := agent.DeepCopy()
 	auth, err := r.authSecretState(ctx, agent)
-	sum := agentSummary(agent, auth, r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL)))
+	urlRefused := r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL))
+	card := r.resolveA2A(ctx, agent, urlRefused, r.Clock.Now())
+	sum := agentSummary(agent, auth, urlRefused, card)
 	if err != nil {
 		sum = reconcileFailed(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
 	setSummary(&agent.Status.Conditions, sum, agent.Generation)
-	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
+	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 
 // hostOfURL is the host of an agent URL (the API validates it as a URL).
@@ -144,6 +167,7 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("agent").
 		Watches(&corev1.Secret{},
 			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentList{}, indexAgentAuthSecret)),
-			builder.OnlyMetadata)
+			builder.OnlyMetadata).
+		WatchesRawSource(r.cards.source())
 	return r.watchDependents(b).Complete(r)
 }

@@ -49,15 +49,16 @@ type A2AClient interface {
 	CancelTask(ctx context.Context, id string) (*a2a.Task, error)
 }
 
-// A2AClientFactory makes the client for one run: the agent's endpoint and
-// version, its bearer token (may be empty) and the run owner's user name.
-type A2AClientFactory func(agent *agentsv1alpha1.Agent, token, userID string) A2AClient
+// A2AClientFactory makes the client for one run: where the agent is sent
+// to (a2aTarget), its bearer token (may be empty) and the run owner's user
+// name.
+type A2AClientFactory func(target a2a.Interface, token, userID string) A2AClient
 
 // NewHTTPA2AClient is the production factory.
 func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
-	return func(agent *agentsv1alpha1.Agent, token, userID string) A2AClient {
+	return func(target a2a.Interface, token, userID string) A2AClient {
 		return &a2a.Client{
-			URL: agent.Spec.A2A.URL, Version: a2a.Version(agent.Spec.A2A.ProtocolVersion),
+			URL: target.URL, Version: target.Version, Binding: target.Binding, Tenant: target.Tenant,
 			Token: token, HTTP: hc, Headers: map[string]string{"X-User-Id": userID},
 		}
 	}
@@ -87,6 +88,8 @@ type AgentRunExecutionReconciler struct {
 
 	unconfirmed unconfirmedWrites
 	calls       *callQueue
+	// cards is where a send that failed asks for the Agent's card to be read again.
+	cards *cardRefreshes
 }
 
 // finalError is a failure no retry can mend: the run ends with its message,
@@ -149,19 +152,22 @@ func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alp
 		return r.waitForCall(ctx), nil // woken when its turn comes
 	}
 	defer r.calls.release(ctx, run)
+	target, found := a2aTarget(agent)
 	switch {
 	case r.timedOut(run, agent, now):
-		return r.expire(ctx, run, agent, now)
+		return r.expire(ctx, run, agent, target, found, now)
+	case !found:
+		return waitForCard(ctx, agent), nil
 	case run.Status.TaskID == "":
-		return r.send(ctx, run, agent, now)
+		return r.send(ctx, run, agent, target, now)
 	default:
-		return r.poll(ctx, run, agent, now)
+		return r.poll(ctx, run, agent, target, now)
 	}
 }
 
 // send sends the run's message and keeps the agent's task (and its
 // outcome, when the agent answered at once).
-func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
 	// The cache may not show a task id written by a step whose wait for the
 	// cache was cut short: only the API server can tell, and a second send
 	// must never come from a stale copy.
@@ -176,7 +182,7 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	c, err := r.clientFor(ctx, run, agent)
+	c, err := r.clientFor(ctx, run, agent, target)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -193,12 +199,8 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
 	endCall(span, taskState(task), err)
-	switch {
-	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
-		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
-		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
-	case err != nil:
-		return ctrl.Result{}, finalError{msg: sendFailure(err)}
+	if err != nil {
+		return r.sendFailed(ctx, agent, target, err, timedOutCall)
 	}
 	run.Status.TaskID = task.ID
 	if task.ContextID != "" {
@@ -224,19 +226,9 @@ func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alph
 	}
 }
 
-// sendFailure is the message of a run whose send failed for good. The
-// A2A client's errors carry what the agent said only as one short line.
-func sendFailure(err error) string {
-	var refused *a2a.NotAllowedError
-	if errors.As(err, &refused) {
-		return fmt.Sprintf("The run was not sent: %v", err)
-	}
-	return fmt.Sprintf("The agent refused the message: %v", err)
-}
-
 // poll looks at the run's task.
-func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
-	c, err := r.clientFor(ctx, run, agent)
+func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
+	c, err := r.clientFor(ctx, run, agent, target)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -270,14 +262,22 @@ func (r *AgentRunExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task
 	return ctrl.Result{RequeueAfter: pollInterval(elapsed)}
 }
 
-// expire ends a run past its timeout, canceling its task if it has one.
-func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (ctrl.Result, error) {
+// expire ends a run past its timeout, canceling its task if it has one
+// and the Agent still says where (found).
+func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, found bool, now time.Time) (ctrl.Result, error) {
 	msg := fmt.Sprintf("The run exceeded its timeout of %s", runTimeout(agent))
-	if run.Status.TaskID == "" {
+	switch {
+	case run.Status.TaskID == "" && !found:
+		finish(&run.Status, agentsv1alpha1.RunError, msg+" while waiting for a usable agent card: "+cardProblem(agent), "", now)
+		return ctrl.Result{}, nil
+	case run.Status.TaskID == "":
 		finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
 		return ctrl.Result{}, nil
+	case !found:
+		finish(&run.Status, agentsv1alpha1.RunError, msg+"; the task was not canceled: the Agent has no usable agent card now", "", now)
+		return ctrl.Result{}, nil
 	}
-	c, err := r.clientFor(ctx, run, agent)
+	c, err := r.clientFor(ctx, run, agent, target)
 	if err == nil {
 		callCtx, cancel := context.WithTimeout(ctx, r.callTimeout())
 		callCtx, span := r.tracer.call(callCtx, tracing.SpanCancel, run)
@@ -347,7 +347,7 @@ func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, age
 
 // clientFor builds the A2A client with the agent's bearer token, read
 // around the cache. A token Secret or key that does not exist is final.
-func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (A2AClient, error) {
+func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
 		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
@@ -369,7 +369,7 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 	if run.Spec.Owner != nil {
 		owner = run.Spec.Owner.User
 	}
-	return r.NewClient(agent, token, owner), nil
+	return r.NewClient(target, token, owner), nil
 }
 
 // SetupWithManager registers execution: it looks at running runs only, and

@@ -42,6 +42,8 @@ type Dependencies struct {
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
 	A2A A2AClientFactory
+	// Cards reads agent cards; nil: over HTTP, through the agent allow-list.
+	Cards CardReader
 	// TracerProvider makes the spans of runs; nil: one that exports
 	// nothing (traceparents still reach the agents).
 	TracerProvider trace.TracerProvider
@@ -70,6 +72,9 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
 		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
+	}
+	if deps.Cards == nil {
+		deps.Cards = NewHTTPCardReader(allow, callTimeout)
 	}
 	if deps.TracerProvider == nil {
 		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
@@ -103,9 +108,13 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
 	}
+	cards := newCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"Agent":           &AgentReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow},
+		"Agent": &AgentReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
+			ReadCard: deps.Cards, Clock: deps.Clock, cards: cards,
+		},
 		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
@@ -114,6 +123,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentRun execution": &AgentRunExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
+			cards: cards,
 		},
 		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {

@@ -172,7 +172,8 @@ func newAgent(ns, name string) *agentsv1alpha1.Agent {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		// Port 1 refuses connections: runs stay queued or retrying unless a spec
 		// points the Agent at a test agent (18090 would reach a running make dev).
-		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
+		// protocolVersion is set, so no card is read: specs that read cards clear it.
+		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
 	}
 }
 

@@ -24,6 +24,18 @@ import (
 // +kubebuilder:validation:Enum="0.3";"1.0"
 type A2AProtocolVersion string
 
+// A2AProtocolBinding is how A2A messages travel: JSON-RPC, or the HTTP+JSON
+// binding of A2A 1.0.
+// +kubebuilder:validation:Enum=JSONRPC;"HTTP+JSON"
+type A2AProtocolBinding string
+
+const (
+	// A2ABindingJSONRPC is JSON-RPC 2.0 over HTTP POST (A2A 0.3 and 1.0).
+	A2ABindingJSONRPC A2AProtocolBinding = "JSONRPC"
+	// A2ABindingHTTPJSON is A2A 1.0's HTTP+JSON binding (POST {url}/message:send, GET {url}/tasks/{id}).
+	A2ABindingHTTPJSON A2AProtocolBinding = "HTTP+JSON"
+)
+
 const (
 	// A2AProtocolV03 is A2A 0.3 (JSON-RPC methods message/send, tasks/get, tasks/cancel).
 	A2AProtocolV03 A2AProtocolVersion = "0.3"
@@ -33,16 +45,22 @@ const (
 
 // A2AEndpoint says how the operator reaches an agent.
 type A2AEndpoint struct {
-	// url is the agent's JSON-RPC endpoint, an absolute http:// or https:// URL.
+	// url is the agent's address, an absolute http:// or https:// URL. With
+	// protocolVersion unset, the operator reads the agent card under it
+	// (<url>/.well-known/agent-card.json, else at the URL's origin) and sends
+	// where the card says; with protocolVersion set, url is the JSON-RPC
+	// endpoint itself.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="a2a.url must be an absolute http:// or https:// URL, for example http://triage.team-a.svc:8080/"
 	URL string `json:"url"`
 
-	// protocolVersion is the A2A version the agent speaks: "0.3" or "1.0".
+	// protocolVersion, when set, is the A2A version the agent speaks over
+	// JSON-RPC at url: "0.3" or "1.0", and no card is read. Unset (the
+	// default): the operator reads the agent card and records what it chose
+	// in status.a2a.
 	// +optional
-	// +kubebuilder:default="1.0"
 	ProtocolVersion A2AProtocolVersion `json:"protocolVersion,omitempty"`
 
 	// authSecretRef selects a bearer token sent as "Authorization: Bearer
@@ -92,11 +110,41 @@ type AgentSpec struct {
 	MaxConcurrentRuns int32 `json:"maxConcurrentRuns,omitempty"`
 }
 
+// A2AStatus is where and how the operator sends an Agent's runs.
+type A2AStatus struct {
+	// url is where messages are sent: spec.a2a.url, or the interface the
+	// agent card lists.
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// protocolBinding is JSONRPC or HTTP+JSON.
+	ProtocolBinding A2AProtocolBinding `json:"protocolBinding"`
+
+	// protocolVersion is "0.3" or "1.0".
+	ProtocolVersion A2AProtocolVersion `json:"protocolVersion"`
+
+	// tenant is the tenant the card's interface names (A2A 1.0), if any.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Tenant string `json:"tenant,omitempty"`
+
+	// cardReadAt is when the agent card was last read; unset when
+	// spec.a2a.protocolVersion is set and no card is read.
+	// +optional
+	CardReadAt *metav1.Time `json:"cardReadAt,omitempty"`
+}
+
 // AgentStatus is the observed state of an Agent.
 type AgentStatus struct {
 	// observedGeneration is the generation the status was last computed for.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// a2a is where and how runs are sent, as of observedGeneration: read from
+	// the agent card when spec.a2a.protocolVersion is unset. Empty while no
+	// usable card was read (Ready=False, reason AgentCardInvalid).
+	// +optional
+	A2A *A2AStatus `json:"a2a,omitempty"`
 
 	// conditions: Ready, and Reconciling or Stalled while True (kstatus).
 	// +optional
@@ -114,6 +162,8 @@ type AgentStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Archived",type=boolean,JSONPath=`.spec.archived`
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.a2a.url`
+// +kubebuilder:printcolumn:name="Binding",type=string,JSONPath=`.status.a2a.protocolBinding`,priority=1
+// +kubebuilder:printcolumn:name="A2A",type=string,JSONPath=`.status.a2a.protocolVersion`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name must be at most 63 characters: it is used as a label value on runs"
 type Agent struct {

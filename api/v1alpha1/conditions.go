@@ -104,6 +104,9 @@ const (
 	ReasonAgentFound = "AgentFound"
 	// ReasonAgentNotFound: the Agent named in agentRef does not exist.
 	ReasonAgentNotFound = "AgentNotFound"
+	// ReasonAgentCardInvalid: spec.a2a.protocolVersion is unset and the
+	// agent card could not be read or lists no interface the operator speaks.
+	ReasonAgentCardInvalid = "AgentCardInvalid"
 	// ReasonAgentArchived: the Agent is archived; its endpoints answer 422.
 	ReasonAgentArchived = "AgentArchived"
 

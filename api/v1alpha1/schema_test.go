@@ -301,12 +301,12 @@ var _ = Describe("config/samples/senders", func() {
 })
 
 var _ = Describe("defaults", func() {
-	It("fills an Agent's protocolVersion, runTimeout and maxConcurrentRuns", func(ctx SpecContext) {
+	It("fills an Agent's runTimeout and maxConcurrentRuns, and leaves protocolVersion unset so the card is read", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
 		Expect(k8sClient.Create(ctx, validAgent(ns))).To(Succeed())
 		got := &agentsv1alpha1.Agent{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "triage"}, got)).To(Succeed())
-		Expect(got.Spec.A2A.ProtocolVersion).To(Equal(agentsv1alpha1.A2AProtocolV10))
+		Expect(got.Spec.A2A.ProtocolVersion).To(BeEmpty())
 		Expect(got.Spec.RunTimeout).To(Equal(&metav1.Duration{Duration: 15 * time.Minute}))
 		Expect(got.Spec.MaxConcurrentRuns).To(Equal(int32(4)))
 		Expect(got.Spec.Archived).To(BeFalse())

@@ -54,7 +54,7 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 	}
 	if err := c.AdminClient.Create(ctx, &agentsv1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
-		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
 	}); err != nil {
 		return nil, err
 	}

@@ -95,18 +95,16 @@ func newCardRefreshes() *cardRefreshes {
 
 // request asks for the card of agent to be read again. It never blocks:
 // when the wake channel is full, the wish is still recorded and is seen at
-// the Agent's next reconcile (at most cardRefresh away).
+// the Agent's next reconcile (at most cardRefresh away). Every request
+// wakes the reconciler, which reads the card only when cardRetry has passed
+// since the last read; the work queue folds the wakes of one Agent into one.
 func (c *cardRefreshes) request(agent types.NamespacedName) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	already := c.wanted[agent]
 	c.wanted[agent] = true
 	c.mu.Unlock()
-	if already {
-		return
-	}
 	select {
 	case c.wake <- event.TypedGenericEvent[reconcile.Request]{Object: reconcile.Request{NamespacedName: agent}}:
 	default:

@@ -110,8 +110,6 @@ type Client struct {
 	// Version selects the wire protocol (see dialect); it is read once, at
 	// the first call.
 	Version Version
-	Binding Binding
-	Tenant  string
 	// Token, if set, is sent as "Authorization: Bearer <Token>".
 	Token string
 	// HTTP is the client used; it should have a timeout. Nil: a client of

@@ -14,23 +14,21 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package a2a is hookrun's small A2A client: JSON-RPC over HTTP, speaking
-// protocol 0.3 (message/send, tasks/get, tasks/cancel) and 1.0 (SendMessage,
-// GetTask, CancelTask with header A2A-Version: 1.0). It covers what the run
-// dispatcher needs: send one message without blocking, follow its task, and
-// cancel it. Errors say whether a retry may help.
+// Package a2a is hookrun's small A2A client. It speaks protocol 0.3
+// (message/send, tasks/get, tasks/cancel over JSON-RPC) and 1.0 (SendMessage,
+// GetTask, CancelTask with header A2A-Version: 1.0) over either of 1.0's
+// bindings, JSON-RPC or HTTP+JSON, and reads agent cards to find which one an
+// agent speaks. It covers what the run dispatcher needs: send one message
+// without blocking, follow its task, and cancel it. Errors say whether a retry
+// may help, whether the agent refused the version, and whether any answer
+// came at all.
 package a2a
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +42,14 @@ type Version string
 const (
 	V03 Version = "0.3"
 	V10 Version = "1.0"
+)
+
+// Binding is how messages travel to an agent.
+type Binding string
+
+const (
+	BindingJSONRPC  Binding = "JSONRPC"
+	BindingHTTPJSON Binding = "HTTP+JSON"
 )
 
 // State is a task's state, in A2A 0.3's spelling whatever the wire version.
@@ -105,11 +111,18 @@ type Task struct {
 // CheckRedirect says: an answer 3xx is a final error (the agent's URL is
 // not where it lives; the error names where it pointed).
 type Client struct {
-	// URL is the agent's JSON-RPC endpoint.
+	// URL is the agent's endpoint: where JSON-RPC calls are posted, or the
+	// base of HTTP+JSON's paths.
 	URL string
-	// Version selects the wire protocol (see dialect); it is read once, at
-	// the first call.
+	// Version selects the wire protocol (see dialect). Version, Binding and
+	// Tenant are read once, at the first call.
 	Version Version
+	// Binding is how calls travel; empty means JSON-RPC. HTTP+JSON is A2A
+	// 1.0 only: with Version 0.3 every call fails, saying so.
+	Binding Binding
+	// Tenant is 1.0's optional tenant of an interface: the first segments of
+	// HTTP+JSON's paths, "tenant" in JSON-RPC's params. Empty: none.
+	Tenant string
 	// Token, if set, is sent as "Authorization: Bearer <Token>".
 	Token string
 	// HTTP is the client used; it should have a timeout. Nil: a client of
@@ -120,206 +133,99 @@ type Client struct {
 
 	ids  atomic.Int64
 	pick sync.Once
-	d    dialect
+	w    wiring
 }
 
 // traceContext writes the W3C traceparent and tracestate headers.
 var traceContext = propagation.TraceContext{}
 
-// DefaultTimeout bounds one JSON-RPC call when HTTP is nil.
+// DefaultTimeout bounds one call when HTTP is nil.
 const DefaultTimeout = 30 * time.Second
 
 var defaultHTTP = NewHTTPClient(nil, DefaultTimeout)
-
-// maxResponseBytes bounds what is read of an agent's answer.
-const maxResponseBytes = 8 << 20
-
-// Error is a failed call. Retryable errors (transport, HTTP 5xx and 429)
-// may succeed later; others (HTTP 3xx and 4xx, JSON-RPC errors, answers
-// that cannot be read, a connection the allow list refused) will not.
-//
-// Its text may end up in a run's status.message, so whatever the agent
-// chose in it (an HTTP body, a JSON-RPC error message, a certificate's
-// names in a TLS error) is cut by Sanitize to one short line.
-type Error struct {
-	Op         string
-	StatusCode int // HTTP status, 0 for transport and JSON-RPC errors
-	RPCCode    int // JSON-RPC error code, 0 otherwise
-	Retryable  bool
-	// Err is the cause; Error shows its text only through Sanitize.
-	Err error
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("a2a ")
-	b.WriteString(e.Op)
-	switch {
-	case e.StatusCode != 0:
-		fmt.Fprintf(&b, ": HTTP %d", e.StatusCode)
-	case e.RPCCode != 0:
-		fmt.Fprintf(&b, ": JSON-RPC error %d", e.RPCCode)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(Sanitize(e.Err.Error()))
-	}
-	return b.String()
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// IsRetryable tells whether err is worth retrying.
-func IsRetryable(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Retryable
-}
 
 // SendMessage sends msg without blocking for the result and returns the task
 // the agent created. An agent that answers with a message instead of a task
 // has finished: the result is a completed task with that message as output.
 func (c *Client) SendMessage(ctx context.Context, msg Message) (*Task, error) {
-	d := c.dialect()
-	method := d.methods().send
-	var raw json.RawMessage
-	if err := c.call(ctx, method, d.sendParams(msg), &raw); err != nil {
+	w, err := c.route(opSend)
+	if err != nil {
 		return nil, err
 	}
-	task, err := d.decodeSendResult(raw)
+	cl := &call{kind: opSend, name: w.d.methods().of(opSend), params: w.d.sendParams(msg)}
+	raw, err := c.do(ctx, w, cl)
 	if err != nil {
-		return nil, &Error{Op: method, Err: err}
+		return nil, err
+	}
+	task, err := w.d.decodeSendResult(raw)
+	if err != nil {
+		return nil, &Error{Op: cl.name, Err: err}
 	}
 	return task, nil
 }
 
 // GetTask reads a task.
 func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {
-	return c.taskCall(ctx, c.dialect().methods().get, id)
+	return c.taskCall(ctx, opGet, id)
 }
 
 // CancelTask asks the agent to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) (*Task, error) {
-	return c.taskCall(ctx, c.dialect().methods().cancel, id)
+	return c.taskCall(ctx, opCancel, id)
 }
 
-// dialect is the wire form of c.Version, chosen at the first call.
-func (c *Client) dialect() dialect {
-	c.pick.Do(func() { c.d = dialectFor(c.Version) })
-	return c.d
-}
-
-// taskCall calls a method that takes a task id and answers with the task.
-func (c *Client) taskCall(ctx context.Context, method, id string) (*Task, error) {
-	var t wireTask
-	if err := c.call(ctx, method, map[string]any{"id": id}, &t); err != nil {
+// taskCall calls an operation that takes a task id and answers with the task.
+func (c *Client) taskCall(ctx context.Context, kind opKind, id string) (*Task, error) {
+	w, err := c.route(kind)
+	if err != nil {
 		return nil, err
+	}
+	name := w.d.methods().of(kind)
+	cl := &call{kind: kind, name: name, taskID: id, params: map[string]any{"id": id}}
+	raw, err := c.do(ctx, w, cl)
+	if err != nil {
+		return nil, err
+	}
+	var t wireTask
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, &Error{Op: name, Err: fmt.Errorf("decoding the result: %w", err)}
 	}
 	task, err := toTask(&t)
 	if err != nil {
-		return nil, &Error{Op: method, Err: err}
+		return nil, &Error{Op: name, Err: err}
 	}
 	return task, nil
 }
 
-// call makes one JSON-RPC call and decodes its result into out.
-func (c *Client) call(ctx context.Context, method string, params, out any) error {
-	req, err := c.newRequest(ctx, method, params)
-	if err != nil {
-		return &Error{Op: method, Err: err}
+// wiring is a dialect and a binding; err says why a client cannot call at
+// all.
+type wiring struct {
+	d   dialect
+	b   binding
+	err error
+}
+
+// route is c's wiring, chosen at the first call, or the error every call of
+// c gets, named after the operation asked for.
+func (c *Client) route(kind opKind) (wiring, error) {
+	c.pick.Do(func() { c.w = chooseWiring(c.Version, c.Binding) })
+	if c.w.err != nil {
+		return wiring{}, &Error{Op: dialectFor(c.Version).methods().of(kind), Err: c.w.err}
 	}
-	hc := *defaultHTTP
-	if c.HTTP != nil {
-		hc = *c.HTTP
-	}
-	hc.CheckRedirect = refuseRedirect
-	resp, err := hc.Do(req)
-	if err != nil {
-		var refused *NotAllowedError
-		if errors.As(err, &refused) {
-			return &Error{Op: method, Err: refused}
+	return c.w, nil
+}
+
+// chooseWiring is the dialect of v and the binding b names.
+func chooseWiring(v Version, b Binding) wiring {
+	d := dialectFor(v)
+	switch b {
+	case "", BindingJSONRPC:
+		return wiring{d: d, b: jsonRPC{}}
+	case BindingHTTPJSON:
+		if v != V10 {
+			return wiring{err: fmt.Errorf("the HTTP+JSON binding is A2A 1.0 only, and the protocol version is %q", v)}
 		}
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is the Agent's; the cause is what matters
-		}
-		return &Error{Op: method, Retryable: ctx.Err() == nil, Err: err}
+		return wiring{d: d, b: httpJSON{}}
 	}
-	defer func() { _ = resp.Body.Close() }()
-	return readAnswer(method, resp, out)
-}
-
-// newRequest is the HTTP request of one JSON-RPC call, with the dialect's,
-// the token's and the caller's headers, in that order.
-func (c *Client) newRequest(ctx context.Context, method string, params any) (*http.Request, error) {
-	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.ids.Add(1), Method: method, Params: params})
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	c.dialect().setHeaders(req.Header)
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	for k, v := range c.Headers {
-		req.Header.Set(k, v)
-	}
-	// The span of the call, if ctx has one (the run's trace): the agent
-	// can join it.
-	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	return req, nil
-}
-
-// readAnswer reads a JSON-RPC answer and decodes its result into out.
-func readAnswer(method string, resp *http.Response, out any) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-	if err != nil {
-		return &Error{Op: method, Retryable: true, Err: fmt.Errorf("reading the answer: %w", err)}
-	}
-	switch {
-	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		return &Error{Op: method, StatusCode: resp.StatusCode, Err: redirectError(resp.Header.Get("Location"))}
-	case resp.StatusCode != http.StatusOK:
-		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
-		return &Error{Op: method, StatusCode: resp.StatusCode, Retryable: retry, Err: errors.New(snippet(data))}
-	}
-	var r rpcResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		return &Error{Op: method, Err: fmt.Errorf("the answer is not JSON-RPC: %w", err)}
-	}
-	if r.Error != nil {
-		msg := Sanitize(r.Error.Message)
-		if msg == "" {
-			msg = "no message"
-		}
-		return &Error{Op: method, RPCCode: r.Error.Code, Err: errors.New(msg)}
-	}
-	if len(r.Result) == 0 || string(r.Result) == "null" {
-		return &Error{Op: method, Err: errors.New("the answer has no result")}
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		return &Error{Op: method, Err: fmt.Errorf("decoding the result: %w", err)}
-	}
-	return nil
-}
-
-// snippet is the start of an answer's body, as one short line.
-func snippet(b []byte) string {
-	if s := Sanitize(string(b)); s != "" {
-		return "the answer was: " + s
-	}
-	return "empty answer"
-}
-
-// redirectError says that a redirect was not followed, and where it pointed.
-func redirectError(location string) error {
-	const msg = "the agent answered with a redirect, which is not followed (set spec.a2a.url to the agent's own endpoint)"
-	if location = Sanitize(location); location != "" {
-		return fmt.Errorf("%s; it pointed to %s", msg, location)
-	}
-	return errors.New(msg)
+	return wiring{err: fmt.Errorf("the binding %q is not one the operator speaks (JSONRPC or HTTP+JSON)", b)}
 }

@@ -22,20 +22,21 @@ import (
 )
 
 // dialect is what one A2A protocol version changes on the wire: the names
-// of the JSON-RPC methods, the headers every request carries, how a send's
+// of the operations, the headers every request carries, how a send's
 // parameters are encoded and how its result is wrapped. A Client picks its
-// dialect once, from Version, and otherwise knows nothing of versions.
+// dialect once, from Version, and otherwise knows nothing of versions; how
+// the calls travel is its binding's business (see binding).
 //
 // Tasks (the result of get and cancel) are read the same way in both: the
 // wire shapes in wire.go accept either version's spelling.
 type dialect interface {
-	// methods names the JSON-RPC methods.
+	// methods names the operations (JSON-RPC's method names).
 	methods() methods
 	// setHeaders sets the headers the version requires on every request.
 	setHeaders(h http.Header)
 	// sendParams encodes msg as the params of a send that does not block
-	// for the task's end.
-	sendParams(msg Message) any
+	// for the task's end (the body of an HTTP+JSON send).
+	sendParams(msg Message) map[string]any
 	// decodeSendResult reads a send's result: the task the agent created,
 	// or, when it answered with a message, a completed task with that
 	// message as output. Its errors are the cause only; the caller names
@@ -46,6 +47,17 @@ type dialect interface {
 // methods are a dialect's JSON-RPC method names.
 type methods struct {
 	send, get, cancel string
+}
+
+// of is the name of an operation.
+func (m methods) of(kind opKind) string {
+	switch kind {
+	case opGet:
+		return m.get
+	case opCancel:
+		return m.cancel
+	}
+	return m.send
 }
 
 // dialectFor is the dialect of version v. Anything but 1.0 speaks 0.3, as

@@ -33,7 +33,7 @@ func (dialectV03) methods() methods {
 
 func (dialectV03) setHeaders(http.Header) {}
 
-func (dialectV03) sendParams(msg Message) any {
+func (dialectV03) sendParams(msg Message) map[string]any {
 	parts := []wirePart{{Kind: "text", Text: msg.Text}}
 	if f := msg.File; f != nil {
 		parts = append(parts, wirePart{Kind: "file", File: &wireFile03{

@@ -37,7 +37,7 @@ func (dialectV10) setHeaders(h http.Header) {
 	h.Set("A2A-Version", string(V10))
 }
 
-func (dialectV10) sendParams(msg Message) any {
+func (dialectV10) sendParams(msg Message) map[string]any {
 	parts := []wirePart{{Text: msg.Text, MediaType: "text/plain"}}
 	if f := msg.File; f != nil {
 		parts = append(parts, wirePart{Raw: base64.StdEncoding.EncodeToString(f.Bytes), Filename: f.Name, MediaType: f.MediaType})

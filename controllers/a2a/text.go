@@ -65,3 +65,20 @@ func Sanitize(s string) string {
 	}
 	return strings.TrimRight(out[:keep], " ") + TruncatedMark
 }
+
+// maxClipBytes bounds what clip returns.
+const maxClipBytes = 100
+
+// clip is Sanitize(s) cut to at most maxClipBytes: one piece of text an
+// agent chose among others on one line (a URL of its card).
+func clip(s string) string {
+	s = Sanitize(s)
+	if len(s) <= maxClipBytes {
+		return s
+	}
+	keep := maxClipBytes - len(TruncatedMark)
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return strings.TrimRight(s[:keep], " ") + TruncatedMark
+}

@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package demoagent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// The first lines of a payload that change what the agent does.
+const (
+	commandFail  = "demo:fail"
+	commandHang  = "demo:hang"
+	commandInput = "demo:input"
+)
+
+// executor is the agent's a2asrv.AgentExecutor. Every task starts
+// submitted, so a client that asked not to block gets it at once and polls;
+// the rest follows in microseconds.
+type executor struct {
+	ledger *ledger
+}
+
+var _ a2asrv.AgentExecutor = (*executor)(nil)
+
+// Execute implements a2asrv.AgentExecutor.
+func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		e.ledger.started(ec.Message.ID, ec.TaskID, ec.StoredTask == nil)
+		if ec.StoredTask == nil && !yield(submitted(ec), nil) {
+			return
+		}
+		p := readPayload(ec.Message)
+		switch p.command() {
+		case commandFail:
+			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateFailed, agentText(ec, p.answer())), nil)
+		case commandInput:
+			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, agentText(ec, askForInput)), nil)
+		case commandHang:
+			if yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+				<-ctx.Done() // the SDK cancels ctx once the task is canceled
+			}
+		default:
+			if yield(a2a.NewArtifactEvent(ec, a2a.NewTextPart(p.answer())), nil) {
+				yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+			}
+		}
+	}
+}
+
+// Cancel implements a2asrv.AgentExecutor: every task can be canceled.
+func (e *executor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// askForInput is the status message of a task that needs input.
+const askForInput = "Demo agent needs input: send a message to this task (its taskId) with the payload to answer."
+
+// submitted is the new task, without the message in its history (unlike
+// a2a.NewSubmittedTask): the agent keeps up to Remember tasks, and their
+// memory should not grow with the payloads' size.
+func submitted(ec *a2asrv.ExecutorContext) *a2a.Task {
+	return &a2a.Task{ID: ec.TaskID, ContextID: ec.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
+}
+
+func agentText(ec *a2asrv.ExecutorContext, text string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(text))
+}
+
+// payload is what a message carries: the text between the webhook-payload
+// tags of its text part, or the bytes of its file part (the last wins).
+type payload struct {
+	body string
+	kind string // "text" or "<mediaType> file"
+}
+
+func readPayload(m *a2a.Message) payload {
+	p := payload{kind: "text"}
+	for _, part := range m.Parts {
+		switch c := part.Content.(type) {
+		case a2a.Text:
+			if c != "" {
+				p = payload{body: between(string(c), "<webhook-payload>\n", "\n</webhook-payload>"), kind: "text"}
+			}
+		case a2a.Raw:
+			p = payload{body: string(c), kind: part.MediaType + " file"}
+		}
+	}
+	return p
+}
+
+func (p payload) firstLine() string {
+	first, _, _ := strings.Cut(p.body, "\n")
+	return first
+}
+
+func (p payload) command() string { return strings.TrimSpace(p.firstLine()) }
+
+// answer is the agent's output; tests and docs match its exact text.
+func (p payload) answer() string {
+	return fmt.Sprintf("Demo agent received %d bytes (%s). First line: %s", len(p.body), p.kind, p.firstLine())
+}
+
+// between is the text of s between open and the last close, or all of s
+// without the wrapper.
+func between(s, open, close string) string {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return s
+	}
+	if i := strings.LastIndex(rest, close); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}

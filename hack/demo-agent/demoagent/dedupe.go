@@ -48,13 +48,19 @@ func (d *dedupe) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (
 			return task, nil
 		}
 	}
+	// The first send of m, or a copy whose first made no task still kept.
 	res, err := d.RequestHandler.SendMessage(ctx, req)
-	d.ledger.settle(m)
+	var made a2a.TaskID
+	if task, ok := res.(*a2a.Task); ok && err == nil {
+		made = task.ID
+	}
+	d.ledger.settle(m, made)
 	return res, err
 }
 
-// earlier is the task made for m's first send, once that send made it; nil
-// if it made none or the task is forgotten, so this send makes a new one.
+// earlier is the task made for m's first send, once that send returned
+// (for a blocking send, once the task ended or the client left); nil if it
+// made none or the task is forgotten, so this send makes a new one.
 func (d *dedupe) earlier(ctx context.Context, m *message) (*a2a.Task, error) {
 	select {
 	case <-m.known:

@@ -45,9 +45,11 @@ var _ a2asrv.AgentExecutor = (*executor)(nil)
 // Execute implements a2asrv.AgentExecutor.
 func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		e.ledger.started(ec.Message.ID, ec.TaskID, ec.StoredTask == nil)
-		if ec.StoredTask == nil && !yield(submitted(ec), nil) {
-			return
+		if ec.StoredTask == nil { // else a reply to a task that asked for input
+			e.ledger.madeTask()
+			if !yield(submitted(ec), nil) {
+				return
+			}
 		}
 		p := readPayload(ec.Message)
 		switch p.command() {

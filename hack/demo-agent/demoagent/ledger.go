@@ -38,8 +38,8 @@ type ledger struct {
 type message struct {
 	count  int
 	taskID a2a.TaskID
-	// known is closed once taskID is set, or once the first send of the
-	// message ended without making a task: a copy sent meanwhile waits on it.
+	// known is closed once the first send of the message returned, with
+	// the task it made stored: a copy sent meanwhile waits on it.
 	known   chan struct{}
 	settled bool
 }
@@ -63,29 +63,23 @@ func (l *ledger) arrive(id string) (m *message, first bool) {
 	return m, !ok
 }
 
-// started notes that the executor works on taskID for message id; isNew
-// when it made the task (a reply to an input-required task made none).
-func (l *ledger) started(id string, taskID a2a.TaskID, isNew bool) {
+// madeTask counts a task made.
+func (l *ledger) madeTask() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if isNew {
-		l.made++
-	}
-	if m, ok := l.byID[id]; ok && m.taskID == "" {
+	l.made++
+}
+
+// settle records the task a send of m made, if it made one, and releases
+// the copies of m waiting for the first send. A later send makes a task
+// only when the first made none or its task is forgotten: then its task is
+// the one later copies get.
+func (l *ledger) settle(m *message, taskID a2a.TaskID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if taskID != "" {
 		m.taskID = taskID
-		l.settleLocked(m)
 	}
-}
-
-// settle releases the copies of m waiting for its task, whether or not one
-// was made.
-func (l *ledger) settle(m *message) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.settleLocked(m)
-}
-
-func (l *ledger) settleLocked(m *message) {
 	if !m.settled {
 		m.settled = true
 		close(m.known)

@@ -20,7 +20,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -34,8 +36,8 @@ const (
 )
 
 // executor is the agent's a2asrv.AgentExecutor. Every task starts
-// submitted, so a client that asked not to block gets it at once and polls;
-// the rest follows in microseconds.
+// submitted: a client that asked not to block gets it at once and polls.
+// The rest follows within a millisecond, sometimes before that answer.
 type executor struct {
 	ledger *ledger
 }
@@ -62,9 +64,7 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 				<-ctx.Done() // the SDK cancels ctx once the task is canceled
 			}
 		default:
-			if yield(a2a.NewArtifactEvent(ec, a2a.NewTextPart(p.answer())), nil) {
-				yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
-			}
+			yield(completed(ec, p.answer()), nil)
 		}
 	}
 }
@@ -84,6 +84,22 @@ const askForInput = "Demo agent needs input: send a message to this task (its ta
 // memory should not grow with the payloads' size.
 func submitted(ec *a2asrv.ExecutorContext) *a2a.Task {
 	return &a2a.Task{ID: ec.TaskID, ContextID: ec.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}}
+}
+
+// completed is the task done, with the answer as its artifact: one event
+// rather than an artifact and then a status, as each event costs the SDK a
+// store update and deep copies of the task.
+func completed(ec *a2asrv.ExecutorContext, answer string) *a2a.Task {
+	// A copy: the SDK still holds the stored task, and must see the change.
+	task := submitted(ec)
+	if ec.StoredTask != nil {
+		*task = *ec.StoredTask
+	}
+	now := time.Now()
+	artifact := &a2a.Artifact{ID: a2a.NewArtifactID(), Parts: a2a.ContentParts{a2a.NewTextPart(answer)}}
+	task.Artifacts = append(slices.Clip(task.Artifacts), artifact)
+	task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &now}
+	return task
 }
 
 func agentText(ec *a2asrv.ExecutorContext, text string) *a2a.Message {

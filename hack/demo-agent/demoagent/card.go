@@ -19,6 +19,7 @@ package demoagent
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -36,6 +37,18 @@ const (
 	// JSON-RPC method's name tells the versions apart.
 	JSONRPC03
 )
+
+func (i Interface) String() string {
+	switch i {
+	case JSONRPC:
+		return "JSON-RPC 1.0"
+	case HTTPJSON:
+		return "HTTP+JSON 1.0"
+	case JSONRPC03:
+		return "JSON-RPC 0.3"
+	}
+	return fmt.Sprintf("Interface(%d)", int(i))
+}
 
 // allInterfaces are the interfaces in the order the card lists them.
 var allInterfaces = []Interface{JSONRPC, HTTPJSON, JSONRPC03}

@@ -79,10 +79,10 @@ func TestServesOnlyTheInterfacesItLists(t *testing.T) {
 		c := &hookrun.Client{URL: srv.URL, Version: tc.refused}
 		_, err := c.SendMessage(t.Context(), hookrun.Message{MessageID: "m", Text: "x"})
 		if err == nil || !strings.Contains(err.Error(), "A2A "+string(tc.refused)+", which this agent does not serve") {
-			t.Errorf("serving %d only, a %s send: %v; want it refused, naming the version", tc.serve, tc.refused, err)
+			t.Errorf("serving %s only, a %s send: %v; want it refused, naming the version", tc.serve, tc.refused, err)
 		}
 		if code := post(t, srv.URL+"/rest/message:send", "{}"); code != http.StatusNotFound {
-			t.Errorf("serving %d only, HTTP+JSON answered %d, want 404", tc.serve, code)
+			t.Errorf("serving %s only, HTTP+JSON answered %d, want 404", tc.serve, code)
 		}
 		srv.Close()
 	}

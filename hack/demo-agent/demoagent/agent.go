@@ -52,6 +52,14 @@ const Remember = 100_000
 // maxRequestBytes bounds what the agent reads of a request.
 const maxRequestBytes = 4 << 20
 
+// JSON-RPC error codes of the answers the agent gives before the SDK's
+// handlers see a request.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+)
+
 // Option changes what New makes.
 type Option func(*config)
 
@@ -133,10 +141,10 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			rpcError(w, nil, -32600, "the request is over 4 MiB; send a smaller payload")
+			rpcError(w, nil, codeInvalidRequest, "the request is over 4 MiB; send a smaller payload")
 			return
 		}
-		rpcError(w, nil, -32700, "reading the request: "+err.Error())
+		rpcError(w, nil, codeParseError, "reading the request: "+err.Error())
 		return
 	}
 	var call struct {
@@ -144,7 +152,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		Method string          `json:"method"`
 	}
 	if err := json.Unmarshal(body, &call); err != nil {
-		rpcError(w, nil, -32700, "the request is not JSON: "+err.Error())
+		rpcError(w, nil, codeParseError, "the request is not JSON: "+err.Error())
 		return
 	}
 	h, version := a.jsonrpc10, "1.0"
@@ -152,7 +160,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		h, version = a.jsonrpc03, "0.3"
 	}
 	if h == nil {
-		rpcError(w, call.ID, -32601, "method "+call.Method+" is A2A "+version+", which this agent does not serve; see its card")
+		rpcError(w, call.ID, codeMethodNotFound, "method "+call.Method+" is A2A "+version+", which this agent does not serve; see its card")
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))

@@ -27,7 +27,8 @@ import (
 // dedupe is the SDK's request handler, except that a message sent again
 // with a messageId already seen gets the task made for it the first time:
 // a client that lost the answer (an operator restarting after a crash)
-// resends, and must not start the work twice.
+// resends, and must not start the work twice. Every send comes through
+// SendMessage: the SDK refuses streaming sends, as the card lists none.
 type dedupe struct {
 	a2asrv.RequestHandler
 	ledger *ledger

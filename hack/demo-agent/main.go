@@ -14,11 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command demo-agent is a small, deterministic A2A agent (protocol 0.3 and
-// 1.0, JSON-RPC) for `make dev` and the end-to-end suite. It answers every
-// message with the payload's size, content type and first line; a payload
-// whose first line is "demo:fail" fails, "demo:hang" never finishes until
-// canceled.
+// Command demo-agent is a small, deterministic A2A agent for `make dev` and
+// the end-to-end suite, built on the official SDK (a2a-go v2). It serves
+// A2A 1.0 over JSON-RPC at / and HTTP+JSON under /rest/, A2A 0.3 over
+// JSON-RPC at / too, and its agent card at /.well-known/agent-card.json.
+// It answers every message with the payload's size, content type and first
+// line; a payload whose first line is "demo:fail" fails, "demo:hang" never
+// finishes until canceled, "demo:input" asks for input.
 package main
 
 import (
@@ -35,7 +37,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("listen", "127.0.0.1:18090", "address to serve A2A JSON-RPC on")
+	addr := flag.String("listen", "127.0.0.1:18090", "address to serve A2A (JSON-RPC, HTTP+JSON and the agent card) on")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -46,7 +48,7 @@ func main() {
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
 	}()
-	log.Printf("demo agent serving A2A 0.3 and 1.0 on http://%s/", *addr)
+	log.Printf("demo agent serving A2A 1.0 (JSON-RPC at http://%[1]s/, HTTP+JSON at http://%[1]s/rest) and 0.3 (JSON-RPC at http://%[1]s/); card at http://%[1]s/.well-known/agent-card.json", *addr)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}

@@ -15,269 +15,166 @@ limitations under the License.
 */
 
 // Package demoagent is the demo A2A agent of `make dev` and the end-to-end
-// suite, importable so tests can run it in-process.
+// suite, built on the official SDK (a2a-go v2) and importable so tests can
+// run it in-process.
 package demoagent
 
 import (
-	"encoding/base64"
+	"bytes"
+	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
-// Agent is a deterministic A2A agent speaking 0.3 and 1.0 over JSON-RPC.
-// It answers every message with what it received: the payload's size,
-// content type and first line. A payload whose first line is "demo:fail"
-// fails; "demo:hang" works until canceled.
+// Agent is a deterministic A2A agent. It answers every message with what it
+// received: the payload's size, content type and first line. A payload whose
+// first line is "demo:fail" fails; "demo:hang" works until canceled;
+// "demo:input" asks for input. It serves A2A 1.0 over JSON-RPC and
+// HTTP+JSON and A2A 0.3 over JSON-RPC (see Interface), and its agent card.
 type Agent struct {
-	mu    sync.Mutex
-	tasks map[string]*task
-	next  int
-	// seen holds messages by messageId: how often each arrived, so tests
-	// can check nothing is sent twice, and the task made for it, so a
-	// message sent again gets that task, not a new one (dedupe by messageId).
-	seen map[string]*message
-	// taskOrder and seenOrder hold keys oldest first, so a long-running agent
-	// forgets the oldest beyond Remember.
-	taskOrder, seenOrder []string
+	serves  map[Interface]bool
+	ledger  *ledger
+	handler http.Handler
+	// jsonrpc10 and jsonrpc03 serve JSON-RPC at the base URL; nil if not served.
+	jsonrpc10, jsonrpc03 http.Handler
 }
 
-// Remember is how many tasks and message IDs the agent keeps.
+// Remember is how many message IDs the agent keeps, and at most how many
+// tasks (see taskStore); the oldest are forgotten.
 const Remember = 100_000
 
-type message struct {
-	count  int
-	taskID string
+// maxRequestBytes bounds what the agent reads of a request.
+const maxRequestBytes = 4 << 20
+
+// JSON-RPC error codes of the answers the agent gives before the SDK's
+// handlers see a request.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+)
+
+// Option changes what New makes.
+type Option func(*config)
+
+type config struct {
+	serves   []Interface
+	remember int
 }
 
-type task struct {
-	id, contextID, state, answer string
-	v10                          bool
+// Serve makes the agent serve only these interfaces, and list only them in
+// its card (by default it serves all three).
+func Serve(interfaces ...Interface) Option {
+	return func(c *config) { c.serves = interfaces }
+}
+
+// withRemember bounds the messages and tasks kept, for tests.
+func withRemember(n int) Option {
+	return func(c *config) { c.remember = n }
 }
 
 // New returns an agent with no tasks.
-func New() *Agent {
-	return &Agent{tasks: map[string]*task{}, seen: map[string]*message{}}
+func New(opts ...Option) *Agent {
+	c := config{serves: allInterfaces, remember: Remember}
+	for _, o := range opts {
+		o(&c)
+	}
+	a := &Agent{serves: map[Interface]bool{}, ledger: newLedger(c.remember)}
+	for _, i := range c.serves {
+		a.serves[i] = true
+	}
+	sdk := a2asrv.NewHandler(&executor{ledger: a.ledger},
+		a2asrv.WithTaskStore(newTaskStore(c.remember)), a2asrv.WithCapabilityChecks(&capabilities))
+	handler := &dedupe{RequestHandler: sdk, ledger: a.ledger}
+	mux := http.NewServeMux()
+	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(a.card)))
+	if a.serves[HTTPJSON] {
+		mux.Handle("/"+restPath+"/", http.StripPrefix("/"+restPath, a2asrv.NewRESTHandler(handler)))
+	}
+	if a.serves[JSONRPC] {
+		a.jsonrpc10 = a2asrv.NewJSONRPCHandler(handler)
+	}
+	if a.serves[JSONRPC03] {
+		a.jsonrpc03 = a2av0.NewJSONRPCHandler(handler)
+	}
+	if a.jsonrpc10 != nil || a.jsonrpc03 != nil {
+		mux.HandleFunc("POST /{$}", a.serveJSONRPC)
+	}
+	a.handler = mux
+	return a
 }
 
 // Seen is how many times a message with this ID arrived.
-func (a *Agent) Seen(messageID string) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if m := a.seen[messageID]; m != nil {
-		return m.count
-	}
-	return 0
-}
+func (a *Agent) Seen(messageID string) int { return a.ledger.seen(messageID) }
 
 // Tasks is how many tasks the agent has made.
-func (a *Agent) Tasks() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.next
-}
+func (a *Agent) Tasks() int { return a.ledger.tasks() }
 
-// remember appends key to order and drops the oldest key from m beyond Remember.
-func remember[V any](m map[string]V, order *[]string, key string) {
-	*order = append(*order, key)
-	if len(*order) > Remember {
-		delete(m, (*order)[0])
-		*order = (*order)[1:]
-	}
-}
-
-type rpcRequest struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-type part struct {
-	Kind      string `json:"kind"`
-	Text      string `json:"text"`
-	Raw       string `json:"raw"`
-	MediaType string `json:"mediaType"`
-	File      *struct {
-		Bytes    string `json:"bytes"`
-		MimeType string `json:"mimeType"`
-	} `json:"file"`
-}
-
-// ServeHTTP serves A2A JSON-RPC.
+// ServeHTTP serves the agent card at /.well-known/agent-card.json, JSON-RPC
+// (both versions) at / and HTTP+JSON under /rest/.
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req rpcRequest
-	if r.Method != http.MethodPost {
-		http.Error(w, "POST JSON-RPC here", http.StatusMethodNotAllowed)
-		return
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	// The agent does not know its external address: the card's URLs are
+	// those the client used to reach it.
+	r = r.WithContext(context.WithValue(r.Context(), baseKey{}, baseURL(r)))
+	a.handler.ServeHTTP(w, r)
+}
+
+func baseURL(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host + "/"
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<20)).Decode(&req); err != nil {
-		reply(w, req.ID, nil, -32700, "parse error")
-		return
-	}
-	v10 := r.Header.Get("A2A-Version") == "1.0"
-	switch req.Method {
-	case "message/send", "SendMessage":
-		a.send(w, req, v10)
-	case "tasks/get", "GetTask", "tasks/cancel", "CancelTask":
-		var p struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		a.mu.Lock()
-		t, ok := a.tasks[p.ID]
-		if ok {
-			switch {
-			case strings.Contains(strings.ToLower(req.Method), "cancel"):
-				t.state = "canceled"
-			case t.state == "submitted":
-				t.state = "completed" // finish on the first look: clients must poll
-			}
-		}
-		var out map[string]any
-		if ok {
-			out = t.wire()
-		}
-		a.mu.Unlock()
-		if !ok {
-			reply(w, req.ID, nil, -32001, "task not found")
+	return "http://" + r.Host + "/"
+}
+
+// serveJSONRPC hands a JSON-RPC request to the SDK's handler of its
+// version: A2A 0.3's methods have a "/" in their name (message/send),
+// 1.0's do not (SendMessage).
+func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			rpcError(w, nil, codeInvalidRequest, "the request is over 4 MiB; send a smaller payload")
 			return
 		}
-		reply(w, req.ID, out, 0, "")
-	default:
-		reply(w, req.ID, nil, -32601, "method not found: "+req.Method)
-	}
-}
-
-func (a *Agent) send(w http.ResponseWriter, req rpcRequest, v10 bool) {
-	var p struct {
-		Message struct {
-			MessageID string `json:"messageId"`
-			ContextID string `json:"contextId"`
-			Parts     []part `json:"parts"`
-		} `json:"message"`
-		Configuration struct {
-			ReturnImmediately bool `json:"returnImmediately"`
-		} `json:"configuration"`
-	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		reply(w, req.ID, nil, -32602, "invalid params")
+		rpcError(w, nil, codeParseError, "reading the request: "+err.Error())
 		return
 	}
-	payload, contentType := "", "text"
-	for _, pt := range p.Message.Parts {
-		switch {
-		case pt.Text != "":
-			payload = between(pt.Text, "<webhook-payload>\n", "\n</webhook-payload>")
-		case pt.Raw != "" || pt.File != nil:
-			b64, mt := pt.Raw, pt.MediaType
-			if pt.File != nil {
-				b64, mt = pt.File.Bytes, pt.File.MimeType
-			}
-			raw, _ := base64.StdEncoding.DecodeString(b64)
-			payload, contentType = string(raw), mt+" file"
-		}
+	var call struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
-	first, _, _ := strings.Cut(payload, "\n")
-	state := "submitted"
-	switch strings.TrimSpace(first) {
-	case "demo:fail":
-		state = "failed"
-	case "demo:hang":
-		state = "working"
-	default:
-		if v10 && !p.Configuration.ReturnImmediately {
-			state = "completed" // 1.0 blocks until the task is done unless told not to
-		}
-	}
-	a.mu.Lock()
-	m := a.seen[p.Message.MessageID]
-	if m == nil {
-		m = &message{}
-		a.seen[p.Message.MessageID] = m
-		remember(a.seen, &a.seenOrder, p.Message.MessageID)
-	}
-	m.count++
-	if earlier, ok := a.tasks[m.taskID]; ok && p.Message.MessageID != "" {
-		again := *earlier
-		again.v10 = v10 // in the shape of the protocol it is asked in now
-		out := again.wire()
-		a.mu.Unlock()
-		a.replyTask(w, req, out, v10)
+	if err := json.Unmarshal(body, &call); err != nil {
+		rpcError(w, nil, codeParseError, "the request is not JSON: "+err.Error())
 		return
 	}
-	a.next++
-	ctxID := p.Message.ContextID
-	if ctxID == "" {
-		ctxID = fmt.Sprintf("demo-context-%d", a.next)
+	h, version := a.jsonrpc10, "1.0"
+	if strings.Contains(call.Method, "/") {
+		h, version = a.jsonrpc03, "0.3"
 	}
-	t := &task{
-		id: fmt.Sprintf("demo-task-%d-%d", time.Now().UnixNano(), a.next), contextID: ctxID, state: state, v10: v10,
-		answer: fmt.Sprintf("Demo agent received %d bytes (%s). First line: %s", len(payload), contentType, first),
-	}
-	a.tasks[t.id] = t
-	remember(a.tasks, &a.taskOrder, t.id)
-	m.taskID = t.id
-	out := t.wire()
-	a.mu.Unlock()
-	a.replyTask(w, req, out, v10)
-}
-
-func (a *Agent) replyTask(w http.ResponseWriter, req rpcRequest, out map[string]any, v10 bool) {
-	if v10 {
-		reply(w, req.ID, map[string]any{"task": out}, 0, "")
+	if h == nil {
+		rpcError(w, call.ID, codeMethodNotFound, "method "+call.Method+" is A2A "+version+", which this agent does not serve; see its card")
 		return
 	}
-	reply(w, req.ID, out, 0, "")
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	h.ServeHTTP(w, r)
 }
 
-// wire is the task in its protocol version's shape.
-func (t *task) wire() map[string]any {
-	state := t.state
-	textPart := map[string]any{"kind": "text", "text": t.answer}
-	if t.v10 {
-		state = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(state, "-", "_"))
-		textPart = map[string]any{"text": t.answer}
-	}
-	out := map[string]any{"id": t.id, "contextId": t.contextID, "status": map[string]any{"state": state}}
-	if !t.v10 {
-		out["kind"] = "task"
-	}
-	switch t.state {
-	case "completed":
-		out["artifacts"] = []any{map[string]any{"artifactId": "answer", "parts": []any{textPart}}}
-	case "failed":
-		role := "agent"
-		if t.v10 {
-			role = "ROLE_AGENT"
-		}
-		out["status"] = map[string]any{"state": state, "message": map[string]any{
-			"messageId": t.id + "-status", "role": role, "parts": []any{textPart},
-		}}
-	}
-	return out
-}
-
-func between(s, open, close string) string {
-	_, rest, ok := strings.Cut(s, open)
-	if !ok {
-		return s
-	}
-	if i := strings.LastIndex(rest, close); i >= 0 {
-		return rest[:i]
-	}
-	return rest
-}
-
-func reply(w http.ResponseWriter, id json.RawMessage, result any, code int, msg string) {
-	out := map[string]any{"jsonrpc": "2.0", "id": id}
-	if code != 0 {
-		out["error"] = map[string]any{"code": code, "message": msg}
-	} else {
-		out["result"] = result
+// rpcError answers a request the SDK's handlers never saw; id is null
+// when the request could not be read.
+func rpcError(w http.ResponseWriter, id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message},
+	})
 }

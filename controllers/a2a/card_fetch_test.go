@@ -29,15 +29,7 @@ import (
 // asking again may help, after reading no more than it must.
 func TestReadCardHostile(t *testing.T) {
 	const under, origin = "/agents/a" + cardPath, cardPath
-	endless := func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte(`{"name":"`))
-		chunk := []byte(strings.Repeat("a", 64<<10))
-		for range 1600 { // 100 MiB, unless the reader hangs up first
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
-	}
+	endlessCard, written := endless(200, `{"name":"`)
 	elsewhere := newCardServer(t, map[string]http.HandlerFunc{"/card": answer(200, `{"url":"http://x/"}`)})
 	redirect := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere.URL+"/card", http.StatusFound)
@@ -53,7 +45,7 @@ func TestReadCardHostile(t *testing.T) {
 		parts     []string // of the error; {u} is the card URL under the agent, {o} at its origin
 		asked     []string
 	}{
-		{name: "endless card", routes: map[string]http.HandlerFunc{under: endless, origin: usable},
+		{name: "endless card", routes: map[string]http.HandlerFunc{under: endlessCard, origin: usable},
 			parts: []string{"the agent card at {u} is larger than 1 MiB, more than the operator reads; set spec.a2a.protocolVersion to skip the card"},
 			asked: []string{under}},
 		{name: "404 at both", asked: []string{under, origin},
@@ -95,6 +87,9 @@ func TestReadCardHostile(t *testing.T) {
 	if asked := elsewhere.asked(); len(asked) != 0 {
 		t.Errorf("the redirect was followed to %v", asked)
 	}
+	if n := written.Load(); n > maxWritten {
+		t.Errorf("the endless card had %d bytes written before the client hung up", n)
+	}
 }
 
 // TestReadCardEgress: a card's host is checked by the allow list, by name
@@ -114,21 +109,24 @@ func TestReadCardEgress(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 
+	// The client's dialer and ReadCard's own check each refuse: the first
+	// case passes ReadCard a client without the list.
 	cases := []struct {
 		name, url string
+		hc        *http.Client
 		allow     *AllowList
 		retryable bool
 		part      string
 	}{
-		{"refused by name", srv.URL + "/a/", namesOnly, false,
+		{"refused by name", srv.URL + "/a/", cardClient(nil), namesOnly, false,
 			"the agent card at " + srv.URL + "/a" + cardPath + ` was not read: the operator may not connect to agent host "127.0.0.1"`},
-		{"refused when dialed", "http://localhost:" + port + "/a/", otherCIDR, false,
+		{"refused when dialed", "http://localhost:" + port + "/a/", cardClient(otherCIDR), otherCIDR, false,
 			`was not read: the operator may not connect to agent host "localhost" at `},
-		{"nothing listening", closed.URL, nil, true, "no agent card at " + closed.URL + cardPath + " (dial tcp"},
+		{"nothing listening", closed.URL, cardClient(nil), nil, true, "no agent card at " + closed.URL + cardPath + " (dial tcp"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadCard(t.Context(), cardClient(tc.allow), tc.allow, tc.url)
+			_, err := ReadCard(t.Context(), tc.hc, tc.allow, tc.url)
 			checkCardError(t, err, tc.retryable, tc.part)
 		})
 	}

@@ -95,7 +95,11 @@ func restError(cl *call, status int, body []byte) *Error {
 	// path or method: its 404, 405 or 501 to a send says so. Not to a get
 	// or a cancel, where 404 is a task it does not know.
 	noSend := cl.kind == opSend && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented)
-	e.VersionRefused = noSend || e.Reason == reasonVersionNotSupported
+	if noSend || e.Reason == reasonVersionNotSupported {
+		// Final, whatever the status (501): the agent will not change its
+		// version by being asked again.
+		e.VersionRefused, e.Retryable = true, false
+	}
 	return e
 }
 

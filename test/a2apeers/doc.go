@@ -1,0 +1,37 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package a2apeers serves A2A agents built with the official SDKs, for
+// tests: V1JSONRPC and V1HTTPJSON (a2a-go/v2, A2A 1.0, each serving only its
+// binding) and V03 (a2a-go v0.3, A2A 0.3 over JSON-RPC). Each publishes its
+// own agent card at /.well-known/agent-card.json and records what it was
+// sent (headers, messages) for the test to check.
+//
+// Every peer runs the same echo agent, steered by the first line of the
+// payload (the text between "<webhook-payload>\n" and "\n</webhook-payload>",
+// or the whole text when there is no wrapper):
+//
+//	fail   the task fails, its status message FailText
+//	hang   the task stays working until canceled
+//	input  the task ends input-required, its status message InputText
+//	other  the task completes with one artifact, "echo: <first line>"
+//
+// A send that does not block (1.0 returnImmediately, 0.3 blocking=false)
+// is answered with the submitted task, and the task moves on only once
+// that answer is made: the client must poll.
+//
+// Only tests import this package.
+package a2apeers

@@ -152,7 +152,9 @@ var _ = Describe("Agent cards", func() {
 		}))
 		DeferCleanup(cards.Close)
 		a := discoveredAgent(ctx, "grpc-only", cards.URL+"/", nil)
-		Eventually(func() *metav1.Condition { return conditionOf(get(ctx, a).Status.Conditions, agentsv1alpha1.ConditionReady) }).Should(And(
+		Eventually(func() *metav1.Condition {
+			return conditionOf(get(ctx, a).Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).Should(And(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", agentsv1alpha1.ReasonAgentCardInvalid),
 			HaveField("Message", And(ContainSubstring("GRPC 1.0"), ContainSubstring(peer.URL)))))
 		Expect(get(ctx, a).Status.A2A).To(BeNil())

@@ -115,7 +115,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
 			ReadCard: deps.Cards, Clock: deps.Clock, cards: cards,
 		},
-		"AgentThread":     &AgentThreadReconciler{Client: mgr.GetClient()},
+		"AgentThread": &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
 			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock, tracer: tracer,

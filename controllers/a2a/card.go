@@ -158,7 +158,7 @@ func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
 	data, tooBig, err := readBounded(resp.Body, maxCardBytes)
 	switch {
 	case err != nil:
-		at.what, at.retryable = "reading it failed: "+Sanitize(err.Error()), true
+		at.what, at.retryable = "HTTP 200, but reading it failed: "+Sanitize(err.Error()), true
 		return nil, at
 	case tooBig:
 		at.what, at.final = fmt.Sprintf("the agent card at %s is larger than %d MiB, more than the operator reads; "+skipCard, at.url, maxCardBytes>>20), true
@@ -172,12 +172,11 @@ func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
 
 // noCard is the error when no place gave a card.
 func noCard(tried []cardAttempt) *CardError {
-	e := &CardError{URL: tried[0].url}
 	last := tried[len(tried)-1]
 	if last.final {
-		e.msg = last.what
-		return e
+		return &CardError{URL: last.url, msg: last.what}
 	}
+	e := &CardError{URL: tried[0].url}
 	parts := make([]string, len(tried))
 	for i, at := range tried {
 		parts[i] = fmt.Sprintf("%s (%s)", at.url, at.what)
@@ -191,8 +190,8 @@ func noCard(tried []cardAttempt) *CardError {
 // one line a user can act on; whatever the agent chose in it went through
 // Sanitize.
 type CardError struct {
-	// URL is the card read, or the first place looked at when none was
-	// found.
+	// URL is the card read (or refused), or the first place looked at
+	// when none was found.
 	URL string
 	// Retryable: a place did not answer, or answered 5xx or 429; the card
 	// may be read later (IsRetryable says so too).

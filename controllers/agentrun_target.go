@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -78,9 +79,14 @@ func (r *AgentRunExecutionReconciler) sendFailed(ctx context.Context, agent *age
 		r.cards.request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
 	}
 	var refused *a2a.NotAllowedError
+	var answer *a2a.Error
 	switch {
 	case a2a.IsVersionRefused(err):
 		return ctrl.Result{}, finalError{msg: versionRefused(agent, target, err)}
+	case !discovered && errors.As(err, &answer) && (answer.StatusCode == http.StatusNotFound || answer.StatusCode == http.StatusMethodNotAllowed):
+		// JSON-RPC posted where nothing takes it: a wrong path, or an agent
+		// that serves only HTTP+JSON, which only its card can say.
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent answered %v. If it speaks A2A over HTTP+JSON or at another path, remove spec.a2a.protocolVersion so the operator reads the agent card and sends where it says; otherwise correct spec.a2a.url", err)}
 	case a2a.IsRetryable(err) || timedOutCall:
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil

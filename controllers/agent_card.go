@@ -37,10 +37,15 @@ import (
 // the spec changes, and when a send failed for a reason a new card may mend
 // (the agent moved, or speaks another version now), though then at most
 // once per cardRetry, whatever the number of runs failing. A read that
-// failed is tried again after cardRetry.
+// failed is tried again after cardRetry, doubling with each failure in a
+// row up to cardRetryMax. A read takes at most cardReadTimeout (both
+// places), so an agent that never answers holds one of the Agent
+// reconciler's workers that long, at most once per cardRetryMax.
 const (
-	cardRefresh = 10 * time.Minute
-	cardRetry   = 30 * time.Second
+	cardRefresh     = 10 * time.Minute
+	cardRetry       = 30 * time.Second
+	cardRetryMax    = 5 * time.Minute
+	cardReadTimeout = 10 * time.Second
 )
 
 // CardReader reads the agent card under agentURL and picks the interface
@@ -72,7 +77,10 @@ type cardState struct {
 type cardAttempt struct {
 	at         time.Time
 	generation int64
-	state      cardState
+	// url is the spec.a2a.url read; failures, how many reads in a row failed.
+	url      string
+	failures int
+	state    cardState
 }
 
 // cardRefreshes is where execution asks for an Agent's card to be read
@@ -93,18 +101,23 @@ func newCardRefreshes() *cardRefreshes {
 	}
 }
 
-// request asks for the card of agent to be read again. It never blocks:
-// when the wake channel is full, the wish is still recorded and is seen at
-// the Agent's next reconcile (at most cardRefresh away). Every request
-// wakes the reconciler, which reads the card only when cardRetry has passed
-// since the last read; the work queue folds the wakes of one Agent into one.
+// request asks for the card of agent to be read again. Only the first
+// request since the last read wakes the reconciler, which reads the card
+// when cardRetry has passed since the last read, or requeues the Agent for
+// then: a hundred failing sends cost one reconcile. It never blocks: when
+// the wake channel is full, the wish is still recorded and is seen at the
+// Agent's next reconcile (at most cardRefresh away).
 func (c *cardRefreshes) request(agent types.NamespacedName) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
+	already := c.wanted[agent]
 	c.wanted[agent] = true
 	c.mu.Unlock()
+	if already {
+		return
+	}
 	select {
 	case c.wake <- event.TypedGenericEvent[reconcile.Request]{Object: reconcile.Request{NamespacedName: agent}}:
 	default:
@@ -146,8 +159,10 @@ func (r *AgentReconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.
 	if !due {
 		return last.state
 	}
-	iface, err := r.ReadCard(ctx, spec.URL)
-	state := cardState{next: cardRefresh}
+	readCtx, cancel := context.WithTimeout(ctx, cardReadTimeout)
+	iface, err := r.ReadCard(readCtx, spec.URL)
+	cancel()
+	attempt := cardAttempt{at: now, generation: agent.Generation, url: spec.URL, state: cardState{next: cardRefresh}}
 	switch {
 	case err == nil:
 		agent.Status.A2A = &agentsv1alpha1.A2AStatus{
@@ -155,16 +170,42 @@ func (r *AgentReconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.
 			ProtocolVersion: agentsv1alpha1.A2AProtocolVersion(iface.Version), Tenant: iface.Tenant,
 			CardReadAt: &metav1.Time{Time: now},
 		}
-	case a2a.IsRetryable(err) && cardCurrent(agent):
+	case a2a.IsRetryable(err) && readFrom(agent, last, spec.URL):
 		// The agent is briefly unreachable: what its card said a moment ago
 		// still holds, and sends report their own errors.
-		state.next = cardRetry
+		attempt.failures = failuresInARow(last, spec.URL)
+		attempt.state.next = retryAfter(attempt.failures)
 	default:
 		agent.Status.A2A = nil
-		state = cardState{problem: err.Error(), transient: a2a.IsRetryable(err), next: cardRetry}
+		attempt.failures = failuresInARow(last, spec.URL)
+		attempt.state = cardState{problem: err.Error(), transient: a2a.IsRetryable(err), next: retryAfter(attempt.failures)}
 	}
-	r.cards.attempted(key, cardAttempt{at: now, generation: agent.Generation, state: state})
-	return state
+	r.cards.attempted(key, attempt)
+	return attempt.state
+}
+
+// readFrom tells whether status.a2a holds what the card under url said:
+// read for the Agent's current generation, or for an earlier one with the
+// same url (another field of the spec changed).
+func readFrom(agent *agentsv1alpha1.Agent, last cardAttempt, url string) bool {
+	return cardCurrent(agent) || agent.Status.A2A != nil && agent.Status.A2A.CardReadAt != nil && last.url == url
+}
+
+// failuresInARow counts the read failing now with those before it at url.
+func failuresInARow(last cardAttempt, url string) int {
+	if last.url != url {
+		return 1
+	}
+	return last.failures + 1
+}
+
+// retryAfter is when to read again after n failures in a row.
+func retryAfter(n int) time.Duration {
+	d := cardRetry
+	for i := 1; i < n && d < cardRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, cardRetryMax)
 }
 
 // cardCurrent tells whether status.a2a was read from the card of the spec
@@ -180,6 +221,11 @@ func (c *cardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agen
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	last, tried := c.attempts[key]
+	if tried && last.generation == agent.Generation && last.state.problem == "" && !cardCurrent(agent) {
+		// Read for this generation, but the status written with it did not
+		// land (a conflict): read again rather than wait for the refresh.
+		return last, true
+	}
 	if !tried || last.generation != agent.Generation {
 		if cardCurrent(agent) {
 			// Read before a restart of the operator: trust it until its refresh.
@@ -210,9 +256,14 @@ func (c *cardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {
 
 // cardSummary is the Ready of an Agent whose card gives no interface.
 func cardSummary(state cardState) summary {
+	if state.problem == "" {
+		return reconciling(agentsv1alpha1.ReasonAgentCardInvalid, "spec.a2a.protocolVersion is unset and the agent card has not been read for the current spec yet; runs wait for it")
+	}
 	msg := fmt.Sprintf("spec.a2a.protocolVersion is unset and the agent card gives no interface to send runs to: %s. Runs wait for a usable card until their timeout", state.problem)
 	if state.transient {
-		return reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again in "+cardRetry.String())
+		// No time left in the message: it would change at every look, and
+		// every change is a status write.
+		return reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again after 30s, then less often up to every 5m")
 	}
 	return stalled(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; fix the card, or set spec.a2a.protocolVersion to send JSON-RPC to spec.a2a.url")
 }

@@ -211,3 +211,92 @@ func TestA2ATarget(t *testing.T) {
 		t.Fatalf("protocolVersion set: got %+v; want %+v", got, want)
 	}
 }
+
+func TestCardReadRetriesBackOff(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 4: 4 * time.Minute, 5: 5 * time.Minute, 50: 5 * time.Minute} {
+		if got := retryAfter(n); got != want {
+			t.Errorf("retryAfter(%d) = %v, want %v", n, got, want)
+		}
+	}
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	b := newCardBench()
+	b.answer = func() (a2a.Interface, error) { return a2a.Interface{}, errors.New("HTTP 404 at both places") }
+	agent := discoveredAgent()
+	at := t0
+	for i, want := range []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute} {
+		st := b.r.resolveA2A(context.Background(), agent, false, at)
+		if b.reads != i+1 || st.next != want {
+			t.Fatalf("failure %d: %d reads, next %v; want %d reads, next %v", i+1, b.reads, st.next, i+1, want)
+		}
+		agent = observed(agent)
+		at = at.Add(want)
+	}
+}
+
+func TestCardKeptAcrossAnotherSpecChange(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	b := newCardBench()
+	agent := discoveredAgent()
+	b.r.resolveA2A(context.Background(), agent, false, t0)
+	agent = observed(agent)
+	agent.Generation++ // spec.model changed, not the URL
+	b.answer = func() (a2a.Interface, error) {
+		return a2a.Interface{}, &a2a.Error{Op: "card", Retryable: true, Err: errors.New("connection reset")}
+	}
+	st := b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute))
+	if b.reads != 2 || st.problem != "" || agent.Status.A2A == nil {
+		t.Fatalf("after another field changed and the card could not be read: %d reads, %+v, status %+v; want the card kept", b.reads, st, agent.Status.A2A)
+	}
+	agent = observed(agent)
+	agent.Generation++
+	agent.Spec.A2A.URL = "http://elsewhere/"
+	st = b.r.resolveA2A(context.Background(), agent, false, t0.Add(2*time.Minute))
+	if st.problem == "" || agent.Status.A2A != nil {
+		t.Fatalf("after the URL changed: %+v, status %+v; want the old URL's card dropped", st, agent.Status.A2A)
+	}
+}
+
+func TestCardReadAgainWhenItsStatusWasLost(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	b := newCardBench()
+	agent := discoveredAgent()
+	b.r.resolveA2A(context.Background(), agent, false, t0)
+	lost := discoveredAgent() // the status write conflicted: the Agent still shows none
+	b.r.resolveA2A(context.Background(), lost, false, t0.Add(time.Second))
+	if b.reads != 2 || lost.Status.A2A == nil {
+		t.Fatalf("%d reads, status %+v; want the card read again and set", b.reads, lost.Status.A2A)
+	}
+}
+
+func TestCardRequestWakesOnce(t *testing.T) {
+	c := newCardRefreshes()
+	key := types.NamespacedName{Namespace: "team-a", Name: "triage"}
+	for range 100 {
+		c.request(key)
+	}
+	if n := len(c.wake); n != 1 {
+		t.Fatalf("a hundred requests woke the reconciler %d times, want once", n)
+	}
+}
+
+func TestTokenOnlyToTheURLsOrigin(t *testing.T) {
+	agent := discoveredAgent()
+	agent.Spec.A2A.URL = "https://gw.example.com/team-a/"
+	agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"}
+	for target, withheld := range map[string]bool{
+		"https://gw.example.com/team-a/rpc":     false,
+		"https://GW.example.com:443/team-a/rpc": false,
+		"https://gw.example.com/":               false, // the origin: another path of the same server
+		"http://gw.example.com/team-a/rpc":      true,
+		"https://gw.example.com:8443/team-a/":   true,
+		"https://evil.example.com/team-a/":      true,
+	} {
+		if got := tokenWithheld(agent, a2a.Interface{URL: target}); got != withheld {
+			t.Errorf("%s: withheld %v, want %v", target, got, withheld)
+		}
+	}
+	agent.Spec.A2A.AuthSecretRef = nil
+	if tokenWithheld(agent, a2a.Interface{URL: "https://evil.example.com/"}) {
+		t.Error("an Agent without a token has one withheld")
+	}
+}

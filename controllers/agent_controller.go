@@ -28,6 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -158,6 +159,9 @@ func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1al
 	return authSecretFound, nil
 }
 
+// agentWorkers is how many Agents are reconciled at once.
+const agentWorkers = 4
+
 // SetupWithManager registers the reconciler; a change to a token Secret
 // re-checks the Agents that use it, and the endpoints and threads its
 // cleanup acts on start it too (watchDependents).
@@ -165,6 +169,9 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.Agent{}).
 		Named("agent").
+		// A card read holds a worker up to cardReadTimeout: one Agent whose
+		// agent never answers must not hold every other Agent's reconcile.
+		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers}).
 		Watches(&corev1.Secret{},
 			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentList{}, indexAgentAuthSecret)),
 			builder.OnlyMetadata).

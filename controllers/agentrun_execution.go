@@ -346,10 +346,11 @@ func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, age
 }
 
 // clientFor builds the A2A client with the agent's bearer token, read
-// around the cache. A token Secret or key that does not exist is final.
+// around the cache, when target is at the origin of spec.a2a.url
+// (tokenWithheld). A token Secret or key that does not exist is final.
 func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
 	var token string
-	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil {
+	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
 		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):

@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -75,39 +77,72 @@ func cardProblem(agent *agentsv1alpha1.Agent) string {
 // card may mend asks for the Agent's card to be read again.
 func (r *AgentRunExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alpha1.Agent, target a2a.Interface, err error, timedOutCall bool) (ctrl.Result, error) {
 	discovered := agent.Spec.A2A.ProtocolVersion == ""
-	if discovered && (a2a.IsVersionRefused(err) || a2a.IsTransport(err)) {
+	status := 0
+	var answer *a2a.Error
+	if errors.As(err, &answer) {
+		status = answer.StatusCode
+	}
+	// Not taken here: the version or binding refused, or JSON-RPC posted
+	// where nothing takes it (a wrong path, or an agent that serves only
+	// HTTP+JSON, which only its card can say).
+	notTaken := a2a.IsVersionRefused(err) || status == http.StatusNotFound || status == http.StatusMethodNotAllowed
+	if discovered && (notTaken || a2a.IsTransport(err)) {
 		r.cards.request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
 	}
 	var refused *a2a.NotAllowedError
-	var answer *a2a.Error
 	switch {
+	case discovered && notTaken:
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent did not take A2A %s over %s at %s (%v), which its agent card lists. The operator reads the card again; if the card is wrong, fix it, or set spec.a2a.protocolVersion to the version the agent speaks over JSON-RPC at spec.a2a.url",
+			target.Version, target.Binding, target.URL, err)}
 	case a2a.IsVersionRefused(err):
-		return ctrl.Result{}, finalError{msg: versionRefused(agent, target, err)}
-	case !discovered && errors.As(err, &answer) && (answer.StatusCode == http.StatusNotFound || answer.StatusCode == http.StatusMethodNotAllowed):
-		// JSON-RPC posted where nothing takes it: a wrong path, or an agent
-		// that serves only HTTP+JSON, which only its card can say.
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused A2A %s over %s at %s (%v). Remove spec.a2a.protocolVersion so the operator reads the agent card and picks what the agent speaks, or set it to %q",
+			target.Version, target.Binding, target.URL, err, otherVersion(target.Version))}
+	case notTaken:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent answered %v. If it speaks A2A over HTTP+JSON or at another path, remove spec.a2a.protocolVersion so the operator reads the agent card and sends where it says; otherwise correct spec.a2a.url", err)}
 	case a2a.IsRetryable(err) || timedOutCall:
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
 		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
 	case errors.As(err, &refused):
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The run was not sent: %v", err)}
+	case (status == http.StatusUnauthorized || status == http.StatusForbidden) && tokenWithheld(agent, target):
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused the message: %v. The token of spec.a2a.authSecretRef is sent only to the origin of spec.a2a.url, and the agent card names %s: point spec.a2a.url at that origin, or set spec.a2a.protocolVersion", err, target.URL)}
 	default:
 		// The A2A client's errors carry what the agent said only as one short line.
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused the message: %v", err)}
 	}
 }
 
-// versionRefused is the message of a run the agent refused for the
-// protocol version or binding it was sent in: it names the fix.
-func versionRefused(agent *agentsv1alpha1.Agent, target a2a.Interface, err error) string {
-	refused := fmt.Sprintf("The agent refused A2A %s over %s at %s (%v)", target.Version, target.Binding, target.URL, err)
-	if agent.Spec.A2A.ProtocolVersion == "" {
-		return refused + ", which its agent card lists. The operator reads the card again; if the card is wrong, fix it, or set spec.a2a.protocolVersion to the version the agent speaks over JSON-RPC at spec.a2a.url"
+// otherVersion is the A2A version that is not v.
+func otherVersion(v a2a.Version) agentsv1alpha1.A2AProtocolVersion {
+	if v == a2a.V03 {
+		return agentsv1alpha1.A2AProtocolV10
 	}
-	other := agentsv1alpha1.A2AProtocolV03
-	if target.Version == a2a.V03 {
-		other = agentsv1alpha1.A2AProtocolV10
+	return agentsv1alpha1.A2AProtocolV03
+}
+
+// tokenWithheld tells whether the Agent has a bearer token that is not sent
+// to target: it goes only to the origin (scheme, host and port) of
+// spec.a2a.url. A card says where runs go; it does not choose who receives
+// the Agent's credentials (the card at a shared gateway's origin may be
+// another team's).
+func tokenWithheld(agent *agentsv1alpha1.Agent, target a2a.Interface) bool {
+	return agent.Spec.A2A.AuthSecretRef != nil && !sameOrigin(target.URL, agent.Spec.A2A.URL)
+}
+
+// sameOrigin tells whether two URLs have one scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Hostname(), ub.Hostname()) && portOf(ua) == portOf(ub)
+}
+
+// portOf is u's port, or its scheme's default.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
 	}
-	return fmt.Sprintf("%s. Remove spec.a2a.protocolVersion so the operator reads the agent card and picks what the agent speaks, or set it to %q", refused, other)
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }

@@ -341,7 +341,7 @@ func TestAgentSummary(t *testing.T) {
 		{"archived with a missing token: the misconfiguration wins", archived, authSecretMissing, false, cardState{}, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
 		{"card read", discovered, authSecretFound, false, cardState{}, progressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/rest over A2A 1.0 (HTTP+JSON), as the agent card lists"},
 		{"card lists nothing usable", noCard, authSecretFound, false, cardState{problem: "it lists: GRPC 1.0"}, progressStalled, agentsv1alpha1.ReasonAgentCardInvalid, "it lists: GRPC 1.0"},
-		{"agent not up yet", noCard, authSecretFound, false, cardState{problem: "connection refused", transient: true}, progressReconciling, agentsv1alpha1.ReasonAgentCardInvalid, "read again in 30s"},
+		{"agent not up yet", noCard, authSecretFound, false, cardState{problem: "connection refused", transient: true}, progressReconciling, agentsv1alpha1.ReasonAgentCardInvalid, "read again after 30s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -37,7 +38,12 @@ import (
 
 // Processes of the cluster: starting, probing, killing and stopping them.
 
-// FreeAddresses returns n loopback addresses nobody listens on right now.
+// FreeAddresses returns n loopback addresses nobody listens on right now,
+// on ports below Linux's ephemeral range (32768-60999). A port from that
+// range (what listening on port 0 gives) may be taken, between this call
+// and the process binding it, as the local port of any outgoing
+// connection, and so may a killed process's port before its restart: the
+// receiver of make chaos once exited with "address already in use".
 func FreeAddresses(n int) ([]string, error) {
 	var out []string
 	var ls []net.Listener
@@ -46,16 +52,23 @@ func FreeAddresses(n int) ([]string, error) {
 			_ = l.Close()
 		}
 	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n; tries++ {
+		if tries == 1000 {
+			return nil, fmt.Errorf("no free port among 1000 tried in %d-%d", minPort, maxPort)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(minPort+rand.IntN(maxPort-minPort+1))))
 		if err != nil {
-			return nil, err
+			continue // taken: try another
 		}
 		ls = append(ls, l)
 		out = append(out, l.Addr().String())
 	}
 	return out, nil
 }
+
+// The ports FreeAddresses picks from: above the well-known services a
+// machine may run, below the ephemeral range.
+const minPort, maxPort = 20000, 32767
 
 func (c *Cluster) define(name, bin string, args []string, ready func(context.Context) error) {
 	c.mu.Lock()

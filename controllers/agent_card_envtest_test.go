@@ -25,6 +25,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -72,6 +73,11 @@ var _ = Describe("Agent cards", func() {
 		}
 	}
 
+	// withToken gives an Agent the bearer token of tokenSecret.
+	withToken := func(a *agentsv1alpha1.Agent) {
+		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "agent-token", Key: "token"}
+	}
+
 	type peerCase struct {
 		start   func(...a2apeers.Option) *a2apeers.Peer
 		binding agentsv1alpha1.A2AProtocolBinding
@@ -84,11 +90,12 @@ var _ = Describe("Agent cards", func() {
 	}
 
 	It("reaches a 1.0 JSON-RPC, a 1.0 HTTP+JSON and a 0.3 agent through their cards: runs, a thread's context, cancel and input-required", func(ctx SpecContext) {
+		tokenSecret(ctx, ns)
 		for name, pc := range peers {
 			By(name)
 			peer := pc.start()
 			DeferCleanup(peer.Close)
-			a := discoveredAgent(ctx, name, peer.URL, nil)
+			a := discoveredAgent(ctx, name, peer.URL, withToken)
 			Eventually(a2aOf(ctx, a)).Should(Equal(&agentsv1alpha1.A2AStatus{
 				URL: peer.URL, ProtocolBinding: pc.binding, ProtocolVersion: pc.version,
 			}))
@@ -130,6 +137,34 @@ var _ = Describe("Agent cards", func() {
 			poke(ctx, hanging)
 			Eventually(finished(ctx, hanging)).Should(Equal(agentsv1alpha1.RunError))
 			Expect(get(ctx, hanging).Status.Message).To(ContainSubstring("the task was canceled"))
+
+			for _, req := range peer.Requests() {
+				want := "Bearer " + testToken
+				if req.Path == "/.well-known/agent-card.json" {
+					want = "" // a card is read without the token
+				}
+				Expect(req.Header.Get("Authorization")).To(Equal(want), req.Method+" "+req.Path)
+			}
+		}
+	})
+
+	It("sends the Agent's token only to the origin of spec.a2a.url, not to another origin its card names", func(ctx SpecContext) {
+		tokenSecret(ctx, ns)
+		peer := a2apeers.V1JSONRPC()
+		DeferCleanup(peer.Close)
+		cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, `{"name":"x","version":"1","description":"d","capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],
+				"supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, peer.URL)
+		}))
+		DeferCleanup(cards.Close)
+		a := discoveredAgent(ctx, "elsewhere", cards.URL+"/", withToken)
+		Eventually(a2aOf(ctx, a)).ShouldNot(BeNil())
+		run := queueTestRun(ctx, ns, "elsewhere", "hello", runOf("elsewhere"))
+		Eventually(finished(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
+		Expect(peer.Messages()).To(HaveLen(1))
+		for _, req := range peer.Requests() {
+			Expect(req.Header.Get("Authorization")).To(BeEmpty(), req.Method+" "+req.Path)
 		}
 	})
 
@@ -225,8 +260,23 @@ var _ = Describe("Agent cards", func() {
 		run := queueTestRun(ctx, ns, "after-move", "hello", runOf("moving"))
 		Consistently(reads.Load).Should(Equal(before), "no read before 30s have passed since the last one")
 		fakeClock.Step(cardRetry)
+		poke(ctx, a) // the Agent is requeued for then in real time; this is now
 		Eventually(finished(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(reads.Load()).To(Equal(before+1), "one read, asked for by the failing sends")
 		Expect(get(ctx, a).Status.A2A.URL).To(Equal(peer.URL))
 	})
 })
+
+const testToken = "s3cret-agent-token"
+
+// tokenSecret creates the Secret withToken names, labelled so that Agents
+// may name it.
+func tokenSecret(ctx SpecContext, ns string) {
+	GinkgoHelper()
+	create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agent-token", Labels: map[string]string{
+			agentsv1alpha1.LabelAllowReference: agentsv1alpha1.AllowReferenceTrue,
+		}},
+		Data: map[string][]byte{"token": []byte(testToken)},
+	})
+}

@@ -18,7 +18,6 @@ package e2e
 
 import (
 	"context"
-	"net/http/httptest"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,31 +25,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
-// The demo agent is built on a2a-go v2; here one instance per interface
-// serves only that one, with a card that lists only it, so the operator
-// process finds each through its card.
+// The agents are the real SDKs (test/a2apeers): a2a-go v2 serving 1.0 over
+// JSON-RPC or HTTP+JSON, and a2a-go v0.3, each with a card that lists only
+// its interface, so the operator process finds each through its card. (The
+// sample Agent of the other specs reaches the demo agent, also a2a-go v2,
+// through its card too.)
 var _ = Describe("agents reached through their cards", func() {
 	It("runs, keeps a thread's context, cancels at the timeout and ends input-required runs over 1.0 JSON-RPC, 1.0 HTTP+JSON and 0.3", func(ctx SpecContext) {
 		for name, c := range map[string]struct {
-			iface   demoagent.Interface
+			start   func(...a2apeers.Option) *a2apeers.Peer
 			binding agentsv1alpha1.A2AProtocolBinding
 			version agentsv1alpha1.A2AProtocolVersion
 		}{
-			"card-jsonrpc": {demoagent.JSONRPC, agentsv1alpha1.A2ABindingJSONRPC, agentsv1alpha1.A2AProtocolV10},
-			"card-rest":    {demoagent.HTTPJSON, agentsv1alpha1.A2ABindingHTTPJSON, agentsv1alpha1.A2AProtocolV10},
-			"card-v03":     {demoagent.JSONRPC03, agentsv1alpha1.A2ABindingJSONRPC, agentsv1alpha1.A2AProtocolV03},
+			"card-jsonrpc": {a2apeers.V1JSONRPC, agentsv1alpha1.A2ABindingJSONRPC, agentsv1alpha1.A2AProtocolV10},
+			"card-rest":    {a2apeers.V1HTTPJSON, agentsv1alpha1.A2ABindingHTTPJSON, agentsv1alpha1.A2AProtocolV10},
+			"card-v03":     {a2apeers.V03, agentsv1alpha1.A2ABindingJSONRPC, agentsv1alpha1.A2AProtocolV03},
 		} {
 			By(name)
-			srv := httptest.NewServer(demoagent.New(demoagent.Serve(c.iface)))
-			DeferCleanup(srv.Close)
+			peer := c.start()
+			DeferCleanup(peer.Close)
 			agent := &agentsv1alpha1.Agent{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: agentsv1alpha1.AgentSpec{
-					A2A:        agentsv1alpha1.A2AEndpoint{URL: srv.URL + "/"},
+					A2A:        agentsv1alpha1.A2AEndpoint{URL: peer.URL},
 					RunTimeout: &metav1.Duration{Duration: 5 * time.Second},
 				},
 			}
@@ -65,15 +66,15 @@ var _ = Describe("agents reached through their cards", func() {
 			ep := cardEndpoint(ctx, name)
 			first, second := accepted(ctx, ep, `{"n":1}`), accepted(ctx, ep, `{"n":2}`)
 			a, b := succeeds(ctx, first), succeeds(ctx, second)
-			Expect(a.Status.Output).To(Equal(`Demo agent received 7 bytes (text). First line: {"n":1}`))
+			Expect(a.Status.Output).To(Equal(`echo: {"n":1}`))
 			Expect(a.Status.Thread.ContextID).NotTo(BeEmpty())
 			Expect(b.Status.Thread.ContextID).To(Equal(a.Status.Thread.ContextID), "the thread keeps its contextId")
 
-			asking := accepted(ctx, ep, "demo:input")
+			asking := accepted(ctx, ep, "input")
 			Eventually(func() agentsv1alpha1.RunState { return run(ctx, asking).Status.State }).Should(Equal(agentsv1alpha1.RunError))
-			Expect(run(ctx, asking).Status.Message).To(ContainSubstring("input"))
+			Expect(run(ctx, asking).Status.Message).To(ContainSubstring(a2apeers.InputText))
 
-			hanging := accepted(ctx, ep, "demo:hang")
+			hanging := accepted(ctx, ep, "hang")
 			Eventually(func() agentsv1alpha1.RunState { return run(ctx, hanging).Status.State }, 30*time.Second).Should(Equal(agentsv1alpha1.RunError))
 			Expect(run(ctx, hanging).Status.Message).To(ContainSubstring("the task was canceled"))
 		}

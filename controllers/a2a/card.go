@@ -47,9 +47,13 @@ const skipCard = "set spec.a2a.protocolVersion to skip the card"
 const maxCardBytes = 1 << 20
 
 // ReadCard reads the agent card of the agent at agentURL —
-// <agentURL>/.well-known/agent-card.json, else /.well-known/agent-card.json
-// at agentURL's origin — and returns the first interface in the card's
-// order that the client speaks. Errors are *CardError.
+// <agentURL>/.well-known/agent-card.json, or, when that place answers 404
+// or 410 (it has no card), /.well-known/agent-card.json at agentURL's
+// origin — and returns the first interface in the card's order that the
+// client speaks. Any other answer ends the read: behind a gateway that
+// routes by path, the origin's card may be another agent's, and an agent
+// that is down for a moment must not send its runs there. Errors are
+// *CardError.
 //
 // hc should be the operator's egress-checked client (see NewHTTPClient):
 // it bounds the time and checks the addresses dialed; redirects are never
@@ -60,22 +64,23 @@ func ReadCard(ctx context.Context, hc *http.Client, allow *AllowList, agentURL s
 	if err != nil {
 		return Interface{}, &CardError{URL: agentURL, msg: err.Error()}
 	}
-	tried := make([]cardAttempt, 0, len(places))
+	tried := make([]placeAnswer, 0, len(places))
 	for _, place := range places {
-		body, attempt := fetchCard(ctx, hc, allow, place)
+		body, ans := fetchCard(ctx, hc, allow, place)
 		if body != nil {
 			return chooseInterface(place, body, allow)
 		}
-		tried = append(tried, attempt)
-		if attempt.final {
+		tried = append(tried, ans)
+		if !ans.absent {
 			break
 		}
 	}
-	return Interface{}, noCard(tried)
+	return Interface{}, noCard(tried, len(places))
 }
 
 // cardPlaces are the URLs the card of the agent at agentURL is looked for
 // at, in order: under agentURL, then at its origin (once if they are one).
+// The origin is asked only when the place under agentURL has no card.
 func cardPlaces(agentURL string) ([]string, error) {
 	u, err := url.Parse(agentURL)
 	if err != nil || !webURL(u) {
@@ -95,30 +100,32 @@ func webURL(u *url.URL) bool {
 	return (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != ""
 }
 
-// cardAttempt is what one place answered when it gave no card.
-type cardAttempt struct {
+// placeAnswer is what one place answered when it gave no card.
+type placeAnswer struct {
 	url string
 	// what it answered, as "(what)" after its URL: "HTTP 404", the
 	// transport error.
 	what string
 	// retryable: it may answer otherwise later (transport, 5xx, 429).
 	retryable bool
-	// final: no other place is worth trying (the allow list refused the
-	// host; the card is too big), and what says why on its own.
-	final bool
+	// absent: it answered 404 or 410, it has no card; the next place may.
+	absent bool
+	// alone: what is the whole error, said without the place's URL
+	// before it (the allow list refused the host; the card is too big).
+	alone bool
 }
 
 // fetchCard GETs the card at place: its body when it answered 200 with a
 // JSON object of at most maxCardBytes, else what it did answer.
-func fetchCard(ctx context.Context, hc *http.Client, allow *AllowList, place string) ([]byte, cardAttempt) {
-	at := cardAttempt{url: place}
+func fetchCard(ctx context.Context, hc *http.Client, allow *AllowList, place string) ([]byte, placeAnswer) {
+	at := placeAnswer{url: place}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, place, nil)
 	if err != nil { // place is built from a URL that parsed
-		at.what, at.final = err.Error(), true
+		at.what, at.alone = err.Error(), true
 		return nil, at
 	}
 	if host := req.URL.Hostname(); allow.Refuses(host) {
-		return nil, refusedAttempt(at, &NotAllowedError{Host: host})
+		return nil, refusedAnswer(at, &NotAllowedError{Host: host})
 	}
 	req.Header.Set("Accept", "application/json")
 	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
@@ -126,7 +133,7 @@ func fetchCard(ctx context.Context, hc *http.Client, allow *AllowList, place str
 	if err != nil {
 		var refused *NotAllowedError
 		if errors.As(err, &refused) {
-			return nil, refusedAttempt(at, refused)
+			return nil, refusedAnswer(at, refused)
 		}
 		at.what, at.retryable = Sanitize(transportCause(err).Error()), ctx.Err() == nil
 		return nil, at
@@ -135,14 +142,14 @@ func fetchCard(ctx context.Context, hc *http.Client, allow *AllowList, place str
 	return readCardAnswer(resp, at)
 }
 
-// refusedAttempt says that the allow list refused the card's host.
-func refusedAttempt(at cardAttempt, refused *NotAllowedError) cardAttempt {
-	at.what, at.final = fmt.Sprintf("the agent card at %s was not read: %s", at.url, refused.Error()), true
+// refusedAnswer says that the allow list refused the card's host.
+func refusedAnswer(at placeAnswer, refused *NotAllowedError) placeAnswer {
+	at.what, at.alone = fmt.Sprintf("the agent card at %s was not read: %s", at.url, refused.Error()), true
 	return at
 }
 
 // readCardAnswer reads an answer to a card's GET.
-func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
+func readCardAnswer(resp *http.Response, at placeAnswer) ([]byte, placeAnswer) {
 	status := resp.StatusCode
 	at.what = fmt.Sprintf("HTTP %d", status)
 	switch {
@@ -150,6 +157,9 @@ func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
 		if loc := clip(resp.Header.Get("Location")); loc != "" {
 			at.what += ", a redirect to " + loc + ", not followed"
 		}
+		return nil, at
+	case status == http.StatusNotFound || status == http.StatusGone:
+		at.absent = true
 		return nil, at
 	case status != http.StatusOK:
 		at.retryable = status >= 500 || status == http.StatusTooManyRequests
@@ -161,7 +171,7 @@ func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
 		at.what, at.retryable = "HTTP 200, but reading it failed: "+Sanitize(err.Error()), true
 		return nil, at
 	case tooBig:
-		at.what, at.final = fmt.Sprintf("the agent card at %s is larger than %d MiB, more than the operator reads; "+skipCard, at.url, maxCardBytes>>20), true
+		at.what, at.alone = fmt.Sprintf("the agent card at %s is larger than %d MiB, more than the operator reads; "+skipCard, at.url, maxCardBytes>>20), true
 		return nil, at
 	case !jsonObject(data):
 		at.what = "HTTP 200, not a JSON object"
@@ -170,10 +180,11 @@ func readCardAnswer(resp *http.Response, at cardAttempt) ([]byte, cardAttempt) {
 	return data, at
 }
 
-// noCard is the error when no place gave a card.
-func noCard(tried []cardAttempt) *CardError {
+// noCard is the error when none of the places asked, of the places there
+// are, gave a card.
+func noCard(tried []placeAnswer, places int) *CardError {
 	last := tried[len(tried)-1]
-	if last.final {
+	if last.alone {
 		return &CardError{URL: last.url, msg: last.what}
 	}
 	e := &CardError{URL: tried[0].url}
@@ -182,7 +193,11 @@ func noCard(tried []cardAttempt) *CardError {
 		parts[i] = fmt.Sprintf("%s (%s)", at.url, at.what)
 		e.Retryable = e.Retryable || at.retryable
 	}
-	e.msg = "no agent card at " + strings.Join(parts, " nor at ") + "; publish one there, or " + skipCard
+	e.msg = "no agent card at " + strings.Join(parts, " nor at ")
+	if len(tried) < places {
+		e.msg += ", and the origin's is read only when that place answers 404 or 410"
+	}
+	e.msg += "; publish one there, or " + skipCard
 	return e
 }
 

@@ -26,7 +26,11 @@ import (
 
 // TestReadCardHostile: agents whose card is missing, huge, not JSON,
 // elsewhere or out of bounds get an error that says so, retryable when
-// asking again may help, after reading no more than it must.
+// asking again may help, after reading no more than it must. The card at
+// the origin, which behind a gateway routing by path may be another
+// agent's, is read only when the place under the agent has none (404,
+// 410): never when that place is down, refuses, redirects or answers
+// something else.
 func TestReadCardHostile(t *testing.T) {
 	const under, origin = "/agents/a" + cardPath, cardPath
 	endlessCard, written := endless(200, `{"name":"`)
@@ -36,6 +40,21 @@ func TestReadCardHostile(t *testing.T) {
 	}
 	html := answer(200, "<!doctype html><html>an app that answers every path</html>")
 	usable := answer(200, `{"url":"http://127.0.0.1:1/","preferredTransport":"JSONRPC"}`)
+	hangUp := func(w http.ResponseWriter, _ *http.Request) {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}
+	breakOff := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		_, _ = w.Write([]byte(`{"url":`))
+	}
+	// stopped is the error of a place, {u}, that answered what (say) and
+	// was not passed over for the card at the origin.
+	stopped := func(what string) string {
+		return "no agent card at {u} (" + what + "), and the origin's is read only when that place answers 404 or 410; publish one there, or set spec.a2a.protocolVersion to skip the card"
+	}
+	onlyUnder := []string{under}
 
 	cases := []struct {
 		name      string
@@ -50,18 +69,26 @@ func TestReadCardHostile(t *testing.T) {
 			asked: []string{under}},
 		{name: "404 at both", asked: []string{under, origin},
 			parts: []string{"no agent card at {u} (HTTP 404) nor at {o} (HTTP 404); publish one there, or set spec.a2a.protocolVersion to skip the card"}},
-		{name: "not JSON at both", routes: map[string]http.HandlerFunc{under: html, origin: answer(200, "[1,2]")},
-			parts: []string{"no agent card at {u} (HTTP 200, not a JSON object) nor at {o} (HTTP 200, not a JSON object)"},
-			asked: []string{under, origin}},
-		{name: "an app's page, then the card", routes: map[string]http.HandlerFunc{under: html, origin: usable},
+		{name: "410, then the card", routes: map[string]http.HandlerFunc{under: answer(410, "gone"), origin: usable},
 			want: &Interface{URL: "http://127.0.0.1:1/", Binding: BindingJSONRPC, Version: V03}, asked: []string{under, origin}},
-		{name: "busy, then 404", routes: map[string]http.HandlerFunc{under: answer(503, "busy")}, retryable: true,
-			parts: []string{"no agent card at {u} (HTTP 503) nor at {o} (HTTP 404)"}, asked: []string{under, origin}},
-		{name: "too many requests", routes: map[string]http.HandlerFunc{origin: answer(429, "")}, retryable: true,
-			parts: []string{"nor at {o} (HTTP 429)"}, asked: []string{under, origin}},
-		{name: "redirect", routes: map[string]http.HandlerFunc{under: redirect},
-			parts: []string{"no agent card at {u} (HTTP 302, a redirect to " + elsewhere.URL + "/card, not followed) nor at {o} (HTTP 404)"},
-			asked: []string{under, origin}},
+		{name: "404, then too many requests", routes: map[string]http.HandlerFunc{origin: answer(429, "")}, retryable: true,
+			parts: []string{"no agent card at {u} (HTTP 404) nor at {o} (HTTP 429); publish one there"}, asked: []string{under, origin}},
+		{name: "busy", routes: map[string]http.HandlerFunc{under: answer(503, "busy"), origin: usable}, retryable: true,
+			parts: []string{stopped("HTTP 503")}, asked: onlyUnder},
+		{name: "too many requests", routes: map[string]http.HandlerFunc{under: answer(429, ""), origin: usable}, retryable: true,
+			parts: []string{stopped("HTTP 429")}, asked: onlyUnder},
+		{name: "unauthorized", routes: map[string]http.HandlerFunc{under: answer(401, ""), origin: usable},
+			parts: []string{stopped("HTTP 401")}, asked: onlyUnder},
+		{name: "forbidden", routes: map[string]http.HandlerFunc{under: answer(403, ""), origin: usable},
+			parts: []string{stopped("HTTP 403")}, asked: onlyUnder},
+		{name: "redirect", routes: map[string]http.HandlerFunc{under: redirect, origin: usable},
+			parts: []string{stopped("HTTP 302, a redirect to " + elsewhere.URL + "/card, not followed")}, asked: onlyUnder},
+		{name: "an app's page", routes: map[string]http.HandlerFunc{under: html, origin: usable},
+			parts: []string{stopped("HTTP 200, not a JSON object")}, asked: onlyUnder},
+		{name: "connection closed", routes: map[string]http.HandlerFunc{under: hangUp, origin: usable}, retryable: true,
+			parts: []string{"no agent card at {u} (", "), and the origin's is read only when that place answers 404 or 410;"}, asked: onlyUnder},
+		{name: "body broken off", routes: map[string]http.HandlerFunc{under: breakOff, origin: usable}, retryable: true,
+			parts: []string{stopped("HTTP 200, but reading it failed: unexpected EOF")}, asked: onlyUnder},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,4 +162,36 @@ func TestReadCardEgress(t *testing.T) {
 	}
 	_, err = ReadCard(t.Context(), cardClient(nil), nil, "javascript:alert(1)")
 	checkCardError(t, err, false, `spec.a2a.url "javascript:alert(1)" is not an absolute http:// or https:// URL`)
+}
+
+// TestReadCardManyInterfaces: a card of 1 MiB that lists some 350,000
+// empty interfaces costs the operator a few MiB to read, not one
+// allocation per entry, and its error lists a few of them.
+func TestReadCardManyInterfaces(t *testing.T) {
+	entries := func(n int) string { return strings.TrimSuffix(strings.Repeat("{},", n), ",") }
+	const n = (maxCardBytes - 128) / 3
+	cards := map[string]struct{ card, part string }{
+		"1.0 card": {`{"supportedInterfaces":[` + entries(n) + `]}`,
+			fmt.Sprintf("it lists: (no binding) (no version) at (no URL), (no binding) (no version) at (no URL), (no binding) (no version) at (no URL), (no binding) (no version) at (no URL), (no binding) (no version) at (no URL) and %d more (only the first 64 of a list are read);", n-5)},
+		"0.3 card": {`{"url":"https://agents.example/","preferredTransport":"GRPC","additionalInterfaces":[` + entries(n) + `]}`,
+			fmt.Sprintf("it lists: GRPC 0.3 at https://agents.example/, (no binding) 0.3 at (no URL), (no binding) 0.3 at (no URL), (no binding) 0.3 at (no URL), (no binding) 0.3 at (no URL) and %d more (only the first 64 of a list are read);", n+1-5)},
+	}
+	for name, tc := range cards {
+		t.Run(name, func(t *testing.T) {
+			card := tc.card
+			srv := newCardServer(t, map[string]http.HandlerFunc{cardPath: answer(200, card)})
+			_, err := ReadCard(t.Context(), cardClient(nil), nil, srv.URL)
+			checkCardError(t, err, false, tc.part)
+			alloc := testing.Benchmark(func(b *testing.B) {
+				b.ReportAllocs()
+				for range b.N {
+					_, _ = ReadCard(t.Context(), cardClient(nil), nil, srv.URL)
+				}
+			}).AllocedBytesPerOp()
+			t.Logf("reading a card of %d bytes allocated %d bytes", len(card), alloc)
+			if alloc > 8<<20 {
+				t.Errorf("reading a card of %d bytes allocated %d bytes, want at most 8 MiB", len(card), alloc)
+			}
+		})
+	}
 }

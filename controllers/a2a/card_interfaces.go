@@ -34,52 +34,6 @@ const (
 // maxListedOffers is how many of a card's interfaces an error lists.
 const maxListedOffers = 5
 
-// wireCard is what an agent card says of its interfaces, in 1.0's shape
-// (supportedInterfaces) or 0.3's (url, preferredTransport,
-// additionalInterfaces). Everything else in a card is left unread.
-type wireCard struct {
-	SupportedInterfaces []struct {
-		URL             string `json:"url"`
-		ProtocolBinding string `json:"protocolBinding"`
-		ProtocolVersion string `json:"protocolVersion"`
-		Tenant          string `json:"tenant"`
-	} `json:"supportedInterfaces"`
-	URL                  string `json:"url"`
-	PreferredTransport   string `json:"preferredTransport"`
-	AdditionalInterfaces []struct {
-		URL       string `json:"url"`
-		Transport string `json:"transport"`
-	} `json:"additionalInterfaces"`
-}
-
-// offer is one interface as a card lists it, unchecked.
-type offer struct{ url, binding, version, tenant string }
-
-// offers are the card's interfaces in its order. A card without
-// supportedInterfaces is a 0.3 card: its url speaks its preferredTransport
-// (JSON-RPC when it names none), then come its additionalInterfaces, all
-// of version 0.3.
-func (c *wireCard) offers() []offer {
-	var out []offer
-	for _, si := range c.SupportedInterfaces {
-		out = append(out, offer{url: si.URL, binding: si.ProtocolBinding, version: si.ProtocolVersion, tenant: si.Tenant})
-	}
-	if len(out) > 0 {
-		return out
-	}
-	if c.URL != "" {
-		binding := c.PreferredTransport
-		if binding == "" {
-			binding = string(BindingJSONRPC)
-		}
-		out = append(out, offer{url: c.URL, binding: binding, version: string(V03)})
-	}
-	for _, ai := range c.AdditionalInterfaces {
-		out = append(out, offer{url: ai.URL, binding: ai.Transport, version: string(V03)})
-	}
-	return out
-}
-
 // spoken is the binding and version the client speaks o with: JSON-RPC at
 // 1.0 or 0.3, HTTP+JSON at 1.0 (and their patch versions, "1.0.2").
 func (o offer) spoken() (Binding, Version, bool) {
@@ -102,18 +56,28 @@ func (o offer) spoken() (Binding, Version, bool) {
 }
 
 // unusable says why the client may not call o, or "" when it may: its URL
-// must be an absolute http(s) URL whose host the allow list does not refuse,
-// as spec.a2a.url must (the dialer checks the addresses).
+// must be an absolute http(s) URL without user info whose host the allow
+// list does not refuse, as spec.a2a.url must (the dialer checks the
+// addresses). Its URL and tenant go to the Agent's status as they are, so
+// they must be plain: no character that Sanitize would replace (a
+// right-to-left override would otherwise reach kubectl's output).
 func (o offer) unusable(allow *AllowList) string {
-	if len(o.url) > maxInterfaceURLBytes {
+	switch {
+	case len(o.url) > maxInterfaceURLBytes:
 		return fmt.Sprintf("a URL longer than %d bytes", maxInterfaceURLBytes)
-	}
-	if len(o.tenant) > maxTenantBytes {
+	case len(o.tenant) > maxTenantBytes:
 		return fmt.Sprintf("a tenant longer than %d bytes", maxTenantBytes)
+	case !plain(o.url):
+		return "a URL with white space, a control or format character, or invalid UTF-8"
+	case !plain(o.tenant):
+		return "a tenant with white space, a control or format character, or invalid UTF-8"
 	}
 	u, err := url.Parse(o.url)
 	if err != nil || !webURL(u) {
 		return "not an absolute http(s) URL"
+	}
+	if u.User != nil {
+		return "a URL with user info (user:password@); a card is public, put no credentials in it"
 	}
 	if allow.Refuses(u.Hostname()) {
 		return "its host is not on the operator's agent allow-list"
@@ -121,16 +85,31 @@ func (o offer) unusable(allow *AllowList) string {
 	return ""
 }
 
-// String is o as an error lists it, its text clipped.
+// String is o as an error lists it, its text clipped and any user info in
+// its URL masked.
 func (o offer) String() string {
-	binding, version := clip(o.binding), clip(o.version)
+	binding, version, at := clip(o.binding), clip(o.version), clip(maskUserInfo(o.url))
 	if binding == "" {
 		binding = "(no binding)"
 	}
 	if version == "" {
 		version = "(no version)"
 	}
-	return fmt.Sprintf("%s %s at %s", binding, version, clip(o.url))
+	if at == "" {
+		at = "(no URL)"
+	}
+	return fmt.Sprintf("%s %s at %s", binding, version, at)
+}
+
+// maskUserInfo is raw with the user info of the URL it is, if any,
+// replaced by "xxxxx": a card's credentials stay out of the Agent's status.
+func maskUserInfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
 }
 
 // chooseInterface is the first interface of the card read at place that
@@ -140,38 +119,65 @@ func chooseInterface(place string, body []byte, allow *AllowList) (Interface, er
 	if err := json.Unmarshal(body, &card); err != nil {
 		return Interface{}, &CardError{URL: place, msg: fmt.Sprintf("the agent card at %s is not an agent card: %s; %s", place, Sanitize(err.Error()), skipCard)}
 	}
-	offers := card.offers()
-	listed := make([]string, len(offers))
-	blocked := false // a spoken interface was passed over for its URL
-	for i, o := range offers {
-		binding, version, ok := o.spoken()
-		if !ok {
-			listed[i] = o.String()
-			continue
+	offers, unread := card.offers()
+	var passed passedOver
+	for _, o := range offers {
+		binding, version, spoken := o.spoken()
+		why := ""
+		if spoken {
+			if why = o.unusable(allow); why == "" {
+				return Interface{URL: o.url, Binding: binding, Version: version, Tenant: o.tenant}, nil
+			}
 		}
-		why := o.unusable(allow)
-		if why == "" {
-			return Interface{URL: o.url, Binding: binding, Version: version, Tenant: o.tenant}, nil
-		}
-		listed[i], blocked = o.String()+" ("+why+")", true
+		passed.add(o, why)
 	}
-	return Interface{}, &CardError{URL: place, msg: nothingUsable(place, listed, blocked)}
+	passed.unread = unread
+	return Interface{}, &CardError{URL: place, msg: passed.message(place)}
 }
 
-// nothingUsable is the error of a card none of whose interfaces, listed,
-// the client may use.
-func nothingUsable(place string, listed []string, blocked bool) string {
-	if len(listed) == 0 {
+// passedOver is what a card lists that the client did not take: the first
+// few interfaces as an error shows them, and how many more.
+type passedOver struct {
+	shown []string
+	// more were passed over (or left unread) beyond shown.
+	more int
+	// unread are the entries of a list beyond maxCardInterfaces.
+	unread int
+	// blocked: a spoken interface was passed over for its URL or tenant.
+	blocked bool
+}
+
+// add records o, passed over for why ("" when it is not spoken). Only the
+// first maxListedOffers are formatted: a card may list thousands.
+func (p *passedOver) add(o offer, why string) {
+	p.blocked = p.blocked || why != ""
+	if len(p.shown) == maxListedOffers {
+		p.more++
+		return
+	}
+	s := o.String()
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	p.shown = append(p.shown, s)
+}
+
+// message is the error of a card at place none of whose interfaces the
+// client may use.
+func (p *passedOver) message(place string) string {
+	if len(p.shown) == 0 {
 		return fmt.Sprintf("the agent card at %s lists no interfaces (1.0's supportedInterfaces, or 0.3's url); %s", place, skipCard)
 	}
 	what := "no interface the operator speaks"
-	if blocked {
+	if p.blocked {
 		what = "no interface the operator speaks at a URL it may use"
 	}
-	shown := listed[:min(len(listed), maxListedOffers)]
-	list := strings.Join(shown, ", ")
-	if more := len(listed) - len(shown); more > 0 {
+	list := strings.Join(p.shown, ", ")
+	if more := p.more + p.unread; more > 0 {
 		list += fmt.Sprintf(" and %d more", more)
+	}
+	if p.unread > 0 {
+		list += fmt.Sprintf(" (only the first %d of a list are read)", maxCardInterfaces)
 	}
 	return fmt.Sprintf("the agent card at %s lists %s (A2A 1.0 JSONRPC or HTTP+JSON, or 0.3 JSONRPC); it lists: %s; %s", place, what, list, skipCard)
 }

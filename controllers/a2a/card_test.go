@@ -39,6 +39,7 @@ func TestChooseInterface(t *testing.T) {
 		name, card string
 		want       Interface // zero when an error is expected
 		wantErr    []string  // parts of the error
+		hidden     string    // not in the error
 	}{
 		{name: "patch version", card: card(iface("http://agents.example/a2a", "JSONRPC", "1.0.3")),
 			want: Interface{URL: "http://agents.example/a2a", Binding: BindingJSONRPC, Version: V10}},
@@ -69,6 +70,25 @@ func TestChooseInterface(t *testing.T) {
 			wantErr: []string{"(a tenant longer than 256 bytes)"}},
 		{name: "hostile text", card: card(`{"url":"http://agents.example/\n\u202eevil` + strings.Repeat("x", 300) + `","protocolBinding":"GRPC\u0007","protocolVersion":"1.0"}`),
 			wantErr: []string{"it lists: GRPC 1.0 at http://agents.example/ evil", TruncatedMark}},
+		{name: "text that would reach status unsanitized passed over", card: card(
+			iface("http://agents.example/\u202eevil", "JSONRPC", "1.0"), iface("http://agents.example/a\u200bb", "JSONRPC", "1.0"),
+			`{"url":"https://agents.example/","protocolBinding":"JSONRPC","protocolVersion":"1.0","tenant":"t\u202e1"}`,
+			iface("http://agents.example/ok", "JSONRPC", "1.0")),
+			want: Interface{URL: "http://agents.example/ok", Binding: BindingJSONRPC, Version: V10}},
+		{name: "text that would reach status unsanitized", card: card(
+			iface("http://agents.example/\u202eevil", "JSONRPC", "1.0"), iface("http://agents.example/a\u200bb", "JSONRPC", "1.0"),
+			iface("http://agents.example/a b", "JSONRPC", "1.0"), "{\"url\":\"http://agents.example/\xff\",\"protocolBinding\":\"JSONRPC\",\"protocolVersion\":\"1.0\"}",
+			`{"url":"https://agents.example/","protocolBinding":"JSONRPC","protocolVersion":"1.0","tenant":"t\u00ad1"}`),
+			wantErr: []string{
+				"lists no interface the operator speaks at a URL it may use",
+				"JSONRPC 1.0 at http://agents.example/ evil (a URL with white space, a control or format character, or invalid UTF-8)",
+				"JSONRPC 1.0 at http://agents.example/a b (a URL with white space, a control or format character, or invalid UTF-8)",
+				"JSONRPC 1.0 at http://agents.example/a b (a URL with white space, a control or format character, or invalid UTF-8), JSONRPC 1.0 at http://agents.example/\ufffd (a URL with",
+				"JSONRPC 1.0 at https://agents.example/ (a tenant with white space, a control or format character, or invalid UTF-8)",
+			}},
+		{name: "user info", card: card(iface("https://bot:s3cret@agents.example/", "JSONRPC", "1.0"), iface("https://s3cret@agents.example/", "HTTP+JSON", "1.0")),
+			wantErr: []string{"JSONRPC 1.0 at https://xxxxx@agents.example/ (a URL with user info (user:password@); a card is public, put no credentials in it), HTTP+JSON 1.0 at https://xxxxx@agents.example/ (a URL with user info"},
+			hidden:  "s3cret"},
 		{name: "no interfaces", card: `{"name":"x"}`, wantErr: []string{"lists no interfaces (1.0's supportedInterfaces, or 0.3's url)"}},
 		{name: "0.3 card of another transport", card: `{"url":"https://agents.example/","preferredTransport":"GRPC"}`,
 			wantErr: []string{"it lists: GRPC 0.3 at https://agents.example/;"}},
@@ -87,6 +107,9 @@ func TestChooseInterface(t *testing.T) {
 				t.Fatalf("got %+v, want an error", got)
 			}
 			checkCardError(t, err, false, append(tc.wantErr, "the agent card at https://agents.example/card ")...)
+			if tc.hidden != "" && strings.Contains(err.Error(), tc.hidden) {
+				t.Errorf("error %q shows %q", err, tc.hidden)
+			}
 		})
 	}
 }

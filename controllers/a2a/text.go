@@ -39,15 +39,14 @@ const TruncatedMark = "…[truncated]"
 func Sanitize(s string) string {
 	var b strings.Builder
 	b.Grow(min(len(s), MaxTextBytes+utf8.UTFMax))
-	pendingSpace, cut := false, false
+	pendingSpace := false
 	for _, r := range s { // an invalid byte comes as utf8.RuneError, U+FFFD
-		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+		if blanked(r) {
 			pendingSpace = b.Len() > 0
 			continue
 		}
 		if b.Len() > MaxTextBytes {
-			cut = true // more text follows what is already too long
-			break
+			break // more text follows what is already too long
 		}
 		if pendingSpace {
 			b.WriteByte(' ')
@@ -55,15 +54,40 @@ func Sanitize(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	out := b.String()
-	if !cut && len(out) <= MaxTextBytes {
-		return out
+	return truncate(b.String(), MaxTextBytes)
+}
+
+// blanked tells whether Sanitize turns r into a space: white space,
+// control and format characters, line and paragraph separators.
+func blanked(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// plain tells whether s holds only characters Sanitize passes through:
+// valid UTF-8 (and no U+FFFD, which may stand for a byte that was not) and
+// nothing Sanitize blanks, white space included. Its length is not looked
+// at.
+func plain(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || blanked(r) {
+			return false
+		}
 	}
-	keep := MaxTextBytes - len(TruncatedMark)
-	for keep > 0 && !utf8.RuneStart(out[keep]) {
+	return true
+}
+
+// truncate is s when it has at most limit bytes, else its start cut at a
+// character boundary, without trailing space, and TruncatedMark: limit
+// bytes at most in all.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	keep := limit - len(TruncatedMark)
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
 		keep--
 	}
-	return strings.TrimRight(out[:keep], " ") + TruncatedMark
+	return strings.TrimRight(s[:keep], " ") + TruncatedMark
 }
 
 // maxClipBytes bounds what clip returns.
@@ -71,14 +95,4 @@ const maxClipBytes = 100
 
 // clip is Sanitize(s) cut to at most maxClipBytes: one piece of text an
 // agent chose among others on one line (a URL of its card).
-func clip(s string) string {
-	s = Sanitize(s)
-	if len(s) <= maxClipBytes {
-		return s
-	}
-	keep := maxClipBytes - len(TruncatedMark)
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
-		keep--
-	}
-	return strings.TrimRight(s[:keep], " ") + TruncatedMark
-}
+func clip(s string) string { return truncate(Sanitize(s), maxClipBytes) }

@@ -17,6 +17,7 @@ limitations under the License.
 package a2a
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -118,8 +119,8 @@ func TestChooseInterface(t *testing.T) {
 // not, containing each of parts.
 func checkCardError(t *testing.T, err error, retryable bool, parts ...string) {
 	t.Helper()
-	ce, ok := err.(*CardError)
-	if !ok {
+	var ce *CardError
+	if !errors.As(err, &ce) {
 		t.Fatalf("error %T %v, want a *CardError", err, err)
 	}
 	msg := ce.Error()

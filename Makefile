@@ -54,10 +54,11 @@ generate: $(CONTROLLER_GEN) ## Write deepcopy code for the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) $(HELM) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac) and the chart's generated parts.
+manifests: $(CONTROLLER_GEN) $(HELM) ## Write CRDs (config/crd/bases), the operator's and receiver's RBAC (config/rbac), the chart's generated parts and the values table of its README.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	hack/gen-rbac.sh "$(CONTROLLER_GEN)"
 	hack/gen-chart.sh "$(HELM)" "$(K8S_VERSION)"
+	go run ./hack/gen-chart-readme -chart charts/hookrun
 
 .PHONY: fmt
 fmt: ## go fmt.

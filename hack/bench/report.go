@@ -132,11 +132,14 @@ Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.I
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(o.root, out)
 	}
-	// make chaos's section stays.
+	// make chaos's section and the hand-written one stay.
 	old, _ := os.ReadFile(out)
-	if _, section := chaos.SplitDoc(old); section != nil {
-		b.WriteString("\n")
-		b.Write(section)
+	_, section, hand := chaos.SplitDoc(old)
+	for _, kept := range [][]byte{section, hand} {
+		if kept != nil {
+			b.WriteString("\n")
+			b.Write(kept)
+		}
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)
 }

@@ -214,12 +214,24 @@ func callerGot(ctx context.Context, cl client.Client, run *agentsv1alpha1.AgentR
 // writes; `make bench` keeps it when it writes the rest.
 const ReportHeading = "## Reliability: kill -9 under load (make chaos)"
 
-// SplitDoc cuts docs/benchmarks.md into the part `make bench` writes and
-// the part `make chaos` writes.
-func SplitDoc(doc []byte) (bench, chaos []byte) {
+// HandHeading starts the last section of docs/benchmarks.md: figures the
+// guides quote that were measured by hand, each with its command. Neither
+// `make bench` nor `make chaos` writes it; both keep it.
+const HandHeading = "## Figures quoted in the guides"
+
+// SplitDoc cuts docs/benchmarks.md into the part `make bench` writes, the
+// part `make chaos` writes and the hand-written part both keep.
+func SplitDoc(doc []byte) (bench, chaos, hand []byte) {
+	if i := bytes.Index(doc, []byte(HandHeading)); i >= 0 {
+		doc, hand = doc[:i], doc[i:]
+		// The writers put one blank line before it again.
+		for bytes.HasSuffix(doc, []byte("\n\n")) {
+			doc = doc[:len(doc)-1]
+		}
+	}
 	i := bytes.Index(doc, []byte(ReportHeading))
 	if i < 0 {
-		return doc, nil
+		return doc, nil, hand
 	}
-	return doc[:i], doc[i:]
+	return doc[:i], doc[i:], hand
 }

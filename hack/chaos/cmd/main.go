@@ -101,11 +101,15 @@ func main() {
 		out = filepath.Join(root, out)
 	}
 	doc, _ := os.ReadFile(out)
-	bench, _ := chaos.SplitDoc(doc)
+	bench, _, hand := chaos.SplitDoc(doc)
 	if len(bench) > 0 && !strings.HasSuffix(string(bench), "\n\n") {
 		bench = append(bench, '\n')
 	}
-	if err := os.WriteFile(out, append(bench, section...), 0o644); err != nil {
+	doc = append(bench, section...)
+	if len(hand) > 0 {
+		doc = append(append(doc, '\n'), hand...)
+	}
+	if err := os.WriteFile(out, doc, 0o644); err != nil {
 		log.Fatal(err)
 	}
 	if exited != nil {

@@ -176,6 +176,13 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 			s.requeueWithin(until.Sub(r.Clock.Now()))
 			return nil
 		}
+		if !r.idWaiters.claim(id, client.ObjectKeyFromObject(s.ep), time.Now()) {
+			problem := reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+				"Another WebhookEndpoint is taking the endpoint ID that Secret %q pins right now; this one looks again in a second", s.ep.Spec.EndpointIDSecretRef.Name))
+			s.idProblem = &problem
+			s.requeueWithin(time.Second)
+			return nil
+		}
 		// As stored: to the microsecond.
 		now := metav1.NewMicroTime(r.Clock.Now().Truncate(time.Microsecond))
 		s.ep.Status.EndpointID, s.ep.Status.EndpointIDSince = id, &now

@@ -149,3 +149,28 @@ func TestIDHandoverReservation(t *testing.T) {
 		t.Error("the seen holder's namespace is kept from its ID")
 	}
 }
+
+func TestIDClaim(t *testing.T) {
+	var w idWaiters
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	a := types.NamespacedName{Namespace: "team-b", Name: "a"}
+	b := types.NamespacedName{Namespace: "team-c", Name: "b"}
+	if !w.claim("held", a, t0) {
+		t.Fatal("the first endpoint may not take a free ID")
+	}
+	if w.claim("held", b, t0.Add(time.Second)) {
+		t.Fatal("a second endpoint took the ID the first took a second ago: both would hold it")
+	}
+	if !w.claim("held", a, t0.Add(2*time.Second)) {
+		t.Fatal("the endpoint that took the ID may not write it again (a retried write)")
+	}
+	if !w.claim("other", b, t0.Add(2*time.Second)) {
+		t.Fatal("a claim blocks another ID")
+	}
+	if !w.claim("held", b, t0.Add(2*time.Second+claimHold)) {
+		t.Fatal("a claim outlives claimHold")
+	}
+	if len(w.claims) != 1 {
+		t.Fatalf("%d claims kept, want only the live one", len(w.claims))
+	}
+}

@@ -55,6 +55,45 @@ type idWaiters struct {
 	// holder they found: a waiter that finds the holder gone before the
 	// deletion's event was handled starts the reservation itself.
 	heldBy map[string]string
+	// claims maps an ID to the endpoint that wrote it into its status in
+	// the last claimHold (claim).
+	claims map[string]idClaim
+}
+
+// claimHold is how long an endpoint that takes an ID holds it against the
+// other endpoints this operator reconciles, while the cache may not show
+// its status yet. The operator's clock does not count here: the cache's
+// delay is real time.
+const claimHold = 10 * time.Second
+
+// idClaim is an endpoint that took an ID, and when.
+type idClaim struct {
+	key types.NamespacedName
+	at  time.Time
+}
+
+// claim records that key is about to take id, and tells whether it may:
+// not when another endpoint took it within claimHold. Two endpoints woken
+// at once (a holder deleted, a reservation ended) both find no holder in
+// the cache; without the claim both would write the ID, and both would
+// hold it. Claims older than claimHold are dropped, so the map holds the
+// IDs taken in the last claimHold.
+func (w *idWaiters) claim(id string, key types.NamespacedName, now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, c := range w.claims {
+		if now.Sub(c.at) >= claimHold {
+			delete(w.claims, k)
+		}
+	}
+	if c, ok := w.claims[id]; ok && c.key != key {
+		return false
+	}
+	if w.claims == nil {
+		w.claims = map[string]idClaim{}
+	}
+	w.claims[id] = idClaim{key: key, at: now}
+	return true
 }
 
 // idReservation is an ID kept for the namespace of its deleted holder.

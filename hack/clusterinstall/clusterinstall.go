@@ -36,6 +36,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -98,19 +99,24 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// createOrUpdate creates o, or replaces the one that exists. The replace is
+// retried on a conflict: the operator may write an object's status (an
+// Agent's card, an endpoint's URL) between the read and the write.
 func createOrUpdate(ctx context.Context, c client.Client, o *unstructured.Unstructured) error {
 	err := c.Create(ctx, o.DeepCopy())
 	if !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(o.GroupVersionKind())
-	if err := c.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
-		return err
-	}
-	o = o.DeepCopy()
-	o.SetResourceVersion(cur.GetResourceVersion())
-	return c.Update(ctx, o)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(o.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
+			return err
+		}
+		next := o.DeepCopy()
+		next.SetResourceVersion(cur.GetResourceVersion())
+		return c.Update(ctx, next)
+	})
 }
 
 func read(paths []string) ([]*unstructured.Unstructured, error) {

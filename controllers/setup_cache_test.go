@@ -56,6 +56,9 @@ var _ = Describe("The operator's cache", func() {
 		})
 		Expect(patchStatus(ctx, k8sClient, run, func(r *agentsv1alpha1.AgentRun) {
 			r.Status.State, r.Status.Message, r.Status.Output = agentsv1alpha1.RunError, strings.Repeat("m", 4000), strings.Repeat("o", 16<<10)
+			// Written here, not left to the operator's admission, which ends
+			// this run too (it has no Agent) and may lose the race to this patch.
+			r.Status.CompletedAt = &metav1.Time{Time: fakeClock.Now()}
 			agentsv1alpha1.SetRunConditions(r)
 		})).To(Succeed())
 		ep := newEndpoint(ns, "hook", "triage")

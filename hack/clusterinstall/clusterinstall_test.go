@@ -18,7 +18,14 @@ package clusterinstall
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 // The names the callers use (Namespace and the service accounts) are the ones
@@ -47,6 +54,143 @@ func TestAccessControlManifestsCreateTheNamedObjects(t *testing.T) {
 	for key, found := range want {
 		if !found {
 			t.Errorf("config/rbac has no %s", key)
+		}
+	}
+}
+
+// Each mode installs every policy of config/policies but the one that names
+// the mode; the owner-required mode has no MutatingAdmissionPolicy, and its
+// hookrun-endpoint-owner requires spec.owner.
+func TestPolicyFilesOfEachMode(t *testing.T) {
+	root := filepath.Join("..", "..")
+	kinds := func(mode OwnerDefaulting) map[string]*unstructured.Unstructured {
+		t.Helper()
+		files, err := PolicyFiles(root, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := read(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byKey := map[string]*unstructured.Unstructured{}
+		for _, o := range objs {
+			key := o.GetKind() + "/" + o.GetName()
+			if byKey[key] != nil {
+				t.Errorf("%s: %s twice", mode, key)
+			}
+			byKey[key] = o
+		}
+		return byKey
+	}
+	policy, required := kinds(OwnerDefaultingPolicy), kinds(OwnerDefaultingRequired)
+	for _, key := range []string{"MutatingAdmissionPolicy/hookrun-endpoint-owner", "MutatingAdmissionPolicyBinding/hookrun-endpoint-owner"} {
+		if policy[key] == nil {
+			t.Errorf("Policy mode has no %s", key)
+		}
+		if required[key] != nil {
+			t.Errorf("Required mode has %s", key)
+		}
+		delete(policy, key)
+	}
+	if len(policy) != len(required) {
+		t.Errorf("Policy mode has %d other objects, Required mode %d", len(policy), len(required))
+	}
+	for key, o := range policy {
+		r := required[key]
+		switch {
+		case r == nil:
+			t.Errorf("Required mode has no %s", key)
+		case key == "ValidatingAdmissionPolicy/hookrun-endpoint-owner":
+			if messages(r) == messages(o) || !strings.Contains(messages(r), "spec.owner is required") {
+				t.Errorf("Required mode's %s is Policy mode's, or does not require spec.owner: %s", key, messages(r))
+			}
+		case !equality.Semantic.DeepEqual(o.Object, r.Object):
+			t.Errorf("%s differs between the modes", key)
+		}
+	}
+	if _, err := PolicyFiles(root, "Auto"); err == nil {
+		t.Error("PolicyFiles accepted mode Auto")
+	}
+}
+
+func messages(policy *unstructured.Unstructured) string {
+	validations, _, _ := unstructured.NestedSlice(policy.Object, "spec", "validations")
+	var b strings.Builder
+	for _, v := range validations {
+		m, _, _ := unstructured.NestedString(v.(map[string]any), "messageExpression")
+		b.WriteString(m)
+	}
+	return b.String()
+}
+
+// The exemptions are literals in every policy that has them (a parameter
+// object could be missing or written by anyone it exempts): they are the
+// same lists in all of them, as the chart writes them from one value.
+func TestEveryPolicyExemptsTheSameRequesters(t *testing.T) {
+	root := filepath.Join("..", "..")
+	seen := map[string]map[string]string{} // variable → dir/policy → expression
+	for _, dir := range []string{"policies", "policies-owner-required"} {
+		objs, err := read([]string{filepath.Join(root, "config", dir)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.GetKind() != "ValidatingAdmissionPolicy" {
+				continue
+			}
+			variables, _, _ := unstructured.NestedSlice(o.Object, "spec", "variables")
+			for _, v := range variables {
+				name, _, _ := unstructured.NestedString(v.(map[string]any), "name")
+				expr, _, _ := unstructured.NestedString(v.(map[string]any), "expression")
+				if name == "exemptUsers" || name == "adminGroups" {
+					if seen[name] == nil {
+						seen[name] = map[string]string{}
+					}
+					seen[name][dir+"/"+o.GetName()] = expr
+				}
+			}
+		}
+	}
+	for name, byPolicy := range seen {
+		want := byPolicy["policies/hookrun-endpoint-ownership"]
+		if want == "" {
+			t.Fatalf("ownership.yaml has no variable %s", name)
+		}
+		for policy, expr := range byPolicy {
+			if expr != want {
+				t.Errorf("%s of %s is %s; ownership.yaml's is %s", name, policy, expr, want)
+			}
+		}
+	}
+	if len(seen["exemptUsers"]) < 3 {
+		t.Errorf("exemptUsers in %d policies, want both modes' hookrun-endpoint-owner and hookrun-endpoint-ownership", len(seen["exemptUsers"]))
+	}
+}
+
+// DetectOwnerDefaulting reads the API server's discovery: Policy where
+// MutatingAdmissionPolicy is served in admissionregistration.k8s.io/v1
+// (an older version does not count), else Required.
+func TestDetectOwnerDefaulting(t *testing.T) {
+	for _, c := range []struct {
+		served []schema.GroupVersionKind
+		want   OwnerDefaulting
+	}{
+		{[]schema.GroupVersionKind{mutatingAdmissionPolicy}, OwnerDefaultingPolicy},
+		{[]schema.GroupVersionKind{{Group: "admissionregistration.k8s.io", Version: "v1beta1", Kind: "MutatingAdmissionPolicy"},
+			{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"}}, OwnerDefaultingRequired},
+		{nil, OwnerDefaultingRequired},
+	} {
+		mapper := meta.NewDefaultRESTMapper(nil)
+		for _, gvk := range c.served {
+			mapper.Add(gvk, meta.RESTScopeRoot)
+		}
+		got, err := DetectOwnerDefaulting(fake.NewClientBuilder().WithRESTMapper(mapper).Build())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("served %v: %s, want %s", c.served, got, c.want)
 		}
 	}
 }

@@ -77,9 +77,36 @@ func Apply(ctx context.Context, c client.Client, paths ...string) error {
 
 // ApplyIn is Apply, putting namespaced objects that name no namespace into ns.
 func ApplyIn(ctx context.Context, c client.Client, ns string, paths ...string) error {
+	return applyIn(ctx, c, ns, nil, paths)
+}
+
+// ApplyInOwned is ApplyIn, setting spec.owner.user of the WebhookEndpoints
+// that name no owner to owner: what their creator writes in the
+// owner-required mode, where nothing fills it in.
+func ApplyInOwned(ctx context.Context, c client.Client, ns, owner string, paths ...string) error {
+	return applyIn(ctx, c, ns, func(o *unstructured.Unstructured) error {
+		if o.GetKind() != "WebhookEndpoint" {
+			return nil
+		}
+		if user, _, _ := unstructured.NestedString(o.Object, "spec", "owner", "user"); user != "" {
+			return nil
+		}
+		return unstructured.SetNestedField(o.Object, owner, "spec", "owner", "user")
+	}, paths)
+}
+
+func applyIn(ctx context.Context, c client.Client, ns string, mutate func(*unstructured.Unstructured) error, paths []string) error {
 	objs, err := read(paths)
 	if err != nil {
 		return err
+	}
+	for _, o := range objs {
+		if mutate == nil {
+			break
+		}
+		if err := mutate(o); err != nil {
+			return fmt.Errorf("%s %s: %w", o.GetKind(), o.GetName(), err)
+		}
 	}
 	for _, o := range objs {
 		if o.GetNamespace() != "" || ns == "" {

@@ -17,6 +17,8 @@ limitations under the License.
 package clusterinstall
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
@@ -192,5 +195,57 @@ func TestDetectOwnerDefaulting(t *testing.T) {
 		if got != c.want {
 			t.Errorf("served %v: %s, want %s", c.served, got, c.want)
 		}
+	}
+}
+
+// ApplyInOwned names the owner of the WebhookEndpoints that name none, and
+// leaves every other object, and an owner already named, as it is.
+func TestApplyInOwnedNamesTheOwner(t *testing.T) {
+	dir := t.TempDir()
+	manifest := `apiVersion: agents.hookrun.dev/v1alpha1
+kind: WebhookEndpoint
+metadata: {name: unowned}
+spec: {agentRef: {name: triage}}
+---
+apiVersion: agents.hookrun.dev/v1alpha1
+kind: WebhookEndpoint
+metadata: {name: owned}
+spec: {agentRef: {name: triage}, owner: {user: bob}}
+---
+apiVersion: agents.hookrun.dev/v1alpha1
+kind: Agent
+metadata: {name: triage}
+spec: {a2a: {url: "http://127.0.0.1:1/"}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "samples.yaml"), []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	for _, kind := range []string{"WebhookEndpoint", "Agent"} {
+		mapper.Add(schema.GroupVersionKind{Group: "agents.hookrun.dev", Version: "v1alpha1", Kind: kind}, meta.RESTScopeNamespace)
+	}
+	c := fake.NewClientBuilder().WithRESTMapper(mapper).Build()
+	if err := ApplyInOwned(context.Background(), c, "team-a", "alice", dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"unowned": "alice", "owned": "bob"} {
+		ep := &unstructured.Unstructured{}
+		ep.SetAPIVersion("agents.hookrun.dev/v1alpha1")
+		ep.SetKind("WebhookEndpoint")
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: name}, ep); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := unstructured.NestedString(ep.Object, "spec", "owner", "user"); got != want {
+			t.Errorf("%s: owner %q, want %q", name, got, want)
+		}
+	}
+	agent := &unstructured.Unstructured{}
+	agent.SetAPIVersion("agents.hookrun.dev/v1alpha1")
+	agent.SetKind("Agent")
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "triage"}, agent); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(agent.Object, "spec", "owner"); found {
+		t.Error("the Agent got an owner")
 	}
 }

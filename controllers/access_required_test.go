@@ -32,9 +32,14 @@ import (
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
-// withoutMutatingAdmissionPolicy is the kube-apiserver flag that stops it
-// serving MutatingAdmissionPolicy, as on Kubernetes before 1.36.
-const withoutMutatingAdmissionPolicy = "admissionregistration.k8s.io/v1/mutatingadmissionpolicies=false"
+// withoutMutatingAdmissionPolicy are the kube-apiserver flags that stop it
+// serving MutatingAdmissionPolicy, as on Kubernetes before 1.36: the API
+// (runtime-config) and its admission plugin, whose informer would otherwise
+// keep the server from ever being ready.
+var withoutMutatingAdmissionPolicy = map[string]string{
+	"runtime-config":            "admissionregistration.k8s.io/v1/mutatingadmissionpolicies=false",
+	"disable-admission-plugins": "MutatingAdmissionPolicy",
+}
 
 // The access specs once more, on a second API server that does not serve
 // MutatingAdmissionPolicy, with the owner-required policies installed as
@@ -53,17 +58,19 @@ var _ = Describe("access control without MutatingAdmissionPolicy", Ordered, Cont
 	Describe("server-side apply by a non-owner", serverSideApplySpecs)
 })
 
-// useSecondServer starts another API server, with runtimeConfig as its
-// --runtime-config, installs access control on it in the mode it needs, and
-// points the suite at it (cfg, k8sClient, watchClient, ownerDefaulting and
-// the operator's manager) until the container's specs are done.
-func useSecondServer(ctx context.Context, runtimeConfig string) {
+// useSecondServer starts another API server, with flags added to envtest's
+// kube-apiserver flags, installs access control on it in the mode it needs,
+// and points the suite at it (cfg, k8sClient, watchClient, ownerDefaulting
+// and the operator's manager) until the container's specs are done.
+func useSecondServer(ctx context.Context, flags map[string]string) {
 	GinkgoHelper()
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
-	env.ControlPlane.GetAPIServer().Configure().Append("runtime-config", runtimeConfig)
+	for flag, value := range flags {
+		env.ControlPlane.GetAPIServer().Configure().Append(flag, value)
+	}
 	second, err := env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	stopManager()

@@ -80,9 +80,6 @@ func checkOwnership(g *WithT, mode clusterinstall.OwnerDefaulting, admin client.
 	g.Expect(as(gitops, "system:serviceaccounts").Create(ctx, endpoint("from-git", &agentsv1alpha1.Owner{User: alice}))).
 		To(Succeed(), "the GitOps controller named in values is exempt")
 	sa := func(name string) string { return "system:serviceaccount:" + release + ":" + name }
-	g.Expect(as(sa("hookrun-operator"), "system:serviceaccounts", "system:serviceaccounts:"+release).
-		Create(ctx, endpoint("from-operator", &agentsv1alpha1.Owner{User: bob}), client.DryRunAll)).
-		To(Succeed(), "the operator of the release namespace is exempt")
 
 	change := func(c client.Client, mutate func(*agentsv1alpha1.WebhookEndpoint)) error {
 		cur := &agentsv1alpha1.WebhookEndpoint{}

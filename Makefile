@@ -100,6 +100,20 @@ test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MAN
 	go test -run '^$$' -fuzz '^FuzzComposeMessage$$' -fuzztime $(FUZZ_TIME) ./controllers/
 	go test -run '^$$' -fuzz '^FuzzJSONBody$$' -fuzztime $(FUZZ_TIME) ./controllers/filter/
 
+# The tests make test-k8s runs: the envtest suites (api, controllers,
+# receiver), and the tests of test/chart, the plugin and main that start an
+# API server.
+K8S_TESTS_CHART ?= ^(TestChartInstallsAccessControl|TestChartUpgradesCRDs|TestChartHTTPRoute)$$
+K8S_TESTS_OTHER ?= ^(TestSubcommandsServeProbes|TestCommandsEscapeWhatUsersAndSendersWrote)$$
+
+.PHONY: test-k8s
+test-k8s: control-plane $(HELM) $(KUSTOMIZE) ## Run the envtest suites on the control plane of K8S_VERSION (make test-k8s K8S_VERSION=v1.33.13 builds it first), with the admission policies in the mode that version needs (not part of make test; docs/operations.md lists the versions tested).
+	@echo "make test-k8s: Kubernetes $(K8S_VERSION), started $$(date -u +%FT%TZ)"
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./api/v1alpha1 ./controllers ./receiver
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) -run '$(K8S_TESTS_CHART)' ./test/chart
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) -run '$(K8S_TESTS_OTHER)' . ./hack/kubectl-hookrun
+	@echo "make test-k8s: Kubernetes $(K8S_VERSION) passed, ended $$(date -u +%FT%TZ)"
+
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).
 	K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/build-control-plane.sh "$(K8S_BIN)"

@@ -34,7 +34,11 @@ import (
 // in the spec, yet co-owns the field: when the owner drops the line from
 // the manifest, the API server keeps the value. The ownership policy
 // refuses a non-owner's write that changes who manages the spec.
-var _ = Describe("server-side apply by a non-owner", func() {
+var _ = Describe("server-side apply by a non-owner", serverSideApplySpecs)
+
+// serverSideApplySpecs are the specs of server-side apply by a non-owner,
+// in the suite's owner-defaulting mode (ownerDefaulting).
+func serverSideApplySpecs() {
 	const (
 		alice = "alice@example.com" // the owner
 		bob   = "bob@example.com"   // another member
@@ -76,6 +80,9 @@ var _ = Describe("server-side apply by a non-owner", func() {
 			"agentRef": map[string]any{"name": "triage"}, "prompt": "Look.", "threadStrategy": "NewThreadEachRun",
 			"allowUnauthenticated": true,
 		}
+		if creatorOwner(alice) != nil { // the owner-required mode
+			manifest["owner"] = map[string]any{"user": alice}
+		}
 		Eventually(func() error { return apply(ctx, alice, manifest) }).Should(Succeed())
 		Expect(allowUnauthenticated(ctx)).To(BeTrue())
 
@@ -100,4 +107,4 @@ var _ = Describe("server-side apply by a non-owner", func() {
 		Expect(apply(ctx, alice, manifest)).To(Succeed())
 		Expect(allowUnauthenticated(ctx)).To(BeFalse(), "the owner's manifest no longer sets it")
 	})
-})
+}

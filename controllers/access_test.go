@@ -48,7 +48,13 @@ func patchStatus[T client.Object](ctx context.Context, c client.Client, obj T, m
 
 // The admission policies of config/policies and the roles of config/rbac,
 // installed by the suite, against users impersonated on the real API server.
-var _ = Describe("access control", func() {
+// They run once more on an API server without MutatingAdmissionPolicy, in
+// the owner-required mode (access_required_test.go).
+var _ = Describe("access control", accessControlSpecs)
+
+// accessControlSpecs are the specs of access control, in the suite's
+// owner-defaulting mode (ownerDefaulting).
+func accessControlSpecs() {
 	const (
 		alice = "alice@example.com" // a member; owns the endpoints
 		bob   = "bob@example.com"   // another member
@@ -82,6 +88,16 @@ var _ = Describe("access control", func() {
 	}
 	// forbidden matches a refusal by the ownership policy carrying msg.
 	forbidden := func(msg string) OmegaMatcher { return refusedBy("hookrun-endpoint-ownership", msg) }
+	// notTheCreator matches the refusal of an endpoint created by user for
+	// someone else, in the suite's mode.
+	notTheCreator := func(user string) OmegaMatcher {
+		if ownerDefaulting == clusterinstall.OwnerDefaultingRequired {
+			return refusedBy("hookrun-endpoint-owner", "spec.owner.user must be you: set it to your user name, "+user+
+				"; only hookrun admins create endpoints for someone else")
+		}
+		return refusedBy("hookrun-endpoint-owner", "spec.owner.user must be you ("+user+"): leave spec.owner empty and you "+
+			"become the owner; only hookrun admins create endpoints for someone else")
+	}
 	// mayGetSecret lets user get Secret name of the spec's namespace, and nothing else.
 	mayGetSecret := func(ctx SpecContext, user, name string) {
 		GinkgoHelper()
@@ -112,7 +128,7 @@ var _ = Describe("access control", func() {
 	// aliceEndpoint is an endpoint alice created herself.
 	aliceEndpoint := func(ctx SpecContext, name string) *agentsv1alpha1.WebhookEndpoint {
 		GinkgoHelper()
-		ep := endpoint(name, nil)
+		ep := endpoint(name, creatorOwner(alice, "team-a"))
 		Expect(as(alice, "team-a").Create(ctx, ep)).To(Succeed())
 		return ep
 	}
@@ -136,19 +152,18 @@ var _ = Describe("access control", func() {
 		bind(ctx, "hookrun-agent-user", bob)
 		bind(ctx, "hookrun-edit", carol)
 		bind(ctx, "hookrun-edit", dave) // RBAC lets dave write; the policy exempts his group
-		// The policies were installed with the suite; wait until the API
-		// server enforces them (its policy informers are asynchronous).
+		awaitOwnerPolicies(ctx, as(alice, "team-a"), endpoint("probe", nil))
 		Eventually(func() error {
 			return as(bob).Create(ctx, endpoint("probe", &agentsv1alpha1.Owner{User: alice}), client.DryRunAll)
-		}).Should(forbidden("spec.owner.user must be you"))
-		Eventually(func() (*agentsv1alpha1.Owner, error) {
-			probe := endpoint("probe", nil)
-			err := as(alice, "team-a").Create(ctx, probe, client.DryRunAll)
-			return probe.Spec.Owner, err
-		}).ShouldNot(BeNil())
+		}).Should(notTheCreator(bob))
 	})
 
 	It("makes the creator the owner, with the creator's groups", func(ctx SpecContext) {
+		if ownerDefaulting == clusterinstall.OwnerDefaultingRequired {
+			Expect(as(alice, "team-a").Create(ctx, endpoint("unowned", nil))).To(refusedBy("hookrun-endpoint-owner",
+				"spec.owner is required on this cluster, which does not fill it in: set spec.owner.user to your user name, "+alice+
+					" (spec.owner.groups may list groups you belong to, for membership through a group)"))
+		}
 		ep := aliceEndpoint(ctx, "mine")
 		Expect(get(ctx, ep).Spec.Owner).To(Equal(&agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a", "system:authenticated"}}))
 	})
@@ -192,8 +207,7 @@ var _ = Describe("access control", func() {
 	})
 
 	It("refuses an owner other than the creator, and groups the creator does not hold", func(ctx SpecContext) {
-		Expect(as(bob).Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice}))).
-			To(forbidden("spec.owner.user must be you (bob@example.com)"))
+		Expect(as(bob).Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice}))).To(notTheCreator(bob))
 		Expect(as(alice, "team-a").Create(ctx, endpoint("grabby", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a", "platform-admins"}}))).
 			To(forbidden("spec.owner.groups may only name groups you belong to; you are not in: platform-admins"))
 		Expect(as(alice, "team-a").Create(ctx, endpoint("modest", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a"}}))).To(Succeed())
@@ -203,7 +217,7 @@ var _ = Describe("access control", func() {
 	})
 
 	It("refuses endpoints for an Agent the creator may not trigger: without trigger one is no member", func(ctx SpecContext) {
-		Expect(as(carol).Create(ctx, endpoint("nope", nil))).
+		Expect(as(carol).Create(ctx, endpoint("nope", creatorOwner(carol)))).
 			To(forbidden("you may not trigger Agent triage in namespace " + ns))
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: carol, Groups: []string{"system:authenticated"},
@@ -246,11 +260,21 @@ var _ = Describe("access control", func() {
 			To(forbidden("you can take ownership only as a member of Agent triage"))
 		Expect(k8sClient.Create(ctx, newAgent(ns, "other"))).To(Succeed())
 		Expect(change(ctx, as(bob, "team-b"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
-			ep.Spec.Owner.User = bob
+			ep.Spec.Owner = &agentsv1alpha1.Owner{User: bob}
 			ep.Spec.AgentRef.Name = "other"
 		})).To(forbidden("take ownership first, then change spec.agentRef"), "a takeover cannot move the URL to another Agent")
-		// Bob claims with his name only; his groups replace alice's.
-		Expect(change(ctx, as(bob, "team-b"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner.User = bob })).To(Succeed())
+		claimKeepingGroups := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Owner.User = bob }
+		if ownerDefaulting == clusterinstall.OwnerDefaultingRequired {
+			// Nothing replaces alice's groups: bob names his own, or none.
+			Expect(change(ctx, as(bob, "team-b"), ep, claimKeepingGroups)).To(forbidden("spec.owner.groups may only name groups you belong to; " +
+				"you are not in: team-a (taking ownership, set spec.owner.groups to groups of yours, or remove it)"))
+			Expect(change(ctx, as(bob, "team-b"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
+				ep.Spec.Owner = &agentsv1alpha1.Owner{User: bob, Groups: []string{"team-b", "system:authenticated"}}
+			})).To(Succeed())
+		} else {
+			// Bob claims with his name only; his groups replace alice's.
+			Expect(change(ctx, as(bob, "team-b"), ep, claimKeepingGroups)).To(Succeed())
+		}
 		Expect(get(ctx, ep.DeepCopy()).Spec.Owner).To(Equal(&agentsv1alpha1.Owner{User: bob, Groups: []string{"team-b", "system:authenticated"}}))
 		fakeClock.Step(11 * time.Second)
 		Eventually(func() agentsv1alpha1.EndpointPhase { return get(ctx, ep.DeepCopy()).Status.Phase }).
@@ -264,6 +288,13 @@ var _ = Describe("access control", func() {
 		Expect(change(ctx, as(dave, "hookrun-admins"), ep, newPrompt)).To(Succeed())
 		Expect(change(ctx, as(dave, "hookrun-admins"), ep, rotate)).To(Succeed())
 		Expect(as(dave, "hookrun-admins").Create(ctx, endpoint("for-alice", &agentsv1alpha1.Owner{User: alice, Groups: []string{"team-a"}}))).To(Succeed())
+		unowned := endpoint("unowned", nil)
+		Expect(as(dave, "hookrun-admins").Create(ctx, unowned)).To(Succeed())
+		if ownerDefaulting == clusterinstall.OwnerDefaultingRequired {
+			Expect(unowned.Spec.Owner).To(BeNil(), "an exempt creator may leave the owner out; a member may take the endpoint over")
+		} else {
+			Expect(unowned.Spec.Owner.User).To(Equal(dave), "the owner is filled in for admins too")
+		}
 		operator := as("system:serviceaccount:"+clusterinstall.Namespace+":"+clusterinstall.OperatorServiceAccount,
 			"system:serviceaccounts", "system:serviceaccounts:"+clusterinstall.Namespace)
 		Expect(change(ctx, operator, ep, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "From the operator." })).To(Succeed())
@@ -313,15 +344,15 @@ var _ = Describe("access control", func() {
 	It("lets only someone who may read a Secret name it in an endpoint's secretRef", func(ctx SpecContext) {
 		labelledSecret(ctx, "gitops-secret")
 		mayGetSecret(ctx, bob, "gitops-secret")
-		withRef := func(name string) *agentsv1alpha1.WebhookEndpoint {
-			ep := endpoint(name, nil)
+		withRef := func(name, creator string) *agentsv1alpha1.WebhookEndpoint {
+			ep := endpoint(name, creatorOwner(creator))
 			ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "gitops-secret", Key: "token"}
 			return ep
 		}
 		const policy = "hookrun-secret-references"
-		Eventually(func() error { return as(alice, "team-a").Create(ctx, withRef("alices"), client.DryRunAll) }).
+		Eventually(func() error { return as(alice, "team-a").Create(ctx, withRef("alices", alice), client.DryRunAll) }).
 			Should(refusedBy(policy, "you may not read Secret gitops-secret in namespace "+ns+", so you may not name it in spec.secretRef"))
-		Expect(as(bob).Create(ctx, withRef("bobs"))).To(Succeed(), "bob may read the Secret")
+		Expect(as(bob).Create(ctx, withRef("bobs", bob))).To(Succeed(), "bob may read the Secret")
 
 		ep := aliceEndpoint(ctx, "mine")
 		Expect(change(ctx, as(alice, "team-a"), ep, func(ep *agentsv1alpha1.WebhookEndpoint) {
@@ -334,15 +365,15 @@ var _ = Describe("access control", func() {
 	It("lets only someone who may read a Secret name it in an endpoint's endpointIDSecretRef, whose value becomes the ID in status", func(ctx SpecContext) {
 		labelledSecret(ctx, "pinned-id")
 		mayGetSecret(ctx, bob, "pinned-id")
-		withIDRef := func(name string) *agentsv1alpha1.WebhookEndpoint {
-			ep := endpoint(name, nil)
+		withIDRef := func(name, creator string) *agentsv1alpha1.WebhookEndpoint {
+			ep := endpoint(name, creatorOwner(creator))
 			ep.Spec.EndpointIDSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "pinned-id", Key: "token"}
 			return ep
 		}
 		const policy = "hookrun-secret-references"
-		Eventually(func() error { return as(alice, "team-a").Create(ctx, withIDRef("alices"), client.DryRunAll) }).
+		Eventually(func() error { return as(alice, "team-a").Create(ctx, withIDRef("alices", alice), client.DryRunAll) }).
 			Should(refusedBy(policy, "you may not read Secret pinned-id in namespace "+ns+", so you may not name it in spec.endpointIDSecretRef"))
-		Expect(as(bob).Create(ctx, withIDRef("bobs"))).To(Succeed(), "bob may read the Secret")
+		Expect(as(bob).Create(ctx, withIDRef("bobs", bob))).To(Succeed(), "bob may read the Secret")
 		Expect(change(ctx, as(bob), &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bobs"}},
 			func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.EndpointIDSecretRef = nil })).To(Succeed(), "dropping a reference needs nothing")
 	})
@@ -486,4 +517,4 @@ var _ = Describe("access control", func() {
 			Expect(allowed(c.user, c.verb, c.group, c.resource, c.sub)).To(Equal(c.want), "%s %s %s/%s", c.user, c.verb, c.resource, c.sub)
 		}
 	})
-})
+}

@@ -318,14 +318,9 @@ var _ = Describe("Argo CD actions on a WebhookEndpoint", func() {
 		bind(ctx, "hookrun-agent-user", alice)
 		bind(ctx, "hookrun-edit", argoCD) // RBAC lets Argo CD write endpoints
 		ep = newEndpoint(ns, "hook", "triage")
-		ep.Spec.Owner = nil // the creator
-		// The ownership policy makes alice the owner once the API server
-		// enforces it (its policy informers are asynchronous).
-		Eventually(func() (*agentsv1alpha1.Owner, error) {
-			probe := ep.DeepCopy()
-			err := as(alice).Create(ctx, probe, client.DryRunAll)
-			return probe.Spec.Owner, err
-		}).ShouldNot(BeNil())
+		ep.Spec.Owner = nil
+		awaitOwnerPolicies(ctx, as(alice), ep)
+		ep.Spec.Owner = creatorOwner(alice) // the creator
 		Expect(as(alice).Create(ctx, ep)).To(Succeed())
 		readyEndpoint(ctx, ep)
 	})

@@ -70,6 +70,9 @@ var (
 	scheme      = runtime.NewScheme()
 	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 	stopManager func()
+	// ownerDefaulting is the mode of the owner policies installed on the
+	// API server the specs talk to (hack/clusterinstall decides).
+	ownerDefaulting clusterinstall.OwnerDefaulting
 	// randomSource is shared by every manager the suite starts, so a value
 	// generated again after a restart would differ from the first one.
 	randomSource = &lockedReader{r: rand.NewChaCha8([32]byte{'h', 'o', 'o', 'k', 'r', 'u', 'n'})}
@@ -119,7 +122,9 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	// The operator's RBAC, service account and the admission policies, as
 	// installed in a cluster: the operator below runs as its service account.
-	Expect(clusterinstall.InstallAccessControl(context.Background(), k8sClient, testenv.Root())).To(Succeed())
+	ownerDefaulting, err = clusterinstall.DetectOwnerDefaulting(k8sClient)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(clusterinstall.InstallAccessControlIn(context.Background(), k8sClient, testenv.Root(), ownerDefaulting)).To(Succeed())
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
 })

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Generates the parts of charts/hookrun that come from config/: the CRDs and,
-# as templates, the RBAC and admission policies, with the namespace
+# as templates, the RBAC and admission policies (both owner-defaulting modes,
+# config/policies/owner-default.yaml and config/policies-owner-required, each
+# rendered only in its mode), with the namespace
 # hookrun-system replaced by the release namespace, the names of the
 # operator's and receiver's service accounts and roles by the chart's
 # fullname, and the admission settings taken from values.yaml. The CRDs are
@@ -58,10 +60,22 @@ templatize() {
 for f in operator_role receiver_role bindings user_roles; do
   { echo "$header"; templatize < "$root/config/rbac/$f.yaml"; } > "$chart/templates/generated-rbac-${f//_/-}.yaml"
 done
-for p in "$root"/config/policies/*.yaml; do
+# The owner-defaulting mode's policies are rendered for the mode
+# admission.ownerDefaulting resolves to (hookrun.ownerDefaulting).
+for p in "$root"/config/policies/*.yaml "$root"/config/policies-owner-required/*.yaml; do
   f=$(basename "$p" .yaml)
   [ "$f" = kustomization ] && continue
-  { echo "$header"; templatize < "$p"; } > "$chart/templates/generated-policy-$f.yaml"
+  case $f in
+  owner-default) mode=Policy ;;
+  owner-required) mode=Required ;;
+  *) mode= ;;
+  esac
+  {
+    [ -z "$mode" ] || echo "{{- if eq (include \"hookrun.ownerDefaulting\" .) \"$mode\" }}"
+    echo "$header"
+    templatize < "$p"
+    [ -z "$mode" ] || echo '{{- end }}'
+  } > "$chart/templates/generated-policy-$f.yaml"
 done
 
 # render writes templates of the chart rendered with default values.

@@ -46,7 +46,9 @@ type SecretKeyReference struct {
 }
 
 // Owner is the workspace member on whose behalf an endpoint's runs execute.
-// A MutatingAdmissionPolicy fills it from the creating user when it is empty.
+// A MutatingAdmissionPolicy fills it from the creating user when it is empty,
+// where the API server serves one (Kubernetes 1.36 and later); elsewhere the
+// creator must name themselves.
 type Owner struct {
 	// user is the Kubernetes user name of the owner, as the API server
 	// authenticates it (for example alice@example.com or

@@ -113,7 +113,9 @@ type WebhookEndpointSpec struct {
 	Paused bool `json:"paused,omitempty"`
 
 	// owner is the member whose account the runs use. Defaulted at admission
-	// from the creating user; only the owner may change the spec.
+	// from the creating user where the API server serves
+	// MutatingAdmissionPolicy; elsewhere the creator sets it to themselves.
+	// Only the owner may change the spec.
 	// +optional
 	Owner *Owner `json:"owner,omitempty"`
 

@@ -16,9 +16,9 @@ limitations under the License.
 
 // Package clusterinstall applies hookrun's manifests to an API server:
 // config/rbac and config/policies (the namespace, service accounts, roles and
-// admission policies), or any directory of YAML such as config/samples.
-// hack/devcluster installs the local cluster with it, and the tests their API
-// servers.
+// admission policies) in the owner-defaulting mode the API server supports,
+// or any directory of YAML such as config/samples. hack/devcluster installs
+// the local cluster with it, and the tests their API servers.
 package clusterinstall
 
 import (
@@ -49,12 +49,25 @@ const (
 	ReceiverServiceAccount = "hookrun-receiver"
 )
 
-// InstallAccessControl applies config/rbac and config/policies of the
-// repository at root: the namespace, service accounts and roles of the
+// InstallAccessControl applies config/rbac and the admission policies of
+// the repository at root: the namespace, service accounts and roles of the
 // operator and the receiver, the roles for people, and the admission
-// policies with their bindings.
+// policies with their bindings, in the mode DetectOwnerDefaulting finds.
 func InstallAccessControl(ctx context.Context, c client.Client, root string) error {
-	return Apply(ctx, c, filepath.Join(root, "config", "rbac"), filepath.Join(root, "config", "policies"))
+	mode, err := DetectOwnerDefaulting(c)
+	if err != nil {
+		return err
+	}
+	return InstallAccessControlIn(ctx, c, root, mode)
+}
+
+// InstallAccessControlIn is InstallAccessControl in the given mode.
+func InstallAccessControlIn(ctx context.Context, c client.Client, root string, mode OwnerDefaulting) error {
+	policies, err := PolicyFiles(root, mode)
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, c, append([]string{filepath.Join(root, "config", "rbac")}, policies...)...)
 }
 
 // Apply creates or updates every object in the YAML files under paths
@@ -65,9 +78,36 @@ func Apply(ctx context.Context, c client.Client, paths ...string) error {
 
 // ApplyIn is Apply, putting namespaced objects that name no namespace into ns.
 func ApplyIn(ctx context.Context, c client.Client, ns string, paths ...string) error {
+	return applyIn(ctx, c, ns, nil, paths)
+}
+
+// ApplyInOwned is ApplyIn, setting spec.owner.user of the WebhookEndpoints
+// that name no owner to owner: what their creator writes in the
+// owner-required mode, where nothing fills it in.
+func ApplyInOwned(ctx context.Context, c client.Client, ns, owner string, paths ...string) error {
+	return applyIn(ctx, c, ns, func(o *unstructured.Unstructured) error {
+		if o.GetKind() != "WebhookEndpoint" {
+			return nil
+		}
+		if user, _, _ := unstructured.NestedString(o.Object, "spec", "owner", "user"); user != "" {
+			return nil
+		}
+		return unstructured.SetNestedField(o.Object, owner, "spec", "owner", "user")
+	}, paths)
+}
+
+func applyIn(ctx context.Context, c client.Client, ns string, mutate func(*unstructured.Unstructured) error, paths []string) error {
 	objs, err := read(paths)
 	if err != nil {
 		return err
+	}
+	for _, o := range objs {
+		if mutate == nil {
+			break
+		}
+		if err := mutate(o); err != nil {
+			return fmt.Errorf("%s %s: %w", o.GetKind(), o.GetName(), err)
+		}
 	}
 	for _, o := range objs {
 		if o.GetNamespace() != "" || ns == "" {

@@ -95,6 +95,9 @@ type Cluster struct {
 	DeveloperKubeconfig string
 	// ReceiverURL is the receiver's base URL.
 	ReceiverURL string
+	// OwnerDefaulting is the mode of the owner policies installed: Required
+	// where the API server serves no MutatingAdmissionPolicy.
+	OwnerDefaulting clusterinstall.OwnerDefaulting
 
 	mu    sync.Mutex
 	procs map[string]*process
@@ -204,8 +207,13 @@ func (c *Cluster) startControlPlane() error {
 }
 
 func (c *Cluster) install(ctx context.Context) error {
-	c.logf("installing RBAC and admission policies")
-	if err := clusterinstall.InstallAccessControl(ctx, c.AdminClient, c.opts.Root); err != nil {
+	mode, err := clusterinstall.DetectOwnerDefaulting(c.AdminClient)
+	if err != nil {
+		return err
+	}
+	c.OwnerDefaulting = mode
+	c.logf("installing RBAC and admission policies (owner defaulting: %s)", mode)
+	if err := clusterinstall.InstallAccessControlIn(ctx, c.AdminClient, c.opts.Root, mode); err != nil {
 		return err
 	}
 	admin, err := c.env.AddUser(envtest.User{Name: "hookrun-dev-admin", Groups: []string{"system:masters"}}, nil)

@@ -38,7 +38,8 @@ import (
 
 // applySamples makes Developer an editor of the sample namespace (hookrun's
 // roles aggregate into "edit") and applies config/samples as Developer, so
-// the admission policy makes Developer the owner.
+// the admission policy makes Developer the owner (in the owner-required
+// mode the endpoints name Developer as their owner, as a creator must there).
 func (c *Cluster) applySamples(ctx context.Context) error {
 	ns := c.opts.SampleNamespace
 	if err := client.IgnoreAlreadyExists(c.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})); err != nil {
@@ -68,7 +69,13 @@ func (c *Cluster) applySamples(ctx context.Context) error {
 	// asynchronously: retry until the samples apply.
 	samples := filepath.Join(c.opts.Root, "config", "samples")
 	err = c.waitFor(ctx, "config/samples to apply as "+Developer, func(ctx context.Context) (string, error) {
-		err := clusterinstall.ApplyIn(ctx, devClient, ns, samples)
+		apply := clusterinstall.ApplyIn
+		if c.OwnerDefaulting == clusterinstall.OwnerDefaultingRequired {
+			apply = func(ctx context.Context, c client.Client, ns string, paths ...string) error {
+				return clusterinstall.ApplyInOwned(ctx, c, ns, Developer, paths...)
+			}
+		}
+		err := apply(ctx, devClient, ns, samples)
 		switch {
 		case err == nil:
 			return "", nil

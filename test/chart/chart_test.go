@@ -36,7 +36,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -99,11 +98,6 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g.SetDefaultEventuallyTimeout(20 * time.Second)
 	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
 	helm(t, "lint", "--strict", chart, "--set", "publicBaseURL=https://hooks.example.com")
-	rendered := helm(t, "template", "hookrun", chart, "--namespace", release,
-		"--set", "publicBaseURL=https://hooks.example.com",
-		"--set", "admission.exemptUsers={"+gitops+"}", "--set", "admission.actionUsers={"+argoCD+"}")
-	manifest := filepath.Join(t.TempDir(), "rendered.yaml")
-	g.Expect(os.WriteFile(manifest, []byte(rendered), 0o600)).To(Succeed())
 
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`")
@@ -117,6 +111,18 @@ func TestChartInstallsAccessControl(t *testing.T) {
 	g.Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
 	admin, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
+	// Rendered as helm install would for this API server: the owner
+	// defaulting (Auto) follows what its discovery serves.
+	mode, err := clusterinstall.DetectOwnerDefaulting(admin)
+	g.Expect(err).NotTo(HaveOccurred())
+	releaseValues := []string{"--namespace", release, "--set", "publicBaseURL=https://hooks.example.com",
+		"--set", "admission.exemptUsers={" + gitops + "}", "--set", "admission.actionUsers={" + argoCD + "}"}
+	if mode == clusterinstall.OwnerDefaultingPolicy {
+		releaseValues = append(releaseValues, "--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy")
+	}
+	rendered := helm(t, append([]string{"template", "hookrun", chart}, releaseValues...)...)
+	manifest := filepath.Join(t.TempDir(), "rendered.yaml")
+	g.Expect(os.WriteFile(manifest, []byte(rendered), 0o600)).To(Succeed())
 	as := func(user string, groups ...string) client.Client {
 		c, err := client.New(testenv.AsUser(cfg, user, groups...), client.Options{Scheme: scheme})
 		g.Expect(err).NotTo(HaveOccurred())
@@ -185,53 +191,25 @@ func TestChartInstallsAccessControl(t *testing.T) {
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 		})).To(Succeed())
 	}
-	endpoint := func(name string, owner *agentsv1alpha1.Owner) *agentsv1alpha1.WebhookEndpoint {
-		return &agentsv1alpha1.WebhookEndpoint{
-			ObjectMeta: metav1.ObjectMeta{Namespace: teamSpace, Name: name},
-			Spec: agentsv1alpha1.WebhookEndpointSpec{
-				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
-				ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: owner,
-			},
+	checkOwnership(g, mode, admin, as)
+	if mode == clusterinstall.OwnerDefaultingPolicy {
+		// The same release in the owner-required mode, as on an API
+		// server without MutatingAdmissionPolicy: applied over the first,
+		// without the MutatingAdmissionPolicy it no longer renders.
+		rendered := helm(t, append([]string{"template", "hookrun", chart, "--set", "admission.ownerDefaulting=Required"}, releaseValues...)...)
+		g.Expect(objects(t, rendered)).NotTo(HaveKey("admissionregistration.k8s.io/v1/MutatingAdmissionPolicy//hookrun-endpoint-owner"))
+		required := filepath.Join(t.TempDir(), "required.yaml")
+		g.Expect(os.WriteFile(required, []byte(rendered), 0o600)).To(Succeed())
+		g.Expect(clusterinstall.Apply(ctx, admin, required)).To(Succeed())
+		for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
+			o := &unstructured.Unstructured{}
+			o.SetAPIVersion("admissionregistration.k8s.io/v1")
+			o.SetKind(kind)
+			o.SetName("hookrun-endpoint-owner")
+			g.Expect(admin.Delete(ctx, o)).To(Succeed())
 		}
+		checkOwnership(g, clusterinstall.OwnerDefaultingRequired, admin, as)
 	}
-	// The API server enforces new policies (and knows new CRDs' schemas in
-	// them) after its informers see them.
-	g.Eventually(func() error {
-		return as(bob).Create(ctx, endpoint("probe", &agentsv1alpha1.Owner{User: alice}), client.DryRunAll)
-	}).Should(MatchError(ContainSubstring("spec.owner.user must be you")))
-	g.Eventually(func() (*agentsv1alpha1.Owner, error) {
-		probe := endpoint("probe", nil)
-		err := as(alice).Create(ctx, probe, client.DryRunAll)
-		return probe.Spec.Owner, err
-	}).ShouldNot(BeNil())
-
-	mine := endpoint("mine", nil)
-	g.Expect(as(alice).Create(ctx, mine)).To(Succeed())
-	g.Expect(mine.Spec.Owner.User).To(Equal(alice), "the owner is filled from the creator")
-	g.Expect(as(gitops, "system:serviceaccounts").Create(ctx, endpoint("from-git", &agentsv1alpha1.Owner{User: alice}))).
-		To(Succeed(), "the GitOps controller named in values is exempt")
-	change := func(c client.Client, mutate func(*agentsv1alpha1.WebhookEndpoint)) error {
-		cur := &agentsv1alpha1.WebhookEndpoint{}
-		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(mine), cur)).To(Succeed())
-		patch := client.MergeFrom(cur.DeepCopy())
-		mutate(cur)
-		return c.Patch(ctx, cur, patch)
-	}
-	newPrompt := func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Prompt = "Something else." }
-	edit := func(c client.Client) error { return change(c, newPrompt) }
-	err = edit(as(bob))
-	g.Expect(apierrors.IsForbidden(err)).To(BeTrue())
-	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
-	g.Expect(edit(as(sa("hookrun-operator"), "system:serviceaccounts", "system:serviceaccounts:"+release))).
-		To(Succeed(), "the operator of the release namespace is exempt")
-	// Argo CD's server, named in admission.actionUsers, pauses and resumes an
-	// endpoint it does not own, and changes nothing else.
-	argo := as(argoCD, "system:serviceaccounts", "system:serviceaccounts:argocd")
-	g.Expect(change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true })).To(Succeed())
-	g.Expect(change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = false })).To(Succeed())
-	err = change(argo, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true; ep.Spec.Prompt = "Argo CD's." })
-	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
-	g.Expect(err.Error()).To(ContainSubstring("only the owner (alice@example.com) can change this endpoint's spec"))
 
 	smokeTest(t, g, cfg, admin, as(alice))
 }
@@ -396,6 +374,7 @@ func smokeTest(t *testing.T, g *WithT, cfg *rest.Config, admin, owner client.Cli
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
 			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Owner:          &agentsv1alpha1.Owner{User: alice}, // in either mode
 		},
 	}
 	g.Expect(owner.Create(ctx, ep)).To(Succeed())

@@ -28,12 +28,14 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/devcluster"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -41,7 +43,7 @@ import (
 const webhookEndpointsCRD = "webhookendpoints.agents.hookrun.dev"
 
 // The CRDs are templates: installed unless crds.enabled=false, annotated to
-// be kept unless crds.keep=false. The chart refuses Kubernetes before 1.36.
+// be kept unless crds.keep=false. The chart refuses Kubernetes before 1.33.
 func TestChartCRDValues(t *testing.T) {
 	g := NewWithT(t)
 	crds := func(objs map[string]*unstructured.Unstructured) map[string]map[string]string {
@@ -64,15 +66,17 @@ func TestChartCRDValues(t *testing.T) {
 	g.Expect(crds(render(t, "--set", "crds.enabled=false"))).To(BeEmpty())
 
 	out, err := exec.Command(os.Getenv("HELM"), "template", "hookrun", filepath.Join(testenv.Root(), "charts", "hookrun"),
-		"--set", "publicBaseURL=https://hooks.example.com", "--kube-version", "1.35.3").CombinedOutput()
+		"--set", "publicBaseURL=https://hooks.example.com", "--kube-version", "1.32.9").CombinedOutput()
 	g.Expect(err).To(HaveOccurred())
-	g.Expect(string(out)).To(ContainSubstring("chart requires kubeVersion: >=1.36.0-0 which is incompatible with Kubernetes v1.35.3"))
+	g.Expect(string(out)).To(ContainSubstring("chart requires kubeVersion: >=1.33.0-0 which is incompatible with Kubernetes v1.32.9"))
 }
 
 // helm install, upgrade and uninstall against a real API server, from a
 // chart of the previous layout (CRDs in crds/, which Helm never upgrades)
 // through the migration docs/operations.md describes: after it the upgrade
-// changes the CRDs, and the uninstall leaves them.
+// changes the CRDs, and the uninstall leaves them. Along the way: helm
+// resolves admission.ownerDefaulting Auto from the API server's discovery,
+// and an upgrade to Required removes the MutatingAdmissionPolicy.
 func TestChartUpgradesCRDs(t *testing.T) {
 	g := NewWithT(t)
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -117,6 +121,14 @@ func TestChartUpgradesCRDs(t *testing.T) {
 	g.Expect(inCluster("helm", append([]string{"upgrade", "hookrun", chart}, set...)...)).To(Succeed())
 	g.Expect(categories()).To(Equal([]string{"hookrun"}), "helm upgrade changes the CRD")
 	g.Expect(crd().GetAnnotations()).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+	// admission.ownerDefaulting Auto: helm asked the API server.
+	mode, err := clusterinstall.DetectOwnerDefaulting(c)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ownerDefaultingInstalled(g, c)).To(Equal(mode))
+	if mode == clusterinstall.OwnerDefaultingPolicy {
+		g.Expect(inCluster("helm", append([]string{"upgrade", "hookrun", chart, "--set", "admission.ownerDefaulting=Required"}, set...)...)).To(Succeed())
+		g.Expect(ownerDefaultingInstalled(g, c)).To(Equal(clusterinstall.OwnerDefaultingRequired), "the upgrade removes the MutatingAdmissionPolicy")
+	}
 
 	g.Expect(inCluster("helm", "uninstall", "hookrun", "--namespace", release)).To(Succeed())
 	err = c.Get(context.Background(), client.ObjectKey{Namespace: release, Name: "hookrun-operator"}, &appsv1.Deployment{})
@@ -177,4 +189,31 @@ func previousChart(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// ownerDefaultingInstalled says which mode's policies are installed:
+// Policy with the MutatingAdmissionPolicy hookrun-endpoint-owner, Required
+// with none but the ValidatingAdmissionPolicy of that name that requires an
+// owner.
+func ownerDefaultingInstalled(g *WithT, c client.Client) clusterinstall.OwnerDefaulting {
+	ctx := context.Background()
+	policy := func(kind string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{}
+		o.SetAPIVersion("admissionregistration.k8s.io/v1")
+		o.SetKind(kind)
+		if err := c.Get(ctx, client.ObjectKey{Name: "hookrun-endpoint-owner"}, o); err != nil {
+			g.Expect(apierrors.IsNotFound(err) || meta.IsNoMatchError(err)).To(BeTrue(), "%s: %v", kind, err)
+			return nil
+		}
+		return o
+	}
+	validating := policy("ValidatingAdmissionPolicy")
+	g.Expect(validating).NotTo(BeNil())
+	requires := strings.Contains(fmt.Sprint(validating.Object["spec"]), "spec.owner is required")
+	if policy("MutatingAdmissionPolicy") != nil {
+		g.Expect(requires).To(BeFalse(), "the MutatingAdmissionPolicy and the owner-required policy together")
+		return clusterinstall.OwnerDefaultingPolicy
+	}
+	g.Expect(requires).To(BeTrue(), "neither mode's hookrun-endpoint-owner")
+	return clusterinstall.OwnerDefaultingRequired
 }

@@ -73,10 +73,17 @@ func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 		t.Fatalf("kustomize build: %v\n%s", err, built)
 	}
 	fromKustomize := objects(t, string(built))
+	// config/default installs config/policies: the owner-defaulting mode
+	// Policy, which the chart's Auto picks where the API server serves
+	// MutatingAdmissionPolicy.
 	fromHelm := objects(t, helm(t, "template", "hookrun", filepath.Join(root, "charts", "hookrun"),
-		"--namespace", "hookrun-system", "--include-crds", "--set", "publicBaseURL=https://hooks.example.com"))
+		"--namespace", "hookrun-system", "--include-crds", "--set", "publicBaseURL=https://hooks.example.com",
+		"--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"))
 
 	delete(fromKustomize, "v1/Namespace//hookrun-system")
+	if fromHelm["admissionregistration.k8s.io/v1/MutatingAdmissionPolicy//hookrun-endpoint-owner"] == nil {
+		t.Error("the chart rendered no MutatingAdmissionPolicy where the API server serves it")
+	}
 	crds := 0
 	for k, o := range fromHelm {
 		if o.GetKind() == "CustomResourceDefinition" {
@@ -87,6 +94,48 @@ func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 	if crds != 4 {
 		t.Errorf("the chart rendered %d CRDs, want 4", crds)
 	}
+	sameObjects(t, "config/default", fromKustomize, fromHelm)
+	if len(fromHelm) < 25 {
+		t.Errorf("the chart rendered only %d objects", len(fromHelm))
+	}
+}
+
+// `kustomize build config/policies-owner-required` renders the admission
+// policies the chart renders in the owner-required mode, which its Auto
+// picks where the API server does not serve MutatingAdmissionPolicy (and
+// helm template, which cannot ask, always).
+func TestKustomizeRendersTheOwnerRequiredPolicies(t *testing.T) {
+	kustomize := os.Getenv("KUSTOMIZE")
+	if kustomize == "" {
+		t.Fatal("KUSTOMIZE is not set: run `make test`, which installs the pinned kustomize into bin/")
+	}
+	root := testenv.Root()
+	built, err := exec.Command(kustomize, "build", filepath.Join(root, "config", "policies-owner-required")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kustomize build: %v\n%s", err, built)
+	}
+	fromKustomize := objects(t, string(built))
+	chart := filepath.Join(root, "charts", "hookrun")
+	for _, mode := range [][]string{{}, {"--set", "admission.ownerDefaulting=Required"},
+		{"--set", "admission.ownerDefaulting=Required", "--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"}} {
+		fromHelm := objects(t, helm(t, append([]string{"template", "hookrun", chart, "--namespace", "hookrun-system",
+			"--set", "publicBaseURL=https://hooks.example.com"}, mode...)...))
+		for k := range fromHelm {
+			if !strings.HasPrefix(k, "admissionregistration.k8s.io/") {
+				delete(fromHelm, k)
+			}
+		}
+		sameObjects(t, "config/policies-owner-required (chart "+strings.Join(mode, " ")+")", fromKustomize, fromHelm)
+	}
+	if len(fromKustomize) != 10 {
+		t.Errorf("config/policies-owner-required rendered %d objects, want 5 policies and their bindings", len(fromKustomize))
+	}
+}
+
+// sameObjects reports the objects that only one of kustomize's and helm's
+// renderings holds, or that differ between them.
+func sameObjects(t *testing.T, what string, fromKustomize, fromHelm map[string]*unstructured.Unstructured) {
+	t.Helper()
 	var keys []string
 	for k := range fromKustomize {
 		keys = append(keys, k)
@@ -103,13 +152,10 @@ func TestKustomizeRendersWhatTheChartRenders(t *testing.T) {
 		case a == nil:
 			t.Errorf("%s: only the chart renders it", k)
 		case b == nil:
-			t.Errorf("%s: only config/default renders it", k)
+			t.Errorf("%s: only %s renders it", k, what)
 		case !equality.Semantic.DeepEqual(a.Object, b.Object):
-			t.Errorf("%s differs:\nkustomize: %v\nhelm:      %v", k, a.Object, b.Object)
+			t.Errorf("%s: %s differs:\nkustomize: %v\nhelm:      %v", what, k, a.Object, b.Object)
 		}
-	}
-	if len(fromHelm) < 25 {
-		t.Errorf("the chart rendered only %d objects", len(fromHelm))
 	}
 }
 

@@ -201,6 +201,7 @@ func TestChartFullnameOverride(t *testing.T) {
 		"CustomResourceDefinition/webhookendpoints.agents.hookrun.dev"))
 	references(g, objs)
 	references(g, render(t))
+	references(g, render(t, "--set", "admission.ownerDefaulting=Policy"))
 }
 
 // references checks that what the rendered objects name exists among them:

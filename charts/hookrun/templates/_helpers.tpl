@@ -67,3 +67,21 @@ topologySpreadConstraints:
 {{- define "hookrun.publicBaseURL" -}}
 {{- required "publicBaseURL is required: the externally reachable base of the receiver, for example https://hooks.example.com" .Values.publicBaseURL -}}
 {{- end }}
+
+{{/* How WebhookEndpoint.spec.owner gets its value (admission.ownerDefaulting):
+Policy (a MutatingAdmissionPolicy fills it from the creator) or Required (the
+creator writes it). Auto is Policy where the API server serves
+admissionregistration.k8s.io/v1 MutatingAdmissionPolicy (helm install and
+upgrade ask it; helm template knows it only from
+--api-versions admissionregistration.k8s.io/v1/MutatingAdmissionPolicy),
+else Required. */}}
+{{- define "hookrun.ownerDefaulting" -}}
+{{- $mode := .Values.admission.ownerDefaulting | default "Auto" -}}
+{{- if ne $mode "Auto" -}}
+{{- $mode -}}
+{{- else if .Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy" -}}
+Policy
+{{- else -}}
+Required
+{{- end -}}
+{{- end }}

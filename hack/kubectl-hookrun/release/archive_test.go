@@ -35,10 +35,7 @@ import (
 // their modes and contents, the same bytes from the same files.
 func TestArchiveHoldsThePluginAndLicense(t *testing.T) {
 	root := repoRoot(t)
-	bin := filepath.Join(t.TempDir(), "kubectl-hookrun")
-	if err := os.WriteFile(bin, []byte("a plugin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
 	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,11 +45,15 @@ func TestArchiveHoldsThePluginAndLicense(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range releasePlatforms {
+		bin := filepath.Join(dir, p.binName())
+		if err := os.WriteFile(bin, []byte("a plugin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		archive, err := tarGz(archiveFiles(root, bin, p))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []tarEntry{{"kubectl-hookrun", 0o755, "a plugin"}}
+		want := []tarEntry{{p.binName(), 0o755, "a plugin"}}
 		if p.os != "windows" {
 			want = append(want, tarEntry{"kubectl_complete-hookrun", 0o755, string(completion)})
 		}

@@ -80,6 +80,10 @@ func TestImageSBOMs(t *testing.T) {
 	for _, p := range platforms {
 		data, doc := sbom(t, r, digests[p])
 		docs = append(docs, data)
+		// As docs/operations.md fetches it.
+		if got := run(t, tool(t, "COSIGN"), "download", "sbom", "--platform", p, imageRef(t, r)); !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(data)) {
+			t.Errorf("%s: cosign download sbom gives another document than the one attached:\n%.300s", p, got)
+		}
 		for name, want := range map[string]string{
 			digests[p]:                        "",
 			"github.com/hookrun/hookrun":      "",

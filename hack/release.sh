@@ -59,6 +59,7 @@ sign() {
   fi
 }
 
+case $DIST in "" | / | . | "$root") die "DIST=$DIST: make release empties it; name a directory of its own" ;; esac
 rm -rf "$DIST"
 mkdir -p "$DIST"
 tmp=$(mktemp -d)

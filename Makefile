@@ -12,6 +12,12 @@ KUSTOMIZE_VERSION ?= v5.8.1
 PROMTOOL_VERSION ?= v0.316.0
 # krew, for the kubectl plugin's krew test (the Go module proxy refuses v0.4.5: 403).
 KREW_VERSION ?= v0.4.4
+# Release tools (make release, make test-release; actionlint in make lint).
+KO_VERSION ?= v0.19.1
+COSIGN_VERSION ?= v2.6.5
+# crane, of go-containerregistry.
+CRANE_VERSION ?= v0.22.1
+ACTIONLINT_VERSION ?= v1.7.12
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
@@ -23,6 +29,10 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMTOOL_VERSION)
 KREW ?= $(LOCALBIN)/krew-$(KREW_VERSION)
 VALIDATE_KREW_MANIFEST ?= $(LOCALBIN)/validate-krew-manifest-$(KREW_VERSION)
+KO ?= $(LOCALBIN)/ko-$(KO_VERSION)
+COSIGN ?= $(LOCALBIN)/cosign-$(COSIGN_VERSION)
+CRANE ?= $(LOCALBIN)/crane-$(CRANE_VERSION)
+ACTIONLINT ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -77,8 +87,9 @@ verify: generate manifests ## Regenerate everything and fail if the tree changed
 	@echo "generated files are up to date"
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (configuration in .golangci.yml).
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) ## Run golangci-lint (configuration in .golangci.yml) and actionlint over .github/workflows.
 	$(GOLANGCI_LINT) run ./...
+	$(ACTIONLINT)
 
 # Fuzz budgets are execution counts, not durations: with a duration, Go 1.26's
 # fuzz coordinator can fail at the deadline with a bare "context deadline
@@ -114,6 +125,10 @@ test-k8s: control-plane $(HELM) $(KUSTOMIZE) ## Run the envtest suites on the co
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) -run '$(K8S_TESTS_OTHER)' . ./hack/kubectl-hookrun
 	@echo "make test-k8s: Kubernetes $(K8S_VERSION) passed, ended $$(date -u +%FT%TZ)"
 
+.PHONY: test-release
+test-release: control-plane $(KO) $(COSIGN) $(CRANE) $(HELM) ## Run make release against a registry on loopback with a throwaway key, then verify every artifact (test/release). Not part of make test: it cross-compiles.
+	KO=$(KO) COSIGN=$(COSIGN) CRANE=$(CRANE) HELM=$(HELM) K8S_VERSION=$(K8S_VERSION) hack/test-release.sh
+
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).
 	K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) hack/build-control-plane.sh "$(K8S_BIN)"
@@ -146,6 +161,35 @@ build: ## Build bin/hookrun, the kubectl plugin bin/kubectl-hookrun, the demo ag
 plugin-release: ## Build the kubectl plugin's krew archives (linux, darwin: amd64, arm64; windows: amd64) and its krew manifest hookrun.yaml into bin/plugin-release, for VERSION=vX.Y.Z.
 	go run ./hack/kubectl-hookrun/release -version "$(VERSION)" -out $(LOCALBIN)/plugin-release
 
+##@ Release
+
+# make release: the registry the image (REGISTRY/hookrun) and the chart
+# (oci://REGISTRY/charts/hookrun) go to, where the artifacts are written, and
+# how they are signed: with the key file COSIGN_KEY (its password in
+# COSIGN_PASSWORD) if set, else keyless (Sigstore's OIDC flow; in GitHub
+# Actions, the workflow's identity). COSIGN_TLOG_UPLOAD=false keeps a
+# key-signed release out of the public transparency log (make test-release).
+REGISTRY ?=
+DIST ?= dist
+COSIGN_KEY ?=
+COSIGN_TLOG_UPLOAD ?= true
+
+.PHONY: release
+release: $(KO) $(COSIGN) $(CRANE) $(HELM) ## Build, publish and sign a release (VERSION=vX.Y.Z REGISTRY=host/path): images with SBOMs, the OCI chart, dist/install.yaml, the plugin's krew archives, dist/checksums.txt.
+	@[ -n "$(REGISTRY)" ] || { echo "make release needs REGISTRY, e.g. REGISTRY=ghcr.io/hookrun"; exit 1; }
+	VERSION="$(VERSION)" REGISTRY="$(REGISTRY)" DIST="$(DIST)" COSIGN_KEY="$(COSIGN_KEY)" COSIGN_TLOG_UPLOAD="$(COSIGN_TLOG_UPLOAD)" \
+		KO="$(KO)" COSIGN="$(COSIGN)" CRANE="$(CRANE)" HELM="$(HELM)" K8S_VERSION="$(K8S_VERSION)" hack/release.sh
+
+# make release-login: log ko, cosign, crane and helm in to REGISTRY's host as
+# REGISTRY_USERNAME with the password or token in REGISTRY_PASSWORD (the
+# release workflow: ghcr.io with its GITHUB_TOKEN).
+.PHONY: release-login
+release-login: $(CRANE) $(HELM) ## Log the release tools in to REGISTRY's host (REGISTRY_USERNAME, REGISTRY_PASSWORD from the environment).
+	@[ -n "$(REGISTRY)" ] && [ -n "$$REGISTRY_USERNAME" ] && [ -n "$$REGISTRY_PASSWORD" ] || { echo "make release-login needs REGISTRY and, in the environment, REGISTRY_USERNAME and REGISTRY_PASSWORD"; exit 1; }
+	@host=$$(echo "$(REGISTRY)" | cut -d/ -f1); \
+	printenv REGISTRY_PASSWORD | $(CRANE) auth login "$$host" -u "$$REGISTRY_USERNAME" --password-stdin; \
+	printenv REGISTRY_PASSWORD | $(HELM) registry login "$$host" -u "$$REGISTRY_USERNAME" --password-stdin
+
 ##@ Tools
 
 $(LOCALBIN):
@@ -177,6 +221,21 @@ $(PROMTOOL): | $(LOCALBIN)
 
 .PHONY: promtool
 promtool: $(PROMTOOL) ## Install the pinned promtool into bin/ (the chart's alert tests run it).
+
+$(KO): | $(LOCALBIN)
+	$(call go-install-tool,$(KO),github.com/google/ko,$(KO_VERSION))
+
+$(COSIGN): | $(LOCALBIN)
+	$(call go-install-tool,$(COSIGN),github.com/sigstore/cosign/v2/cmd/cosign,$(COSIGN_VERSION))
+
+$(CRANE): | $(LOCALBIN)
+	$(call go-install-tool,$(CRANE),github.com/google/go-containerregistry/cmd/crane,$(CRANE_VERSION))
+
+$(ACTIONLINT): | $(LOCALBIN)
+	$(call go-install-tool,$(ACTIONLINT),github.com/rhysd/actionlint/cmd/actionlint,$(ACTIONLINT_VERSION))
+
+.PHONY: release-tools
+release-tools: $(KO) $(COSIGN) $(CRANE) $(HELM) $(ACTIONLINT) ## Install the pinned ko, cosign, crane (go-containerregistry), helm and actionlint into bin/.
 
 # krew and validate-krew-manifest are built in the downloaded module with its
 # own go.mod, as go install would build them: go install itself fails, as the

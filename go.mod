@@ -2,6 +2,10 @@ module github.com/hookrun/hookrun
 
 go 1.26.0
 
+// The release workflow installs this Go (actions/setup-go reads it); the pinned
+// release tools need 1.26.3 or later. GOTOOLCHAIN=local ignores it.
+toolchain go1.26.8
+
 require (
 	github.com/a2aproject/a2a-go v0.3.15
 	github.com/a2aproject/a2a-go/v2 v2.3.1

@@ -48,10 +48,18 @@ func TestChartInstallsTheReleaseImage(t *testing.T) {
 	want := releaseImage + ":" + meta.AppVersion
 	defaults := render(t)
 	own := render(t, "--set", "image.repository=registry.example.com/hookrun", "--set", "image.tag=dev")
+	// make release renders dist/install.yaml with the image by digest.
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	pinned := render(t, "--set", "image.tag=dev", "--set", "image.digest="+digest)
 	for _, c := range []string{"operator", "receiver"} {
 		g.Expect(onlyContainer(g, defaults[deploymentKey(c)])).To(HaveKeyWithValue("image", want), c)
 		g.Expect(onlyContainer(g, own[deploymentKey(c)])).To(HaveKeyWithValue("image", "registry.example.com/hookrun:dev"), c)
+		g.Expect(onlyContainer(g, pinned[deploymentKey(c)])).To(HaveKeyWithValue("image", releaseImage+"@"+digest), c)
 	}
+	out, err := helmCommand(t, "template", "hookrun", filepath.Join(testenv.Root(), "charts", "hookrun"),
+		"--set", "publicBaseURL=https://hooks.example.com", "--set", "image.digest=latest").CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "a digest that is not sha256:<64 hex digits>")
+	g.Expect(string(out)).To(ContainSubstring("/image/digest"))
 
 	var images []struct {
 		Name      string   `json:"name"`

@@ -22,7 +22,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{- define "hookrun.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
 {{- end }}
 
 {{/* The pod template's labels: podLabels, then the selector labels (which

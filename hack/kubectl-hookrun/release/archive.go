@@ -53,14 +53,16 @@ func (p platform) binName() string {
 const (
 	pluginPackage  = "./hack/kubectl-hookrun"
 	completionPath = "hack/kubectl-hookrun/kubectl_complete-hookrun"
+	licensePath    = "LICENSE"
 	templatePath   = "hack/kubectl-hookrun/krew.yaml"
 )
 
-// buildArchive builds the plugin for p with CGO_ENABLED=0, stamped with
+// buildArchive builds the plugin for p with CGO_ENABLED=0, without symbol
+// table and DWARF (-s -w: a smaller archive, a shorter link), stamped with
 // version, from the repository at root, and writes its release archive into
-// dir: the binary and, but on Windows, the kubectl_complete-hookrun script
-// (kubectl runs it to complete a plugin's arguments). It returns the
-// archive's path and sha256.
+// dir: the binary, the repository's LICENSE and, but on Windows, the
+// kubectl_complete-hookrun script (kubectl runs it to complete a plugin's
+// arguments). It returns the archive's path and sha256.
 func buildArchive(ctx context.Context, root, version, dir string, p platform) (path, sum string, err error) {
 	tmp, err := os.MkdirTemp("", "kubectl-hookrun-release-")
 	if err != nil {
@@ -70,18 +72,14 @@ func buildArchive(ctx context.Context, root, version, dir string, p platform) (p
 
 	bin := filepath.Join(tmp, p.binName())
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath",
-		"-ldflags", "-X main.version="+version, "-o", bin, pluginPackage)
+		"-ldflags", "-s -w -X main.version="+version, "-o", bin, pluginPackage)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.os, "GOARCH="+p.arch)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("go build for %s: %w\n%s", p, err, out)
 	}
 
-	files := []string{bin}
-	if p.os != "windows" {
-		files = append(files, filepath.Join(root, completionPath))
-	}
-	archive, err := tarGz(files)
+	archive, err := tarGz(archiveFiles(root, bin, p))
 	if err != nil {
 		return "", "", fmt.Errorf("archive for %s: %w", p, err)
 	}
@@ -93,22 +91,38 @@ func buildArchive(ctx context.Context, root, version, dir string, p platform) (p
 	return path, hex.EncodeToString(digest[:]), nil
 }
 
-// tarGz archives files, executable, at the archive's top level. The archive
-// depends only on the files' names and contents (no times, owners or
-// gzip name), so the same build gives the same sha256.
-func tarGz(files []string) ([]byte, error) {
+// archiveFiles lists what p's archive holds: the plugin binary bin, the
+// completion script but on Windows, and the LICENSE of the repository at root.
+func archiveFiles(root, bin string, p platform) []archiveFile {
+	files := []archiveFile{{bin, 0o755}}
+	if p.os != "windows" {
+		files = append(files, archiveFile{filepath.Join(root, completionPath), 0o755})
+	}
+	return append(files, archiveFile{filepath.Join(root, licensePath), 0o644})
+}
+
+// archiveFile is a file to archive and its mode in the archive.
+type archiveFile struct {
+	path string
+	mode int64
+}
+
+// tarGz archives files at the archive's top level. The archive depends only
+// on the files' names, modes and contents (no times, owners or gzip name),
+// so the same build gives the same sha256.
+func tarGz(files []archiveFile) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := os.ReadFile(f.path)
 		if err != nil {
 			return nil, err
 		}
 		hdr := &tar.Header{
 			Typeflag: tar.TypeReg,
-			Name:     filepath.Base(f),
-			Mode:     0o755,
+			Name:     filepath.Base(f.path),
+			Mode:     f.mode,
 			Size:     int64(len(data)),
 			ModTime:  time.Unix(0, 0),
 			Format:   tar.FormatUSTAR,

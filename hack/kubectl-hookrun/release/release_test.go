@@ -131,6 +131,7 @@ func TestTemplateRendersOnePlatformEntryPerArchive(t *testing.T) {
 		if p.os != "windows" {
 			want = append(want, "kubectl_complete-hookrun")
 		}
+		want = append(want, "LICENSE")
 		var from []string
 		for _, f := range got.Files {
 			from = append(from, f.From)
@@ -278,6 +279,11 @@ func TestKrewInstallsTheRelease(t *testing.T) {
 	}
 	if out := runIn(plugin, "--version"); !strings.Contains(out, "version "+version) {
 		t.Errorf("kubectl-hookrun --version: %q, want the released version %s", out, version)
+	}
+
+	// krew installs the license beside the plugin.
+	if _, err := os.Stat(filepath.Join(krewRoot, "store", "hookrun", version, "LICENSE")); err != nil {
+		t.Errorf("krew did not install the LICENSE: %v", err)
 	}
 
 	if host.os == "windows" {

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release
+
+import (
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"strings"
+	"testing"
+)
+
+// checkBinary checks a released Go binary: built from package main of the
+// module's path mainPath for platform p (os/arch) with CGO_ENABLED=0 and
+// -trimpath, its main.version set to version; and, where the format says so
+// (ELF), linked statically: no interpreter, no shared library.
+func checkBinary(t *testing.T, file, p, version, mainPath string) {
+	t.Helper()
+	info, err := buildinfo.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	if info.Path != mainPath {
+		t.Errorf("%s: the binary is %s, want %s", p, info.Path, mainPath)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	goos, goarch, _ := strings.Cut(p, "/")
+	for key, want := range map[string]string{"GOOS": goos, "GOARCH": goarch, "CGO_ENABLED": "0", "-trimpath": "true"} {
+		if settings[key] != want {
+			t.Errorf("%s: built with %s=%q, want %q", p, key, settings[key], want)
+		}
+	}
+	if !strings.Contains(settings["-ldflags"], "-X main.version="+version) {
+		t.Errorf("%s: -ldflags %q do not set main.version to %s", p, settings["-ldflags"], version)
+	}
+
+	machine := map[string]any{
+		"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64,
+		"darwin/amd64": macho.CpuAmd64, "darwin/arm64": macho.CpuArm64,
+		"windows/amd64": uint16(pe.IMAGE_FILE_MACHINE_AMD64),
+	}[p]
+	switch goos {
+	case "linux":
+		f, err := elf.Open(file)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		defer func() { _ = f.Close() }()
+		if f.Machine != machine {
+			t.Errorf("%s: an ELF binary for %v", p, f.Machine)
+		}
+		for _, prog := range f.Progs {
+			if prog.Type == elf.PT_INTERP || prog.Type == elf.PT_DYNAMIC {
+				t.Errorf("%s: the binary is dynamically linked (%v)", p, prog.Type)
+			}
+		}
+	case "darwin":
+		f, err := macho.Open(file)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		defer func() { _ = f.Close() }()
+		if f.Cpu != machine {
+			t.Errorf("%s: a Mach-O binary for %v", p, f.Cpu)
+		}
+	case "windows":
+		f, err := pe.Open(file)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		defer func() { _ = f.Close() }()
+		if f.Machine != machine {
+			t.Errorf("%s: a PE binary for machine %#x", p, f.Machine)
+		}
+	default:
+		t.Errorf("%s: no check for this platform", p)
+	}
+}

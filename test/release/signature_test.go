@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release
+
+import (
+	"strings"
+	"testing"
+)
+
+// verify runs cosign verify of ref with the public key; the release's
+// signatures are not in the transparency log (make test-release has none).
+func verify(t *testing.T, key, ref string) ([]byte, error) {
+	t.Helper()
+	return command(t, tool(t, "COSIGN"), "verify", "--key", key, "--insecure-ignore-tlog=true", "--output", "json", ref)
+}
+
+// cosign verify passes with the release's key for the image index, each
+// platform's image and the chart (by digest and by tag), and fails with
+// another key and for an image the release did not sign (its base).
+func TestSignatures(t *testing.T) {
+	r := theRelease(t)
+	image := imageRef(t, r)
+	chart := chartRef(t, r)
+	signed := []string{image, chart, r.chartRepo() + ":" + r.chartVersion(), r.image() + ":" + r.chartVersion()}
+	for _, d := range platformDigests(t, r) {
+		signed = append(signed, r.image()+"@"+d)
+	}
+	for _, ref := range signed {
+		out, err := verify(t, r.key, ref)
+		if err != nil {
+			t.Errorf("with the release key: %v", err)
+			continue
+		}
+		digest := ref[strings.LastIndex(ref, "@")+1:]
+		if strings.Contains(ref, "@") && !strings.Contains(string(out), `"docker-manifest-digest":"`+digest+`"`) {
+			t.Errorf("cosign verify %s: the signed payload names another digest:\n%s", ref, out)
+		}
+	}
+	for _, ref := range []string{image, chart} {
+		if _, err := verify(t, r.otherKey, ref); err == nil || !strings.Contains(err.Error(), "no matching signatures") {
+			t.Errorf("%s verified with another key: %v", ref, err)
+		}
+	}
+	if _, err := verify(t, r.key, r.base); err == nil || !strings.Contains(err.Error(), "no signatures found") {
+		t.Errorf("the base image, which the release did not sign, verified: %v", err)
+	}
+}

@@ -121,8 +121,10 @@ func messages(policy *unstructured.Unstructured) string {
 	validations, _, _ := unstructured.NestedSlice(policy.Object, "spec", "validations")
 	var b strings.Builder
 	for _, v := range validations {
-		m, _, _ := unstructured.NestedString(v.(map[string]any), "messageExpression")
-		b.WriteString(m)
+		if rule, ok := v.(map[string]any); ok {
+			m, _, _ := unstructured.NestedString(rule, "messageExpression")
+			b.WriteString(m)
+		}
 	}
 	return b.String()
 }
@@ -144,8 +146,12 @@ func TestEveryPolicyExemptsTheSameRequesters(t *testing.T) {
 			}
 			variables, _, _ := unstructured.NestedSlice(o.Object, "spec", "variables")
 			for _, v := range variables {
-				name, _, _ := unstructured.NestedString(v.(map[string]any), "name")
-				expr, _, _ := unstructured.NestedString(v.(map[string]any), "expression")
+				variable, ok := v.(map[string]any)
+				if !ok {
+					t.Fatalf("%s: a variable that is not an object: %v", o.GetName(), v)
+				}
+				name, _, _ := unstructured.NestedString(variable, "name")
+				expr, _, _ := unstructured.NestedString(variable, "expression")
 				if name == "exemptUsers" || name == "adminGroups" {
 					if seen[name] == nil {
 						seen[name] = map[string]string{}

@@ -92,7 +92,11 @@ func containerImages(t *testing.T, objs []*unstructured.Unstructured) map[string
 		}
 		key := o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
 		for _, c := range containers {
-			image, _, _ := unstructured.NestedString(c.(map[string]any), "image")
+			container, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			image, _, _ := unstructured.NestedString(container, "image")
 			images[key] = append(images[key], image)
 		}
 	}

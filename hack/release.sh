@@ -83,8 +83,9 @@ SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || echo 0) \
   KO_DOCKER_REPO=$image KO_DEFAULTBASEIMAGE=$base VERSION=$VERSION \
   "$KO" build . --bare --platform=linux/amd64,linux/arm64 --image-user=65532:65532 \
   --sbom=spdx --sbom-dir="$DIST" --tags="$version,$VERSION" --image-refs="$tmp/image-refs"
-image_ref=$(cat "$tmp/image-refs")
-[[ $image_ref == "$image@sha256:"* ]] || die "ko published $image_ref, not $image@sha256:..."
+# ko lists the index and each platform's image; the tag names the index.
+image_ref=$image@$("$CRANE" digest "$image:$version")
+grep -qxF "$image_ref" "$tmp/image-refs" || die "ko published $(tr '\n' ' ' <"$tmp/image-refs"), not $image_ref"
 echo "$image_ref" >"$DIST/images.txt"
 # The index, and each platform's image with it.
 sign --recursive "$image_ref"

@@ -145,7 +145,7 @@ func TestKrewArchives(t *testing.T) {
 			if err := os.WriteFile(bin, files[entry.Bin], 0o755); err != nil {
 				t.Fatal(err)
 			}
-			checkBinary(t, bin, p, r.version, "github.com/hookrun/hookrun/hack/kubectl-hookrun")
+			checkBinary(t, bin, p, r.version, "github.com/hookrun/hookrun/hack/kubectl-hookrun", "--version")
 		})
 	}
 }

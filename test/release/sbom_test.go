@@ -85,10 +85,10 @@ func TestImageSBOMs(t *testing.T) {
 			t.Errorf("%s: cosign download sbom gives another document than the one attached:\n%.300s", p, got)
 		}
 		for name, want := range map[string]string{
-			digests[p]:                        "",
-			"github.com/hookrun/hookrun":      "",
-			"k8s.io/client-go":                requiredVersion(t, "k8s.io/client-go"),
-			"github.com/a2aproject/a2a-go/v2": requiredVersion(t, "github.com/a2aproject/a2a-go/v2"),
+			digests[p]:                   "",
+			"github.com/hookrun/hookrun": "",
+			"k8s.io/client-go":           requiredVersion(t, "k8s.io/client-go"),
+			"github.com/google/cel-go":   requiredVersion(t, "github.com/google/cel-go"),
 		} {
 			got, ok := doc.versionOf(name)
 			if !ok || (want != "" && got != want) {

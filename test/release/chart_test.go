@@ -92,7 +92,14 @@ func containerImages(t *testing.T, objs []*unstructured.Unstructured) map[string
 		}
 		key := o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
 		for _, c := range containers {
-			image, _, _ := unstructured.NestedString(c.(map[string]any), "image")
+			container, ok := c.(map[string]any)
+			if !ok {
+				t.Fatalf("%s: a container is a %T", key, c)
+			}
+			image, _, err := unstructured.NestedString(container, "image")
+			if err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
 			images[key] = append(images[key], image)
 		}
 	}

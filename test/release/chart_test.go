@@ -94,9 +94,12 @@ func containerImages(t *testing.T, objs []*unstructured.Unstructured) map[string
 		for _, c := range containers {
 			container, ok := c.(map[string]any)
 			if !ok {
-				continue
+				t.Fatalf("%s: a container is a %T", key, c)
 			}
-			image, _, _ := unstructured.NestedString(container, "image")
+			image, _, err := unstructured.NestedString(container, "image")
+			if err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
 			images[key] = append(images[key], image)
 		}
 	}

@@ -100,13 +100,18 @@ echo "$charts/hookrun:$version@$chart_digest" >"$DIST/chart.txt"
 sign "$charts/hookrun@$chart_digest"
 
 # install.yaml: what the chart installs with default values into
-# hookrun-system, the image by digest; publicBaseURL, which the chart
+# hookrun-system, the image by digest, in the owner-required mode: a file
+# applied without Helm cannot ask the cluster whether it serves
+# MutatingAdmissionPolicy, and that mode works on every supported version; publicBaseURL, which the chart
 # requires, is a placeholder to replace.
 {
   cat <<EOF
 # hookrun $VERSION: what \`helm install hookrun oci://$charts/hookrun --version $version\`
 # installs into the namespace hookrun-system with default values, rendered for Kubernetes
-# ${K8S_VERSION#v}, with the image by digest and the namespace added.
+# ${K8S_VERSION#v}, with the image by digest and the namespace added, in the owner-required mode
+# (admission.ownerDefaulting=Required: every WebhookEndpoint names its spec.owner), which works on
+# every supported Kubernetes version; the chart fills the owner in where MutatingAdmissionPolicy
+# is served (1.36 and later).
 # publicBaseURL is https://hooks.example.com: replace it with the external base URL of your
 # receiver (the operator's --public-base-url) before applying.
 ---
@@ -117,6 +122,7 @@ metadata:
 EOF
   "$HELM" template hookrun "$archive" --namespace hookrun-system --kube-version "${K8S_VERSION#v}" \
     --set image.repository="$image" --set image.digest="${image_ref#*@}" \
+    --set admission.ownerDefaulting=Required \
     --set publicBaseURL=https://hooks.example.com
 } >"$DIST/install.yaml"
 

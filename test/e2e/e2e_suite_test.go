@@ -56,6 +56,8 @@ var (
 	workDir string
 	// otlp receives the spans both processes export.
 	otlp *collector
+	// demoAgentURL is the demo agent's base URL.
+	demoAgentURL string
 )
 
 func TestE2E(t *testing.T) {
@@ -73,6 +75,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	addrs, err := devcluster.FreeAddresses(2)
 	Expect(err).NotTo(HaveOccurred())
+	demoAgentURL = "http://" + addrs[1] + "/"
 	// Not a GinkgoT().TempDir(): the logs of a failed run must outlive it
 	// (ReportAfterSuite removes them after a run that passed).
 	workDir, err = os.MkdirTemp("", "hookrun-e2e-")

@@ -72,6 +72,27 @@ type pluginResult struct {
 
 var pluginBinary string
 
+// builtPlugin is the plugin thePlugin built, for every spec that runs it.
+var builtPlugin string
+
+// thePlugin builds the plugin as make build does, once for the suite.
+func thePlugin(ctx context.Context) string {
+	GinkgoHelper()
+	if builtPlugin != "" {
+		return builtPlugin
+	}
+	By("building the plugin as make build does")
+	// In the suite's work directory: it outlives the spec that built it.
+	bin := filepath.Join(workDir, "plugin", "kubectl-hookrun")
+	Expect(os.MkdirAll(filepath.Dir(bin), 0o755)).To(Succeed())
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/kubectl-hookrun")
+	build.Dir = testenv.Root()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	builtPlugin = bin
+	return bin
+}
+
 // hookrunPlugin runs the plugin as the developer in the plugin namespace.
 func hookrunPlugin(ctx context.Context, args ...string) pluginResult {
 	GinkgoHelper()
@@ -219,12 +240,7 @@ var senderEndpoints = map[string]agentsv1alpha1.SenderType{
 
 var _ = Describe("kubectl hookrun", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
-		By("building the plugin as make build does")
-		pluginBinary = filepath.Join(GinkgoT().TempDir(), "kubectl-hookrun")
-		build := exec.CommandContext(ctx, "go", "build", "-o", pluginBinary, "./hack/kubectl-hookrun")
-		build.Dir = testenv.Root()
-		out, err := build.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		pluginBinary = thePlugin(ctx)
 
 		By("a namespace where the developer is an editor, with the samples of every sender type applied as the developer")
 		Expect(cluster.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pluginNS}})).To(Succeed())

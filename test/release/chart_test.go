@@ -183,6 +183,17 @@ func TestInstallYAML(t *testing.T) {
 	if len(crds) != 4 {
 		t.Errorf("install.yaml has the CRDs %v, want hookrun's four", crds)
 	}
+	// The owner-required mode, which every supported version serves: a
+	// file applied without Helm cannot ask whether MutatingAdmissionPolicy is.
+	policies := map[string]bool{}
+	for _, o := range objs {
+		if strings.HasSuffix(o.GetKind(), "AdmissionPolicy") {
+			policies[o.GetKind()+"/"+o.GetName()] = true
+		}
+	}
+	if !policies["ValidatingAdmissionPolicy/hookrun-endpoint-owner"] || policies["MutatingAdmissionPolicy/hookrun-endpoint-owner"] {
+		t.Errorf("install.yaml's admission policies are %v, want the owner-required mode (ValidatingAdmissionPolicy/hookrun-endpoint-owner, no MutatingAdmissionPolicy)", policies)
+	}
 
 	if out, err := kubectl(t, manifest, "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply -f install.yaml: %v\n%s", err, out)

@@ -11,7 +11,8 @@
 #   DIST/                                install.yaml, the chart archive, the
 #                                        SBOMs, the kubectl plugin's krew
 #                                        archives and manifest (hookrun.yaml),
-#                                        images.txt, chart.txt, checksums.txt
+#                                        images.txt, chart.txt, checksums.txt,
+#                                        checksums.txt.sigstore.json
 #
 # Signing: with the key file COSIGN_KEY (cosign reads its password from
 # COSIGN_PASSWORD) when it is set, else keyless (Sigstore's OIDC flow; in
@@ -130,5 +131,13 @@ EOF
 go run ./hack/kubectl-hookrun/release -version "$VERSION" -out "$DIST"
 
 (cd "$DIST" && find . -maxdepth 1 -type f ! -name checksums.txt -printf '%P\n' | LC_ALL=C sort | xargs sha256sum >checksums.txt)
+# checksums.txt signed as the image is, so that every file it lists is
+# covered by the release's identity: the signature (and, keyless, the
+# certificate) in one bundle, verified with cosign verify-blob.
+if [ -n "$COSIGN_KEY" ]; then
+  "$COSIGN" sign-blob --yes --key "$COSIGN_KEY" --tlog-upload="$COSIGN_TLOG_UPLOAD" --bundle "$DIST/checksums.txt.sigstore.json" "$DIST/checksums.txt"
+else
+  "$COSIGN" sign-blob --yes --bundle "$DIST/checksums.txt.sigstore.json" "$DIST/checksums.txt"
+fi
 echo "release: $VERSION published: $image_ref, oci://$charts/hookrun $version; files in $DIST:"
 ls -l "$DIST"

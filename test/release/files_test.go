@@ -55,10 +55,11 @@ func distFiles(t *testing.T, r release) []string {
 }
 
 // dist holds the release's files and nothing else, and checksums.txt holds
-// the sha256 of each other file, in the format sha256sum --check reads.
+// the sha256 of each other file (but its own signature's bundle, made after
+// it), in the format sha256sum --check reads.
 func TestDistAndChecksums(t *testing.T) {
 	r := theRelease(t)
-	want := []string{"chart.txt", "checksums.txt", "hookrun-" + r.chartVersion() + ".tgz", "hookrun-index.spdx.json",
+	want := []string{"chart.txt", "checksums.txt", "checksums.txt.sigstore.json", "hookrun-" + r.chartVersion() + ".tgz", "hookrun-index.spdx.json",
 		"hookrun-linux-amd64.spdx.json", "hookrun-linux-arm64.spdx.json", "hookrun.yaml", "images.txt", "install.yaml"}
 	for _, p := range pluginPlatforms {
 		want = append(want, "kubectl-hookrun_"+strings.Replace(p, "/", "_", 1)+".tar.gz")
@@ -78,7 +79,7 @@ func TestDistAndChecksums(t *testing.T) {
 		listed[name] = sum
 	}
 	for _, name := range got {
-		if name == "checksums.txt" {
+		if name == "checksums.txt" || name == "checksums.txt.sigstore.json" {
 			continue
 		}
 		if sum := sha256.Sum256(distFile(t, r, name)); listed[name] != hex.EncodeToString(sum[:]) {

@@ -17,6 +17,8 @@ limitations under the License.
 package release
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,30 @@ func TestSignatures(t *testing.T) {
 	}
 	if _, err := verify(t, r.key, r.base); err == nil || !strings.Contains(err.Error(), "no signatures found") {
 		t.Errorf("the base image, which the release did not sign, verified: %v", err)
+	}
+}
+
+// checksums.txt's bundle verifies with the release's key, and not with
+// another key nor for a checksums.txt changed by one byte.
+func TestChecksumsSignature(t *testing.T) {
+	r := theRelease(t)
+	bundle := filepath.Join(r.dist, "checksums.txt.sigstore.json")
+	sums := filepath.Join(r.dist, "checksums.txt")
+	verifyBlob := func(key, file string) ([]byte, error) {
+		return command(t, tool(t, "COSIGN"), "verify-blob", "--key", key, "--bundle", bundle, "--insecure-ignore-tlog=true", file)
+	}
+	if out, err := verifyBlob(r.key, sums); err != nil {
+		t.Errorf("cosign verify-blob checksums.txt with the release key: %v\n%s", err, out)
+	}
+	if _, err := verifyBlob(r.otherKey, sums); err == nil {
+		t.Error("checksums.txt verified with another key")
+	}
+	changed := append(distFile(t, r, "checksums.txt"), '\n')
+	tampered := filepath.Join(t.TempDir(), "checksums.txt")
+	if err := os.WriteFile(tampered, changed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifyBlob(r.key, tampered); err == nil {
+		t.Error("a changed checksums.txt verified with the release key")
 	}
 }

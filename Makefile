@@ -91,25 +91,34 @@ lint: $(GOLANGCI_LINT) $(ACTIONLINT) ## Run golangci-lint (configuration in .gol
 	$(GOLANGCI_LINT) run ./...
 	$(ACTIONLINT)
 
-# Fuzz budgets are execution counts, not durations: with a duration, Go 1.26's
-# fuzz coordinator can fail at the deadline with a bare "context deadline
-# exceeded" on a loaded machine (golang/go#75804, fixed in Go 1.27).
+# make fuzz: each fuzz target mutated for FUZZ_TIME executions (hack/fuzz.sh).
 FUZZ_TIME ?= 30000x
 
+# make test runs every package once, under the race detector (as cluster-api
+# does), fuzz targets' seed corpora included. The suites that start processes
+# of their own beside a control plane (the end-to-end suite and the short chaos
+# run) run after the others, one at a time, so that no two dev clusters share
+# the two cores; they run the binaries built once for them into bin/test, with
+# -race as well (a race in the operator or the receiver stops the process, and
+# the suite sees it die).
+PROCESS_SUITES := test/e2e test/e2e/chaos
+TEST_BIN := $(LOCALBIN)/test
+TEST_ENV = HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) HOOKRUN_TEST_BIN=$(TEST_BIN)
+
 .PHONY: test
-test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) ## Run all tests: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, the receiver under -race, short fuzz runs.
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
-	go test -race $(GO_TEST_FLAGS) ./receiver/... ./controllers/membership/...
-	go test -run '^$$' -fuzz '^FuzzReceive$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzEndpointIDFromPath$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzGitHubSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzHMACSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzStandardWebhooksSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzStripeSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzSlackSignature$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzDescribe$$' -fuzztime $(FUZZ_TIME) ./receiver/
-	go test -run '^$$' -fuzz '^FuzzComposeMessage$$' -fuzztime $(FUZZ_TIME) ./controllers/
-	go test -run '^$$' -fuzz '^FuzzJSONBody$$' -fuzztime $(FUZZ_TIME) ./controllers/filter/
+test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) test-binaries ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, fuzz seeds, then the end-to-end suite and a short chaos run.
+	$(TEST_ENV) go test -race -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $$(go list ./... | grep -v -x $(foreach p,$(PROCESS_SUITES),-e 'github.com/hookrun/hookrun/$(p)'))
+	$(TEST_ENV) go test -race -p 1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $(addprefix ./,$(PROCESS_SUITES))
+
+.PHONY: test-binaries
+test-binaries: ## Build, with -race, the binaries the process suites run (hookrun, the demo agent, the kubectl plugin) into bin/test.
+	go build -race -o $(TEST_BIN)/hookrun .
+	go build -race -o $(TEST_BIN)/demo-agent ./hack/demo-agent
+	go build -race -o $(TEST_BIN)/kubectl-hookrun ./hack/kubectl-hookrun
+
+.PHONY: fuzz
+fuzz: ## Mutate every fuzz target for FUZZ_TIME executions each (not part of make test, which runs their seeds).
+	FUZZ_TIME=$(FUZZ_TIME) hack/fuzz.sh
 
 # The tests make test-k8s runs: the envtest suites (api, controllers,
 # receiver), and the tests of test/chart, the plugin and main that start an
@@ -255,12 +264,14 @@ define go-build-krew
 @[ -f "$(1)" ] || { \
 set -e; \
 echo "building sigs.k8s.io/krew/cmd/$(2)@$(KREW_VERSION)"; \
+start=$$(date +%s); \
 tmp=$$(mktemp -d); \
 (cd "$$tmp" && go mod download sigs.k8s.io/krew@$(KREW_VERSION)); \
 (cd "$$(go env GOMODCACHE)/sigs.k8s.io/krew@$(KREW_VERSION)" && \
   CGO_ENABLED=0 go build -trimpath -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" -o "$$tmp/$(2)" ./cmd/$(2)); \
 mv "$$tmp/$(2)" "$(1)"; \
 rm -rf "$$tmp"; \
+echo "built sigs.k8s.io/krew/cmd/$(2)@$(KREW_VERSION) in $$(($$(date +%s) - start))s"; \
 }
 endef
 
@@ -270,9 +281,11 @@ define go-install-tool
 @[ -f "$(1)" ] || { \
 set -e; \
 echo "installing $(2)@$(3)"; \
+start=$$(date +%s); \
 tmp=$$(mktemp -d); \
 GOBIN=$$tmp go install $(2)@$(3); \
 mv "$$tmp/$(or $(4),$$(basename $(2)))" "$(1)"; \
 rm -rf "$$tmp"; \
+echo "installed $(2)@$(3) in $$(($$(date +%s) - start))s"; \
 }
 endef

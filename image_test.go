@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +26,15 @@ import (
 
 // There is no Docker daemon here, so the image is checked by doing what its
 // build stage does: copy exactly the sources the Dockerfile copies into an
-// empty directory and build there as it does. The result must be a static
-// binary (the final stage is an empty base).
-func TestDockerfileBuildStageBuildsAStaticBinary(t *testing.T) {
+// empty directory and resolve the build there as it does (CGO_ENABLED=0,
+// -mod=readonly): every package of hookrun and of its modules must be found,
+// with no source missing. It is not compiled again: a CGO_ENABLED=0,
+// -trimpath build shares no compiled package with make test's race build,
+// and compiling the whole graph once more cost minutes on a fresh machine.
+// What the flags give (a static binary, which the empty final stage needs)
+// is checked on the release's binaries, built the same way (test/release,
+// TestImageIsNonRootAndStatic).
+func TestDockerfileBuildStageHasEverySource(t *testing.T) {
 	dockerfile, err := os.ReadFile("Dockerfile")
 	if err != nil {
 		t.Fatal(err)
@@ -53,20 +58,11 @@ func TestDockerfileBuildStageBuildsAStaticBinary(t *testing.T) {
 	if !strings.Contains(buildLine, "-trimpath") || !strings.Contains(string(dockerfile), "CGO_ENABLED=0") {
 		t.Fatalf("the Dockerfile's build is not the static, trimmed build: %q", buildLine)
 	}
-	build := exec.Command("go", "build", "-trimpath", "-o", "hookrun", ".")
-	build.Dir = ctx
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building from the Dockerfile's sources only: %v\n%s", err, out)
-	}
-	bin, err := elf.Open(filepath.Join(ctx, "hookrun"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = bin.Close() }()
-	for _, p := range bin.Progs {
-		if p.Type == elf.PT_INTERP {
-			t.Error("the binary needs a dynamic loader; the image's empty base has none")
-		}
+	list := exec.Command("go", "list", "-deps", "-e", "-f", `{{with .Error}}{{$.ImportPath}}: {{.}}{{"\n"}}{{end}}`, ".")
+	list.Dir = ctx
+	list.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
+	out, err := list.CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("resolving the build from the Dockerfile's sources only: %v\n%s", err, out)
 	}
 }

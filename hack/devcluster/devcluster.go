@@ -311,16 +311,40 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Build builds hookrun and the demo agent from the tree at root into dir
-// and returns their paths, for suites that run the processes.
+// Build returns hookrun and the demo agent for suites that run the
+// processes: the binaries make test built once into $HOOKRUN_TEST_BIN when it
+// is set, else builds them from the tree at root into dir.
 func Build(ctx context.Context, root, dir string) (hookrun, demoAgent string, err error) {
-	hookrun, demoAgent = filepath.Join(dir, "hookrun"), filepath.Join(dir, "demo-agent")
-	for out, pkg := range map[string]string{hookrun: ".", demoAgent: "./hack/demo-agent"} {
-		build := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-		build.Dir = root
-		if b, err := build.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
-		}
+	if hookrun, err = Binary(ctx, root, dir, "hookrun", "."); err != nil {
+		return "", "", err
+	}
+	if demoAgent, err = Binary(ctx, root, dir, "demo-agent", "./hack/demo-agent"); err != nil {
+		return "", "", err
 	}
 	return hookrun, demoAgent, nil
+}
+
+// Binary returns the binary name that make test built into
+// $HOOKRUN_TEST_BIN, or builds package pkg of the tree at root into dir as
+// name, with -race when this program has it (so the two share compiled
+// packages).
+func Binary(ctx context.Context, root, dir, name, pkg string) (string, error) {
+	if prebuilt := os.Getenv("HOOKRUN_TEST_BIN"); prebuilt != "" {
+		bin := filepath.Join(prebuilt, name)
+		if _, err := os.Stat(bin); err != nil {
+			return "", fmt.Errorf("HOOKRUN_TEST_BIN holds no %s (make test-binaries builds it): %w", name, err)
+		}
+		return bin, nil
+	}
+	bin := filepath.Join(dir, name)
+	args := []string{"build", "-o", bin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	build := exec.CommandContext(ctx, "go", append(args, pkg)...)
+	build.Dir = root
+	if b, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return bin, nil
 }

@@ -90,6 +90,9 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	}
 	cmd := exec.Command(p.args[0], p.args[1:]...) //nolint:gosec // our own binaries
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// A binary built with -race (make test's) stops at its first data race,
+	// so that the suite sees it die; others ignore GORACE.
+	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 "+os.Getenv("GORACE"))
 	// Killed with us, even by SIGKILL: nothing is left running.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -75,7 +75,8 @@ var pluginBinary string
 // builtPlugin is the plugin thePlugin built, for every spec that runs it.
 var builtPlugin string
 
-// thePlugin builds the plugin as make build does, once for the suite.
+// thePlugin is the plugin make test built, or one built from the tree, once
+// for the suite.
 func thePlugin(ctx context.Context) string {
 	GinkgoHelper()
 	if builtPlugin != "" {
@@ -83,12 +84,8 @@ func thePlugin(ctx context.Context) string {
 	}
 	By("building the plugin as make build does")
 	// In the suite's work directory: it outlives the spec that built it.
-	bin := filepath.Join(workDir, "plugin", "kubectl-hookrun")
-	Expect(os.MkdirAll(filepath.Dir(bin), 0o755)).To(Succeed())
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/kubectl-hookrun")
-	build.Dir = testenv.Root()
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), string(out))
+	bin, err := devcluster.Binary(ctx, testenv.Root(), workDir, "kubectl-hookrun", "./hack/kubectl-hookrun")
+	Expect(err).NotTo(HaveOccurred())
 	builtPlugin = bin
 	return bin
 }

@@ -79,6 +79,12 @@ func buildArchive(ctx context.Context, root, version, dir string, p platform) (p
 		return "", "", fmt.Errorf("go build for %s: %w\n%s", p, err, out)
 	}
 
+	return packArchive(root, bin, dir, p)
+}
+
+// packArchive writes p's release archive of the plugin binary bin into dir
+// (see buildArchive) and returns its path and sha256.
+func packArchive(root, bin, dir string, p platform) (path, sum string, err error) {
 	archive, err := tarGz(archiveFiles(root, bin, p))
 	if err != nil {
 		return "", "", fmt.Errorf("archive for %s: %w", p, err)

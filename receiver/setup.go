@@ -115,6 +115,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	}); err != nil {
 		return nil, err
 	}
+	if err := mgr.AddReadyzCheck(servedCheckName, h.servesEndpoint); err != nil {
+		return nil, err
+	}
 	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
 		return nil, err
 	}

@@ -103,6 +103,8 @@ type Cluster struct {
 	procs map[string]*process
 	// metrics are the operator's and the receiver's metrics addresses.
 	metrics map[string]string
+	// receiverHealth is the receiver's health probe address (ReceiverServes).
+	receiverHealth string
 }
 
 // MetricsURL is the /metrics URL of the operator or the receiver.
@@ -275,6 +277,7 @@ func (c *Cluster) startProcesses(ctx context.Context) error {
 	}
 	operatorHealth, receiverHealth, operatorMetrics, receiverMetrics := addrs[0], addrs[1], addrs[2], addrs[3]
 	c.metrics = map[string]string{Operator: operatorMetrics, Receiver: receiverMetrics}
+	c.receiverHealth = receiverHealth
 	c.define(ControllerManager, filepath.Join(c.opts.Assets, "kube-controller-manager"), []string{
 		"--kubeconfig=" + c.Kubeconfig("admin"),
 		"--controllers=garbagecollector,namespace,serviceaccount,clusterrole-aggregation",

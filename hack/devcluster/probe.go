@@ -31,7 +31,8 @@ import (
 )
 
 // Serves tells whether the receiver at rawURL's host knows the endpoint
-// rawURL names (Probe answered 403, 413 or 429).
+// rawURL names (Probe answered 403, 413 or 429). It counts as a refusal in
+// the endpoint's history; Cluster.ReceiverServes does not.
 func Serves(ctx context.Context, rawURL string) bool {
 	code, err := Probe(ctx, rawURL)
 	return err == nil && servedCode(code)
@@ -78,6 +79,22 @@ func Probe(ctx context.Context, rawURL string) (int, error) {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// ReceiverServes asks the receiver's health probe port whether it serves the
+// endpoint ID (GET /readyz/endpoint?id=ID answers 200): unlike Probe, this
+// leaves no refusal in the endpoint's history.
+func (c *Cluster) ReceiverServes(ctx context.Context, id string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.receiverHealth+"/readyz/endpoint?id="+url.QueryEscape(id), nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, nil
 }
 
 // ownerMayTrigger asks the API server, as the receiver does, whether ep's

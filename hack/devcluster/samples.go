@@ -168,8 +168,8 @@ func (c *Cluster) notUsable(ctx context.Context, ep *agentsv1alpha1.WebhookEndpo
 	if ep.Status.URL == "" {
 		return "Ready but no URL in status"
 	}
-	if code, err := Probe(ctx, ep.Status.URL); err != nil || !servedCode(code) {
-		return fmt.Sprintf("not served by the receiver yet (probe answered %d, error %v)", code, err)
+	if served, err := c.ReceiverServes(ctx, ep.Status.EndpointID); err != nil || !served {
+		return fmt.Sprintf("not served by the receiver yet (its /readyz/endpoint check: served=%t, error %v)", served, err)
 	}
 	if member, err := c.ownerMayTrigger(ctx, ep); err != nil || !member {
 		return fmt.Sprintf("owner %s may not trigger Agent %s yet (SubjectAccessReview: allowed=%t, error %v)",

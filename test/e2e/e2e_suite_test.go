@@ -25,7 +25,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -96,6 +98,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Log:             GinkgoWriter,
 	})
 	Expect(err).NotTo(HaveOccurred())
+	// make dev's readiness asked the receiver's health port, not its
+	// receive route: no call was made, so no refusal is in the samples'
+	// history before the user sends anything.
+	metrics, err := http.Get(cluster.MetricsURL(devcluster.Receiver))
+	Expect(err).NotTo(HaveOccurred())
+	exposition, err := io.ReadAll(metrics.Body)
+	_ = metrics.Body.Close()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(exposition)).NotTo(ContainSubstring("hookrun_receiver_requests_total{"), "the cluster's readiness called the receive route")
 	apiServer, err := url.Parse(cluster.Admin.Host)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {

@@ -102,12 +102,17 @@ FUZZ_TIME ?= 30000x
 # -race as well (a race in the operator or the receiver stops the process, and
 # the suite sees it die).
 PROCESS_SUITES := test/e2e test/e2e/chaos
+# Run once more without -race: the filter's allocation bounds hold for the
+# receiver as built, and -race turns off the copy-free conversions they count
+# on (the package skips them under -race). Small: cel-go, no Kubernetes.
+NO_RACE_PACKAGES := ./controllers/filter/
 TEST_BIN := $(LOCALBIN)/test
 TEST_ENV = HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) HOOKRUN_TEST_BIN=$(TEST_BIN)
 
 .PHONY: test
 test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) test-binaries ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, fuzz seeds, then the end-to-end suite and a short chaos run.
 	$(TEST_ENV) go test -race -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $$(go list ./... | grep -v -x $(foreach p,$(PROCESS_SUITES),-e 'github.com/hookrun/hookrun/$(p)'))
+	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $(NO_RACE_PACKAGES)
 	$(TEST_ENV) go test -race -p 1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $(addprefix ./,$(PROCESS_SUITES))
 
 .PHONY: test-binaries

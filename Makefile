@@ -117,9 +117,9 @@ test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MAN
 
 .PHONY: test-binaries
 test-binaries: ## Build, with -race, the binaries the process suites run (hookrun, the demo agent, the kubectl plugin) into bin/test.
-	go build -race -o $(TEST_BIN)/hookrun .
-	go build -race -o $(TEST_BIN)/demo-agent ./hack/demo-agent
-	go build -race -o $(TEST_BIN)/kubectl-hookrun ./hack/kubectl-hookrun
+	go build -race -ldflags="-s -w" -o $(TEST_BIN)/hookrun .
+	go build -race -ldflags="-s -w" -o $(TEST_BIN)/demo-agent ./hack/demo-agent
+	go build -race -ldflags="-s -w" -o $(TEST_BIN)/kubectl-hookrun ./hack/kubectl-hookrun
 
 .PHONY: fuzz
 fuzz: ## Mutate every fuzz target for FUZZ_TIME executions each (not part of make test, which runs their seeds).

@@ -95,13 +95,15 @@ lint: $(GOLANGCI_LINT) $(ACTIONLINT) ## Run golangci-lint (configuration in .gol
 FUZZ_TIME ?= 30000x
 
 # make test runs every package once, under the race detector (as cluster-api
-# does), fuzz targets' seed corpora included. The suites that start processes
-# of their own beside a control plane (the end-to-end suite and the short chaos
-# run) run after the others, one at a time, so that no two dev clusters share
-# the two cores; they run the binaries built once for them into bin/test, with
-# -race as well (a race in the operator or the receiver stops the process, and
-# the suite sees it die).
+# does), fuzz targets' seed corpora included (hack/test.sh: its phases, and
+# why the tools build in the background). The suites that start processes
+# of their own beside a control plane (the end-to-end suite and the short
+# chaos run) run one at a time after the other packages, on the binaries
+# built once for them into bin/test, with -race as well (a race in the
+# operator or the receiver stops the process, and the suite sees it die).
 PROCESS_SUITES := test/e2e test/e2e/chaos
+# The packages that run the tools (helm, kustomize, promtool, krew).
+TOOL_PACKAGES := test/chart hack/kubectl-hookrun/release
 # Run once more without -race: the filter's allocation bounds hold for the
 # receiver as built, and -race turns off the copy-free conversions they count
 # on (the package skips them under -race). Small: cel-go, no Kubernetes.
@@ -110,10 +112,12 @@ TEST_BIN := $(LOCALBIN)/test
 TEST_ENV = HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) HOOKRUN_TEST_BIN=$(TEST_BIN)
 
 .PHONY: test
-test: control-plane $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) test-binaries ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, the chart and its alerts, fuzz seeds, then the end-to-end suite and a short chaos run.
-	$(TEST_ENV) go test -race -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $$(go list ./... | grep -v -x $(foreach p,$(PROCESS_SUITES),-e 'github.com/hookrun/hookrun/$(p)'))
-	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $(NO_RACE_PACKAGES)
-	$(TEST_ENV) go test -race -p 1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) $(addprefix ./,$(PROCESS_SUITES))
+test: control-plane ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, fuzz seeds, the end-to-end suite and a short chaos run, then the chart, its alerts and krew with the tools built meanwhile.
+	$(TEST_ENV) TEST_TOOLS_TARGET=test-tools TOOL_PACKAGES="$(TOOL_PACKAGES)" PROCESS_SUITES="$(PROCESS_SUITES)" NO_RACE_PACKAGES="$(NO_RACE_PACKAGES)" \
+		GO_TEST_TIMEOUT=$(GO_TEST_TIMEOUT) GO_TEST_FLAGS="$(GO_TEST_FLAGS)" hack/test.sh
+
+.PHONY: test-tools
+test-tools: $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) ## Install the tools the chart's and the krew tests run (make test builds them in the background).
 
 .PHONY: test-binaries
 test-binaries: ## Build, with -race, the binaries the process suites run (hookrun, the demo agent, the kubectl plugin) into bin/test.

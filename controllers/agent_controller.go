@@ -33,6 +33,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // AgentReconciler reports whether an Agent can take runs, and keeps its
@@ -70,29 +71,29 @@ const (
 // agent card gave. A URL or token the operator cannot use is Stalled; an
 // archived Agent is as asked: Ready (kstatus Current) with reason
 // AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool, card cardState) summary {
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool, card cardState) lookup.Summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
-		return stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
+		return lookup.Stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
 			fmt.Sprintf("The host of spec.a2a.url is not on the operator's agent allow-list (--agent-allowed-hosts, --agent-allowed-cidrs); runs fail unsent. Use an allowed URL or ask the cluster's operators to allow %s",
 				a2a.Sanitize(hostOfURL(agent.Spec.A2A.URL))))
 	case auth == authSecretMissing:
-		return stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
 	case auth == authSecretKeyMissing:
-		return stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
 	case auth == authSecretNotReferable:
-		return stalled(agentsv1alpha1.ReasonSecretNotReferable,
-			notReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
+		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
+			lookup.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case agent.Spec.Archived:
-		return current(agentsv1alpha1.ReasonAgentArchived,
+		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
 			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
 	case card.problem != "" || agent.Status.A2A == nil:
 		return cardSummary(card)
 	default:
-		return current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
+		return lookup.Current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
 	}
 }
 
@@ -123,12 +124,12 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ct
 	card := r.resolveA2A(ctx, agent, urlRefused, r.Clock.Now())
 	sum := agentSummary(agent, auth, urlRefused, card)
 	if err != nil {
-		sum = reconcileFailed(err)
+		sum = lookup.ReconcileFailed(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
-	setSummary(&agent.Status.Conditions, sum, agent.Generation)
-	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
+	lookup.SetSummary(&agent.Status.Conditions, sum, agent.Generation)
+	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 
 // hostOfURL is the host of an agent URL (the API validates it as a URL).
@@ -145,11 +146,11 @@ func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1al
 	if ref == nil {
 		return authSecretNotNeeded, nil
 	}
-	secret, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return authSecretMissing, nil
-	case errors.Is(err, errSecretNotReferable):
+	case errors.Is(err, lookup.ErrSecretNotReferable):
 		return authSecretNotReferable, nil
 	case err != nil:
 		return authSecretNotNeeded, fmt.Errorf("reading Secret %s: %w", ref.Name, err)
@@ -173,7 +174,7 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// agent never answers must not hold every other Agent's reconcile.
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers}).
 		Watches(&corev1.Secret{},
-			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentList{}, indexAgentAuthSecret)),
+			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentAuthSecret)),
 			builder.OnlyMetadata).
 		WatchesRawSource(r.cards.source())
 	return r.watchDependents(b).Complete(r)

@@ -36,6 +36,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -86,7 +87,7 @@ type AgentRunExecutionReconciler struct {
 
 	tracer runTracer
 
-	unconfirmed unconfirmedWrites
+	unconfirmed lookup.UnconfirmedWrites
 	calls       *callQueue
 	// cards is where a send that failed asks for the Agent's card to be read again.
 	cards *cardRefreshes
@@ -101,7 +102,7 @@ func (e finalError) Error() string { return e.msg }
 // Reconcile takes one step of a running run.
 func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	defer r.calls.settle(ctx, req.NamespacedName)
-	if err := r.unconfirmed.settle(ctx, r.Client, req); err != nil {
+	if err := r.unconfirmed.Settle(ctx, r.Client, req); err != nil {
 		return ctrl.Result{}, err
 	}
 	run := &agentsv1alpha1.AgentRun{}
@@ -132,8 +133,8 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	// The next step, which may come at once, must see this one's write.
 	// Only execution writes a running run's status, so the cache shows the
 	// write once it shows that status, whatever else changed meanwhile.
-	recorded := cachedStatus(run)
-	return res, r.unconfirmed.await(ctx, r.Client, req, []cacheWrite{{client.ObjectKeyFromObject(run), func(cached *agentsv1alpha1.AgentRun) bool {
+	recorded := lookup.CachedStatus(run)
+	return res, r.unconfirmed.Await(ctx, r.Client, req, []lookup.CacheWrite{{Key: client.ObjectKeyFromObject(run), Shown: func(cached *agentsv1alpha1.AgentRun) bool {
 		return equality.Semantic.DeepEqual(cached.Status, recorded)
 	}}})
 }
@@ -142,7 +143,7 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 // changes run's status in memory only.
 func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
 	now := r.Clock.Now()
-	agent, err := getCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
+	agent, err := lookup.GetCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
 	switch {
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
@@ -302,7 +303,7 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 // writes a running run, so a merge patch without a lock is safe.
 func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
 	agentsv1alpha1.SetRunConditions(run)
-	if !statusChanged(before, run) {
+	if !lookup.StatusChanged(before, run) {
 		return false, nil
 	}
 	refused := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
@@ -316,7 +317,7 @@ func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *a
 		answer := run.Status
 		run.Status = *before.Status.DeepCopy()
 		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
-			a2a.Sanitize(answer.TaskID), a2a.Sanitize(contextOf(&answer)), err), "", r.Clock.Now())
+			a2a.Sanitize(answer.TaskID), a2a.Sanitize(lookup.ContextOf(&answer)), err), "", r.Clock.Now())
 		agentsv1alpha1.SetRunConditions(run)
 		err = patch()
 	}
@@ -324,14 +325,6 @@ func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *a
 		return false, client.IgnoreNotFound(fmt.Errorf("recording the run's status: %w", err))
 	}
 	return true, nil
-}
-
-// contextOf is the A2A context a run's status names, or "".
-func contextOf(st *agentsv1alpha1.AgentRunStatus) string {
-	if st.Thread == nil {
-		return ""
-	}
-	return st.Thread.ContextID
 }
 
 func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
@@ -351,12 +344,12 @@ func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, age
 func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
-		s, err := getReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+		s, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
-		case errors.Is(err, errSecretNotReferable):
-			return nil, finalError{msg: notReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
+		case errors.Is(err, lookup.ErrSecretNotReferable):
+			return nil, finalError{msg: lookup.NotReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
 		case err != nil:
 			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
 		}
@@ -376,7 +369,7 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 // SetupWithManager registers execution: it looks at running runs only, and
 // at those woken by their Agent's call queue.
 func (r *AgentRunExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return isRunIn(o, agentsv1alpha1.RunRunning) })
+	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return lookup.IsRunIn(o, agentsv1alpha1.RunRunning) })
 	r.calls = newCallQueue(r.Workers)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(running)).

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Dispatch metrics, on the operator's /metrics, by the run's Agent
@@ -138,9 +139,9 @@ func (g *goneAgents) isGone(namespace, name string) bool {
 
 // queueDepth counts queued runs from the operator's cache when scraped, on
 // the leader.
-var queueDepth = &scrapeGauge{
-	desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
-	gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
+var queueDepth = &lookup.ScrapeGauge{
+	Desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
+	Gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
 		runs := &agentsv1alpha1.AgentRunList{}
 		if err := r.List(ctx, runs, client.UnsafeDisableDeepCopy); err != nil {
 			return err

@@ -19,15 +19,14 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // A run's payload: the Secret the receiver wrote beside it, read when the
@@ -63,10 +62,5 @@ func isPayloadOf(secretType corev1.SecretType, owners []metav1.OwnerReference, r
 	if secretType != agentsv1alpha1.SecretTypeWebhookPayload {
 		return false
 	}
-	return ownedBy(owners, run.UID)
-}
-
-// ownedBy tells whether owners name the object with uid.
-func ownedBy(owners []metav1.OwnerReference, uid types.UID) bool {
-	return slices.ContainsFunc(owners, func(o metav1.OwnerReference) bool { return o.UID == uid })
+	return lookup.OwnedBy(owners, run.UID)
 }

@@ -20,12 +20,12 @@ import (
 	"container/heap"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // The queue: which of an Agent's queued runs start, and what a thread's runs
@@ -37,61 +37,9 @@ import (
 // (the receiver writes it right after the run) before it fails.
 const payloadGrace = agentsv1alpha1.PayloadGrace
 
-// threadKey names the thread a run must hold alone, or "" for a new thread each run.
-func threadKey(run *agentsv1alpha1.AgentRun) string {
-	if run.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting && run.Spec.TargetThreadRef != nil {
-		return run.Spec.TargetThreadRef.Name
-	}
-	return ""
-}
-
 // queueOrder sorts runs oldest first (see queuedBefore).
 func queueOrder(runs []*agentsv1alpha1.AgentRun) {
-	sort.SliceStable(runs, func(i, j int) bool { return queuedBefore(runs[i], runs[j]) })
-}
-
-// queuedBefore orders queued runs oldest first: by receipt (stored to the
-// second), then by the ULID the receiver ends run names with (to the
-// millisecond), then by name.
-func queuedBefore(a, b *agentsv1alpha1.AgentRun) bool {
-	ta, tb := a.Spec.ReceivedAt.Time, b.Spec.ReceivedAt.Time
-	if !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	if ka, kb := receiptKey(a.Name), receiptKey(b.Name); ka != kb {
-		return ka < kb
-	}
-	return a.Name < b.Name
-}
-
-// appendedAfter reports whether run a was appended to its thread after run
-// b. A thread's runs start one at a time, oldest first, so the later start
-// is the later append; startedAt is stored to the second, and within one
-// second the queue order tells. A run with no start recorded counts as
-// earlier.
-func appendedAfter(a, b *agentsv1alpha1.AgentRun) bool {
-	if b.Status.StartedAt == nil {
-		return true
-	}
-	if a.Status.StartedAt == nil {
-		return false
-	}
-	ta, tb := a.Status.StartedAt.Truncate(time.Second), b.Status.StartedAt.Truncate(time.Second)
-	if !ta.Equal(tb) {
-		return ta.After(tb)
-	}
-	return queuedBefore(b, a)
-}
-
-// ulidLen is the length of a ULID in Crockford base32.
-const ulidLen = 26
-
-// receiptKey is the ULID ending a run name "<endpoint>-<ULID>", or the name.
-func receiptKey(name string) string {
-	if i := strings.LastIndexByte(name, '-'); i >= 0 && len(name)-i-1 == ulidLen {
-		return name[i+1:]
-	}
-	return name
+	sort.SliceStable(runs, func(i, j int) bool { return lookup.QueuedBefore(runs[i], runs[j]) })
 }
 
 // activeRuns counts an Agent's running runs and their threads, and returns
@@ -107,7 +55,7 @@ func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads m
 		switch r.EffectiveState() {
 		case agentsv1alpha1.RunRunning:
 			running++
-			if k := threadKey(r); k != "" {
+			if k := lookup.ThreadKey(r); k != "" {
 				busyThreads[k] = true
 			}
 		case agentsv1alpha1.RunQueued:
@@ -156,7 +104,7 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 	ready := make([]*agentsv1alpha1.AgentRun, 0, len(queued))
 	oldestOfThread := map[string]*agentsv1alpha1.AgentRun{}
 	for _, q := range queued {
-		if t := threadKey(q); t != "" && (oldestOfThread[t] == nil || queuedBefore(q, oldestOfThread[t])) {
+		if t := lookup.ThreadKey(q); t != "" && (oldestOfThread[t] == nil || lookup.QueuedBefore(q, oldestOfThread[t])) {
 			oldestOfThread[t] = q
 		}
 		switch {
@@ -172,7 +120,7 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 	}
 	eligible := ready[:0] // filtered in place
 	for _, q := range ready {
-		if t := threadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
+		if t := lookup.ThreadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
 			eligible = append(eligible, q)
 		}
 	}
@@ -246,7 +194,7 @@ func oldestN(runs []*agentsv1alpha1.AgentRun, n int) []*agentsv1alpha1.AgentRun 
 	for _, q := range runs {
 		if h.Len() < n {
 			heap.Push(h, q)
-		} else if queuedBefore(q, (*h)[0]) {
+		} else if lookup.QueuedBefore(q, (*h)[0]) {
 			(*h)[0] = q
 			heap.Fix(h, 0)
 		}
@@ -260,7 +208,7 @@ func oldestN(runs []*agentsv1alpha1.AgentRun, n int) []*agentsv1alpha1.AgentRun 
 type newestOnTop []*agentsv1alpha1.AgentRun
 
 func (h newestOnTop) Len() int           { return len(h) }
-func (h newestOnTop) Less(i, j int) bool { return queuedBefore(h[j], h[i]) }
+func (h newestOnTop) Less(i, j int) bool { return lookup.QueuedBefore(h[j], h[i]) }
 func (h newestOnTop) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *newestOnTop) Push(x any)        { *h = append(*h, x.(*agentsv1alpha1.AgentRun)) } //nolint:errcheck,forcetypeassert // only runs are pushed
 func (h *newestOnTop) Pop() any {

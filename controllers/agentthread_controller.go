@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // AgentThreadReconciler reports whether a thread's Agent exists and derives
@@ -48,16 +49,16 @@ type AgentThreadReconciler struct {
 // threadSummary is the AgentThread's Ready, Reconciling and Stalled; agent
 // is nil when it does not exist (Stalled). A thread of an archived Agent is
 // as asked: Ready (kstatus Current) with reason AgentArchived.
-func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) summary {
+func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) lookup.Summary {
 	if agent == nil {
-		return stalled(agentsv1alpha1.ReasonAgentNotFound,
+		return lookup.Stalled(agentsv1alpha1.ReasonAgentNotFound,
 			fmt.Sprintf("Agent %q does not exist in this namespace; create it (spec.agentRef cannot change)", th.Spec.AgentRef.Name))
 	}
 	if agent.Spec.Archived {
-		return current(agentsv1alpha1.ReasonAgentArchived,
+		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
 			fmt.Sprintf("Agent %q is archived; no runs are appended until it is unarchived", agent.Name))
 	}
-	return current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
+	return lookup.Current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
 }
 
 // Reconcile sets the thread's Ready condition and context.
@@ -80,23 +81,23 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	sum := threadSummary(th, agent)
 	if err != nil {
-		sum = reconcileFailed(err)
+		sum = lookup.ReconcileFailed(err)
 	} else {
 		th.Status.ObservedGeneration = th.Generation
 	}
-	setSummary(&th.Status.Conditions, sum, th.Generation)
-	return ctrl.Result{}, errors.Join(err, patchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
+	lookup.SetSummary(&th.Status.Conditions, sum, th.Generation)
+	return ctrl.Result{}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 
 // deriveFromRuns sets the thread's context and latest run from its runs. A
 // thread whose runs are all gone keeps what it showed; an attached context
 // (spec.contextId) is its context until a run has one.
 func (r *AgentThreadReconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
-	runs, err := runsOfThread(ctx, r.Client, th)
+	runs, err := lookup.RunsOfThread(ctx, r.Client, th)
 	if err != nil {
 		return err
 	}
-	contextID, last := threadFromRuns(runs)
+	contextID, last := lookup.ThreadFromRuns(runs)
 	switch {
 	case contextID != "":
 		th.Status.ContextID = contextID
@@ -117,7 +118,7 @@ func (r *AgentThreadReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&agentsv1alpha1.AgentThread{}).
 		Named("agentthread").
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, indexThreadAgent)),
+			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, lookup.IndexThreadAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(threadOfRun), builder.WithPredicates(threadMatters)).
 		Complete(r)
@@ -126,20 +127,20 @@ func (r *AgentThreadReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // threadOfRun maps a run to the thread it is appended to.
 func threadOfRun(_ context.Context, o client.Object) []reconcile.Request {
 	run, ok := o.(*agentsv1alpha1.AgentRun)
-	if !ok || threadKey(run) == "" {
+	if !ok || lookup.ThreadKey(run) == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: threadKey(run)}}}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: lookup.ThreadKey(run)}}}
 }
 
 // threadMatters passes the run events that change what a thread derives:
 // a run's state or context changing, and a run going away.
 var threadMatters = predicate.Funcs{
-	CreateFunc: func(e event.CreateEvent) bool { return !isRunIn(e.Object, agentsv1alpha1.RunQueued) },
+	CreateFunc: func(e event.CreateEvent) bool { return !lookup.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
 		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)
-		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || contextOf(&old.Status) != contextOf(&run.Status))
+		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || lookup.ContextOf(&old.Status) != lookup.ContextOf(&run.Status))
 	},
 	DeleteFunc: func(event.DeleteEvent) bool { return true },
 }

@@ -16,72 +16,11 @@ limitations under the License.
 
 package controllers
 
-import (
-	"context"
-	"sync/atomic"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
-)
+import "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 // The operator's metrics, on its /metrics (docs/operations.md, Monitoring):
 // run metrics by Agent (agentrun_metrics.go) and endpoints by readiness
 // (webhookendpoint_metrics.go).
 func init() {
 	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth, endpointReadiness)
-}
-
-// scrapeGauge is a gauge computed from the leader's cache when scraped:
-// gather lists what it counts and emits one value per label set.
-type scrapeGauge struct {
-	leaderCache
-	desc   *prometheus.Desc
-	gather func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error
-}
-
-func (g *scrapeGauge) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
-
-func (g *scrapeGauge) Collect(ch chan<- prometheus.Metric) {
-	r, ok := g.get()
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// A failed list reports no series: absent, not a wrong zero.
-	_ = g.gather(ctx, r, func(n int, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, float64(n), labels...)
-	})
-}
-
-// leaderCache is what the gauges computed at scrape time read: the
-// manager's cache, once this replica leads. A standby replica reports none
-// of them, so a sum over replicas counts each object once, and it starts no
-// informer for them.
-type leaderCache struct {
-	reader  atomic.Pointer[client.Reader]
-	elected atomic.Pointer[<-chan struct{}]
-}
-
-// use points the gauges at the manager's cache; they report once elected
-// is closed.
-func (l *leaderCache) use(r client.Reader, elected <-chan struct{}) {
-	l.reader.Store(&r)
-	l.elected.Store(&elected)
-}
-
-// get is the cache, or false before use or while this replica does not lead.
-func (l *leaderCache) get() (client.Reader, bool) {
-	r, elected := l.reader.Load(), l.elected.Load()
-	if r == nil || elected == nil {
-		return nil, false
-	}
-	select {
-	case <-*elected:
-		return *r, true
-	default:
-		return nil, false
-	}
 }

@@ -27,9 +27,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
@@ -55,6 +57,10 @@ type Dependencies struct {
 func ClientCacheOptions() *client.CacheOptions {
 	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
 }
+
+// CacheOptions are the operator's cache options: what it caches of which
+// kind, in which namespaces (see lookup.CacheOptions).
+func CacheOptions(namespace string) cache.Options { return lookup.CacheOptions(namespace) }
 
 // SetupOperator registers the field indexes and every reconciler of the
 // operator with mgr. Zero-valued dependencies get production defaults.
@@ -87,16 +93,16 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		}
 		deps.Membership = checker
 	}
-	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := lookup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	queueDepth.use(mgr.GetCache(), mgr.Elected())
-	endpointReadiness.use(mgr.GetCache(), mgr.Elected())
+	queueDepth.Use(mgr.GetCache(), mgr.Elected())
+	endpointReadiness.Use(mgr.GetCache(), mgr.Elected())
 	endpoints := &WebhookEndpointReconciler{
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),
 		MetadataReader:       mgr.GetCache(),
-		Recorder:             mgr.GetEventRecorder(fieldOwner),
+		Recorder:             mgr.GetEventRecorder(lookup.FieldOwner),
 		Clock:                deps.Clock,
 		Rand:                 deps.Rand,
 		Membership:           deps.Membership,
@@ -118,10 +124,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread": &AgentThreadReconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock, tracer: tracer,
+			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, tracer: tracer,
 		},
 		"AgentRun execution": &AgentRunExecutionReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
 			cards: cards,
 		},

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 )
 
@@ -46,8 +47,6 @@ import (
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/finalizers,verbs=update
 
 const (
-	// fieldOwner names the operator in managedFields.
-	fieldOwner = "hookrun-operator"
 	// tokenBytes is the size of endpoint IDs and generated secrets.
 	tokenBytes = 32
 	// DefaultRunCountDelay batches AgentRun events into one status update per
@@ -102,9 +101,9 @@ type endpointScope struct {
 	idHeldElsewhere bool
 	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
 	// yet, and why; it comes before everything else in Ready.
-	idProblem *summary
+	idProblem *lookup.Summary
 	// filterProblem: spec.filter does not compile, and why.
-	filterProblem *summary
+	filterProblem *lookup.Summary
 	// runs are the endpoint's AgentRuns (from the cache), once listed.
 	runs       []agentsv1alpha1.AgentRun
 	runsListed bool
@@ -176,7 +175,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			errs = append(errs, err)
 		}
 	}
-	return result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
+	return lookup.Result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
 // writeStatus ends a reconcile that is returning phasesErr: Ready,
@@ -192,11 +191,11 @@ func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, before *age
 	case s.filterProblem != nil && !s.idHeldElsewhere:
 		sum = *s.filterProblem
 	}
-	setSummary(&ep.Status.Conditions, sum, ep.Generation)
+	lookup.SetSummary(&ep.Status.Conditions, sum, ep.Generation)
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}
-	if err := patchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
+	if err := lookup.PatchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
 		return errors.Join(phasesErr, err)
 	}
 	for _, f := range s.afterStatus {
@@ -320,10 +319,10 @@ func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// 85 s to bring 1,000 new endpoints to Ready (make bench).
 		WithOptions(controller.Options{MaxConcurrentReconciles: endpointWorkers}).
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointAgent)),
+			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentThread{},
-			handler.EnqueueRequestsFromMapFunc(mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointThread)),
+			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointThread)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
 		Watches(&agentsv1alpha1.AgentRun{}, delayedEndpointHandler(r.RunCountDelay)).

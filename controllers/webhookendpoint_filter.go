@@ -27,18 +27,19 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // filterSummary is the Ready summary of an endpoint whose spec.filter does
 // not compile (filter.Compile: syntax, type, cost), or nil when it has none
 // or it compiles. The receiver compiles it too and answers 422
 // filter_invalid; this only tells the owner why.
-func filterSummary(expr string) *summary {
+func filterSummary(expr string) *lookup.Summary {
 	if expr == "" {
 		return nil
 	}
 	if _, err := filter.Compile(expr); err != nil {
-		s := stalled(agentsv1alpha1.ReasonFilterInvalid,
+		s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
 			"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
 		return &s
 	}
@@ -55,12 +56,12 @@ type filterVerdicts struct {
 
 type filterVerdict struct {
 	generation int64
-	problem    *summary
+	problem    *lookup.Summary
 }
 
 // of returns the verdict on ep's filter, compiling it if its generation has
 // none yet.
-func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *summary {
+func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *lookup.Summary {
 	key := client.ObjectKeyFromObject(ep)
 	f.mu.Lock()
 	v, ok := f.m[key]
@@ -92,7 +93,7 @@ func (r *WebhookEndpointReconciler) reconcileFilter(_ context.Context, s *endpoi
 	if s.filterProblem == nil {
 		return nil
 	}
-	ep, msg := s.ep, s.filterProblem.ready.Message
+	ep, msg := s.ep, s.filterProblem.Ready.Message
 	if was := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); was != nil &&
 		was.Reason == agentsv1alpha1.ReasonFilterInvalid && was.ObservedGeneration == ep.Generation {
 		return nil

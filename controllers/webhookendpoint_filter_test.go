@@ -43,10 +43,10 @@ func TestFilterSummary(t *testing.T) {
 		got := filterSummary(tc.expr)
 		switch {
 		case tc.want == "" && got != nil:
-			t.Errorf("filterSummary(%q) = %v, want none", tc.expr, got.ready.Message)
-		case tc.want != "" && (got == nil || got.ready.Reason != agentsv1alpha1.ReasonFilterInvalid ||
-			got.ready.Status != metav1.ConditionFalse || got.progress != progressStalled ||
-			!strings.Contains(got.ready.Message, tc.want) || !strings.Contains(got.ready.Message, "422 filter_invalid")):
+			t.Errorf("filterSummary(%q) = %v, want none", tc.expr, got.Ready.Message)
+		case tc.want != "" && (got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFilterInvalid ||
+			got.Ready.Status != metav1.ConditionFalse || got.Progress != agentsv1alpha1.ProgressStalled ||
+			!strings.Contains(got.Ready.Message, tc.want) || !strings.Contains(got.Ready.Message, "422 filter_invalid")):
 			t.Errorf("filterSummary(%q) = %+v, want Stalled FilterInvalid naming %q", tc.expr, got, tc.want)
 		}
 	}

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
 )
 
 // Table tests of the pinned endpoint ID's decisions.
@@ -74,7 +76,7 @@ func TestPinnedID(t *testing.T) {
 	}{
 		{"valid", secret(pinnedTestID), nil, pinnedTestID, pinnedIDValid},
 		{"missing Secret", nil, notFound, "", pinnedIDSecretNotFound},
-		{"not labelled", nil, errSecretNotReferable, "", pinnedIDSecretNotReferable},
+		{"not labelled", nil, lookup.ErrSecretNotReferable, "", pinnedIDSecretNotReferable},
 		{"transient error", nil, errors.New("connection refused"), "", pinnedIDReadFailed},
 		{"no such key", &corev1.Secret{Data: map[string][]byte{"other": []byte(pinnedTestID)}}, nil, "", pinnedIDKeyMissing},
 		{"trailing newline", secret(pinnedTestID + "\n"), nil, "", pinnedIDMalformed},
@@ -105,11 +107,11 @@ func TestPinnedIDSummary(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
 			got := pinnedIDSummary(tc.outcome, ref, 44)
-			if got.progress != progressStalled {
-				t.Errorf("progress %d, want Stalled", got.progress)
+			if got.Progress != agentsv1alpha1.ProgressStalled {
+				t.Errorf("progress %d, want Stalled", got.Progress)
 			}
-			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
-			checkCondition(t, got.ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
+			lookuptest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
+			lookuptest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
 		})
 	}
 }

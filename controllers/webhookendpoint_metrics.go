@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // endpointReadiness counts WebhookEndpoints by namespace and Ready condition
@@ -33,11 +34,11 @@ import (
 // thousands of endpoints, while namespaces times the few states and reasons
 // an endpoint can be in stay small, and a per-endpoint answer is one
 // `kubectl get webhookendpoints` away.
-var endpointReadiness = &scrapeGauge{
-	desc: prometheus.NewDesc("hookrun_endpoints",
+var endpointReadiness = &lookup.ScrapeGauge{
+	Desc: prometheus.NewDesc("hookrun_endpoints",
 		"WebhookEndpoints by namespace and Ready condition: ready (True, False, Unknown) and reason.",
 		[]string{"namespace", "ready", "reason"}, nil),
-	gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
+	Gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
 		endpoints := &agentsv1alpha1.WebhookEndpointList{}
 		if err := r.List(ctx, endpoints, client.UnsafeDisableDeepCopy); err != nil {
 			return err

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // reconcileRuns counts the endpoint's AgentRuns and applies retention: at most
@@ -51,14 +52,14 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 		}
 	}
 	for _, run := range plan.expirePayloads {
-		obj := secretMetadata(run.Namespace, run.Spec.Payload.SecretName)
+		obj := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 		if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			if client.IgnoreNotFound(err) != nil {
 				errs = append(errs, err)
 			}
 			continue // already gone
 		}
-		if !ownedBy(obj.OwnerReferences, run.UID) {
+		if !lookup.OwnedBy(obj.OwnerReferences, run.UID) {
 			// Not the run's payload (the metadata cache has no type; a
 			// Secret the run owns goes with it anyway): left alone.
 			continue
@@ -98,7 +99,7 @@ func (r *WebhookEndpointReconciler) setRunCounts(s *endpointScope, counts agents
 func (r *WebhookEndpointReconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
 	if !s.runsListed {
 		runs := &agentsv1alpha1.AgentRunList{}
-		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{indexRunEndpoint: s.ep.Name}); err != nil {
+		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {
 			return nil, fmt.Errorf("listing AgentRuns: %w", err)
 		}
 		s.runs, s.runsListed = runs.Items, true

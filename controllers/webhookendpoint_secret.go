@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // reconcileSecret keeps status.secretHash in step with the endpoint's
@@ -200,7 +201,7 @@ func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, e
 			Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion,
 		})
 	}
-	err := r.Create(ctx, secret, client.FieldOwner(fieldOwner))
+	err := r.Create(ctx, secret, client.FieldOwner(lookup.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return false, nil
@@ -213,7 +214,7 @@ func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, e
 // applyGeneratedSecret creates or overwrites the generated Secret, owned by
 // the endpoint, with server-side apply.
 func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
-	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s: %w", name, err)
 	}
 	return nil
@@ -228,12 +229,12 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 	ep.Status.SecretName = ref.Name
 	ep.Status.SecretHash = ""
 
-	secret, err := getReferableSecret(ctx, r.APIReader, ep.Namespace, ref.Name)
+	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, ep.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		s.setCondition(secretReadyCondition(secretRefNotFound, ref.Name, ref.Key, 0))
 		return nil
-	case errors.Is(err, errSecretNotReferable):
+	case errors.Is(err, lookup.ErrSecretNotReferable):
 		s.setCondition(secretReadyCondition(secretRefNotReferable, ref.Name, ref.Key, 0))
 		return nil
 	case err != nil:
@@ -267,7 +268,7 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
-	obj := secretMetadata(ep.Namespace, name)
+	obj := lookup.SecretMetadata(ep.Namespace, name)
 	if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return client.IgnoreNotFound(err)
 	}
@@ -284,7 +285,7 @@ func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s
 // controlled by ep (read from the API server: the decision must not rest on
 // a lagging cache).
 func (r *WebhookEndpointReconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name string) (bool, error) {
-	obj := secretMetadata(ep.Namespace, name)
+	obj := lookup.SecretMetadata(ep.Namespace, name)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -298,7 +299,7 @@ func (r *WebhookEndpointReconciler) secretNameTaken(ctx context.Context, ep *age
 // secretExists looks in the metadata cache and, when the cache says no,
 // confirms with the API server (the cache may lag our own write).
 func (r *WebhookEndpointReconciler) secretExists(ctx context.Context, namespace, name string) (bool, error) {
-	obj := secretMetadata(namespace, name)
+	obj := lookup.SecretMetadata(namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
 		err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)

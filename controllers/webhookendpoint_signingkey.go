@@ -30,9 +30,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) are
@@ -95,7 +95,7 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 		return r.deleteSigningKeys(ctx, ep.Namespace, ep.Name, "")
 	}
 	name := agentsv1alpha1.SigningKeySecretName(string(ep.UID))
-	cached := secretMetadata(r.Namespace, name)
+	cached := lookup.SecretMetadata(r.Namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(cached), cached)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
@@ -139,7 +139,7 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 		}).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(data)
-	if err := r.Apply(ctx, ac, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, ac, client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing signing-key Secret %s/%s: %w", r.Namespace, name, err)
 	}
 	return nil
@@ -214,7 +214,7 @@ func (r *WebhookEndpointReconciler) deleteSigningKeys(ctx context.Context, names
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := r.MetadataReader.List(ctx, list, client.InNamespace(r.Namespace),
-		client.MatchingFields{indexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
+		client.MatchingFields{lookup.IndexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
 		return fmt.Errorf("listing signing-key Secrets of %s/%s: %w", namespace, name, err)
 	}
 	var errs []error
@@ -228,16 +228,4 @@ func (r *WebhookEndpointReconciler) deleteSigningKeys(ctx context.Context, names
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// signingKeyEndpoint maps a signing-key Secret to its endpoint, so a
-// deleted or changed key is put back and an orphan is removed.
-func signingKeyEndpoint(o client.Object) (reconcile.Request, bool) {
-	l := o.GetLabels()
-	if l[agentsv1alpha1.LabelSigningKey] != "true" || l[agentsv1alpha1.LabelEndpointNamespace] == "" || l[agentsv1alpha1.LabelEndpoint] == "" {
-		return reconcile.Request{}, false
-	}
-	return reconcile.Request{NamespacedName: types.NamespacedName{
-		Namespace: l[agentsv1alpha1.LabelEndpointNamespace], Name: l[agentsv1alpha1.LabelEndpoint],
-	}}, true
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Pure functions that turn what the endpoint reconciler observed into
@@ -118,7 +119,7 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
 	case secretRefNotReferable:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
-			notReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
+			lookup.NotReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
 	case secretNameTaken:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
@@ -207,7 +208,7 @@ func isOwnerSkip(run *agentsv1alpha1.AgentRun, uid types.UID) bool {
 		run.EffectiveState() != agentsv1alpha1.RunSkipped {
 		return false
 	}
-	return ownedBy(run.OwnerReferences, uid)
+	return lookup.OwnedBy(run.OwnerReferences, uid)
 }
 
 // sameOwner tells whether a and b are one owner: the same user and the same
@@ -227,39 +228,39 @@ func sameOwner(a, b *agentsv1alpha1.Owner) bool {
 // fix is wrong (a missing Agent, thread or Secret, an ID conflict, an owner
 // who is no longer a member), and Reconciling on a transient error
 // (reconcileErr, this reconcile's).
-func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) summary {
+func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) lookup.Summary {
 	if idHeldElsewhere {
-		return stalled(agentsv1alpha1.ReasonEndpointIDConflict,
+		return lookup.Stalled(agentsv1alpha1.ReasonEndpointIDConflict,
 			"Another WebhookEndpoint has held this endpoint ID longer and receives its calls; this one is not served. "+
 				"Delete this endpoint and create it again for a new ID, or give it another one")
 	}
 	if reconcileErr != nil {
-		return reconcileFailed(reconcileErr)
+		return lookup.ReconcileFailed(reconcileErr)
 	}
 	var archived *metav1.Condition
 	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
 		c := meta.FindStatusCondition(status.Conditions, ct)
 		switch {
 		case c == nil:
-			return reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
+			return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
 		case c.Reason == agentsv1alpha1.ReasonAgentArchived:
 			archived = c
 		case c.Status != metav1.ConditionTrue:
-			return stalled(c.Reason, c.Message)
+			return lookup.Stalled(c.Reason, c.Message)
 		}
 	}
 	if status.URL == "" {
-		return reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
+		return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
 	}
 	switch {
 	case status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
-		return stalled(agentsv1alpha1.ReasonOwnerNotMember,
+		return lookup.Stalled(agentsv1alpha1.ReasonOwnerNotMember,
 			"Paused: the owner may no longer trigger the Agent. Calls answer 422 until the owner is a member again or another member sets spec.owner to themselves")
 	case status.PauseReason == agentsv1alpha1.PauseReasonPaused:
-		return current(agentsv1alpha1.ReasonPaused,
+		return lookup.Current(agentsv1alpha1.ReasonPaused,
 			"Paused by the owner, as spec.paused asks: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
 	case archived != nil:
-		return current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
+		return lookup.Current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
 	}
-	return current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
+	return lookup.Current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
 }

@@ -27,17 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
 )
 
 // Table tests of the pure functions behind the conditions and the phase.
-
-func checkCondition(t *testing.T, got metav1.Condition, wantType string, wantStatus metav1.ConditionStatus, wantReason, wantMsg string) {
-	t.Helper()
-	if got.Type != wantType || got.Status != wantStatus || got.Reason != wantReason || !strings.Contains(got.Message, wantMsg) {
-		t.Errorf("got %s=%s reason %s message %q; want %s=%s reason %s message containing %q",
-			got.Type, got.Status, got.Reason, got.Message, wantType, wantStatus, wantReason, wantMsg)
-	}
-}
 
 func TestAgentReadyCondition(t *testing.T) {
 	archived := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}, Spec: agentsv1alpha1.AgentSpec{Archived: true}}
@@ -55,7 +48,7 @@ func TestAgentReadyCondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkCondition(t, agentReadyCondition("triage", tc.agent), agentsv1alpha1.ConditionAgentReady, tc.status, tc.reason, tc.msg)
+			lookuptest.CheckCondition(t, agentReadyCondition("triage", tc.agent), agentsv1alpha1.ConditionAgentReady, tc.status, tc.reason, tc.msg)
 		})
 	}
 }
@@ -84,7 +77,7 @@ func TestThreadReadyCondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkCondition(t, threadReadyCondition(&tc.spec, tc.thread), agentsv1alpha1.ConditionThreadReady, tc.status, tc.reason, tc.msg)
+			lookuptest.CheckCondition(t, threadReadyCondition(&tc.spec, tc.thread), agentsv1alpha1.ConditionThreadReady, tc.status, tc.reason, tc.msg)
 		})
 	}
 }
@@ -109,7 +102,7 @@ func TestSecretReadyCondition(t *testing.T) {
 		{secretRefNotReferable, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable, "kubectl label secret s agents.hookrun.dev/allow-reference=true"},
 	}
 	for _, tc := range cases {
-		checkCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
+		lookuptest.CheckCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
 	}
 }
 
@@ -275,36 +268,36 @@ func TestEndpointSummary(t *testing.T) {
 		status   agentsv1alpha1.WebhookEndpointStatus
 		conflict bool
 		err      error
-		progress progress
+		progress agentsv1alpha1.Progress
 		reason   string
 	}{
-		{"ready", active, false, nil, progressCurrent, agentsv1alpha1.ReasonAvailable},
-		{"paused by the owner: as asked", paused(agentsv1alpha1.PauseReasonPaused, good), false, nil, progressCurrent, agentsv1alpha1.ReasonPaused},
-		{"agent archived: as asked", paused("", with(archived)), false, nil, progressCurrent, agentsv1alpha1.ReasonAgentArchived},
-		{"paused and agent archived", paused(agentsv1alpha1.PauseReasonPaused, with(archived)), false, nil, progressCurrent, agentsv1alpha1.ReasonPaused},
-		{"reconcile error", active, false, errors.New("boom"), progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
-		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, false, nil, progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
-		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, false, nil, progressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"ready", active, false, nil, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable},
+		{"paused by the owner: as asked", paused(agentsv1alpha1.PauseReasonPaused, good), false, nil, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonPaused},
+		{"agent archived: as asked", paused("", with(archived)), false, nil, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAgentArchived},
+		{"paused and agent archived", paused(agentsv1alpha1.PauseReasonPaused, with(archived)), false, nil, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonPaused},
+		{"reconcile error", active, false, errors.New("boom"), agentsv1alpha1.ProgressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"no URL", agentsv1alpha1.WebhookEndpointStatus{Conditions: good}, false, nil, agentsv1alpha1.ProgressReconciling, agentsv1alpha1.ReasonReconcileFailed},
+		{"conditions unknown", agentsv1alpha1.WebhookEndpointStatus{URL: "u"}, false, nil, agentsv1alpha1.ProgressReconciling, agentsv1alpha1.ReasonReconcileFailed},
 		{"agent missing", paused("", with(notOK(agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ReasonAgentNotFound))), false, nil,
-			progressStalled, agentsv1alpha1.ReasonAgentNotFound},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentNotFound},
 		{"thread missing", paused("", with(notOK(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadNotFound))), false, nil,
-			progressStalled, agentsv1alpha1.ReasonThreadNotFound},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonThreadNotFound},
 		{"thread of other agent", paused("", with(notOK(agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ReasonThreadOfAnotherAgent))), false, nil,
-			progressStalled, agentsv1alpha1.ReasonThreadOfAnotherAgent},
-		{"secret missing", paused("", with(missingSecret)), false, nil, progressStalled, agentsv1alpha1.ReasonSecretNotFound},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonThreadOfAnotherAgent},
+		{"secret missing", paused("", with(missingSecret)), false, nil, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonSecretNotFound},
 		{"secret not referable", paused("", with(notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretNotReferable))), false, nil,
-			progressStalled, agentsv1alpha1.ReasonSecretNotReferable},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonSecretNotReferable},
 		{"secret too short", paused("", with(notOK(agentsv1alpha1.ConditionSecretReady, agentsv1alpha1.ReasonSecretTooShort))), false, nil,
-			progressStalled, agentsv1alpha1.ReasonSecretTooShort},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonSecretTooShort},
 		{"agent archived and secret missing: the misconfiguration wins", paused(agentsv1alpha1.PauseReasonPaused, with(archived, missingSecret)), false, nil,
-			progressStalled, agentsv1alpha1.ReasonSecretNotFound},
-		{"owner not member", paused(agentsv1alpha1.PauseReasonOwnerNotMember, good), false, nil, progressStalled, agentsv1alpha1.ReasonOwnerNotMember},
-		{"ID held by an older endpoint", active, true, nil, progressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
-		{"ID conflict before a reconcile error", active, true, errors.New("boom"), progressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
+			agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonSecretNotFound},
+		{"owner not member", paused(agentsv1alpha1.PauseReasonOwnerNotMember, good), false, nil, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonOwnerNotMember},
+		{"ID held by an older endpoint", active, true, nil, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
+		{"ID conflict before a reconcile error", active, true, errors.New("boom"), agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonEndpointIDConflict},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkSummary(t, endpointSummary(&tc.status, tc.conflict, tc.err), tc.progress, tc.reason, "")
+			lookuptest.CheckSummary(t, endpointSummary(&tc.status, tc.conflict, tc.err), tc.progress, tc.reason, "")
 		})
 	}
 }
@@ -327,25 +320,25 @@ func TestAgentSummary(t *testing.T) {
 		auth       authSecretState
 		urlRefused bool
 		card       cardState
-		progress   progress
+		progress   agentsv1alpha1.Progress
 		reason     string
 		message    string
 	}{
-		{"available", agent, authSecretFound, false, cardState{}, progressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0"},
-		{"archived: as asked", archived, authSecretFound, false, cardState{}, progressCurrent, agentsv1alpha1.ReasonAgentArchived, "answer 422"},
-		{"token Secret missing", agent, authSecretMissing, false, cardState{}, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
-		{"token key missing", agent, authSecretKeyMissing, false, cardState{}, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`},
-		{"token Secret not referable", agent, authSecretNotReferable, false, cardState{}, progressStalled, agentsv1alpha1.ReasonSecretNotReferable,
+		{"available", agent, authSecretFound, false, cardState{}, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/ over A2A 1.0"},
+		{"archived: as asked", archived, authSecretFound, false, cardState{}, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAgentArchived, "answer 422"},
+		{"token Secret missing", agent, authSecretMissing, false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
+		{"token key missing", agent, authSecretKeyMissing, false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `no key "token"`},
+		{"token Secret not referable", agent, authSecretNotReferable, false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonSecretNotReferable,
 			"kubectl label secret tok agents.hookrun.dev/allow-reference=true"},
-		{"URL not allowed", agent, authSecretFound, true, cardState{}, progressStalled, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a"},
-		{"archived with a missing token: the misconfiguration wins", archived, authSecretMissing, false, cardState{}, progressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
-		{"card read", discovered, authSecretFound, false, cardState{}, progressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/rest over A2A 1.0 (HTTP+JSON), as the agent card lists"},
-		{"card lists nothing usable", noCard, authSecretFound, false, cardState{problem: "it lists: GRPC 1.0"}, progressStalled, agentsv1alpha1.ReasonAgentCardInvalid, "it lists: GRPC 1.0"},
-		{"agent not up yet", noCard, authSecretFound, false, cardState{problem: "connection refused", transient: true}, progressReconciling, agentsv1alpha1.ReasonAgentCardInvalid, "read again after 30s"},
+		{"URL not allowed", agent, authSecretFound, true, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a"},
+		{"archived with a missing token: the misconfiguration wins", archived, authSecretMissing, false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
+		{"card read", discovered, authSecretFound, false, cardState{}, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/rest over A2A 1.0 (HTTP+JSON), as the agent card lists"},
+		{"card lists nothing usable", noCard, authSecretFound, false, cardState{problem: "it lists: GRPC 1.0"}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentCardInvalid, "it lists: GRPC 1.0"},
+		{"agent not up yet", noCard, authSecretFound, false, cardState{problem: "connection refused", transient: true}, agentsv1alpha1.ProgressReconciling, agentsv1alpha1.ReasonAgentCardInvalid, "read again after 30s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkSummary(t, agentSummary(tc.agent, tc.auth, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
+			lookuptest.CheckSummary(t, agentSummary(tc.agent, tc.auth, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
 		})
 	}
 }
@@ -358,17 +351,17 @@ func TestThreadSummary(t *testing.T) {
 	cases := []struct {
 		name     string
 		agent    *agentsv1alpha1.Agent
-		progress progress
+		progress agentsv1alpha1.Progress
 		reason   string
 		message  string
 	}{
-		{"agent available", agent, progressCurrent, agentsv1alpha1.ReasonAvailable, `Agent "triage"`},
-		{"agent archived: as asked", archived, progressCurrent, agentsv1alpha1.ReasonAgentArchived, "archived"},
-		{"agent missing", nil, progressStalled, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`},
+		{"agent available", agent, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable, `Agent "triage"`},
+		{"agent archived: as asked", archived, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAgentArchived, "archived"},
+		{"agent missing", nil, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
+			lookuptest.CheckSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
 		})
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // What makes the endpoint reconciler look at an endpoint again, besides the
@@ -77,12 +78,12 @@ func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o c
 // and those without an ID whose spec.endpointIDSecretRef names it.
 func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
 	if o.GetNamespace() == r.Namespace {
-		if req, ok := signingKeyEndpoint(o); ok {
+		if req, ok := lookup.SigningKeyEndpoint(o); ok {
 			return []reconcile.Request{req}
 		}
 	}
-	reqs := mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointSecretRef)(ctx, o)
-	reqs = append(reqs, mapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, indexEndpointIDSecret)(ctx, o)...)
+	reqs := lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointSecretRef)(ctx, o)
+	reqs = append(reqs, lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointIDSecret)(ctx, o)...)
 	// By name, not label: a foreign Secret holding the generated name blocks
 	// the endpoint, and its deletion must unblock it.
 	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package lookup
 
 import (
 	"context"
@@ -96,31 +96,31 @@ func TestUnconfirmedWrites(t *testing.T) {
 	shows2 := func(r *agentsv1alpha1.AgentRun) bool { return r.ResourceVersion == "2" }
 	c := &cacheAt{}
 	c.version.Store("1") // stalled: it does not show the write
-	u := &unconfirmedWrites{limit: 50 * time.Millisecond}
-	writes := []cacheWrite{{client.ObjectKey{Namespace: "ns", Name: "run-1"}, shows2}, {client.ObjectKey{Namespace: "ns", Name: "run-2"}, shows2}}
+	u := &UnconfirmedWrites{limit: 50 * time.Millisecond}
+	writes := []CacheWrite{{client.ObjectKey{Namespace: "ns", Name: "run-1"}, shows2}, {client.ObjectKey{Namespace: "ns", Name: "run-2"}, shows2}}
 
-	if err := u.await(ctx, c, req, writes); err == nil || !strings.Contains(err.Error(), "ns/run-1") {
+	if err := u.Await(ctx, c, req, writes); err == nil || !strings.Contains(err.Error(), "ns/run-1") {
 		t.Fatalf("await on a stalled cache: err = %v, want one naming ns/run-1", err)
 	}
 	gets := c.gets.Load()
-	if err := u.settle(ctx, c, req); err == nil || !strings.Contains(err.Error(), "deciding nothing") {
+	if err := u.Settle(ctx, c, req); err == nil || !strings.Contains(err.Error(), "deciding nothing") {
 		t.Fatalf("settle while the cache is still stalled: err = %v, want a refusal to decide", err)
 	}
 	if c.gets.Load() == gets {
 		t.Error("settle did not look at the cache again")
 	}
-	if err := u.settle(ctx, c, other); err != nil {
+	if err := u.Settle(ctx, c, other); err != nil {
 		t.Fatalf("another request's writes are its own: err = %v", err)
 	}
 	c.version.Store("2") // the informer caught up
-	if err := u.settle(ctx, c, req); err != nil {
+	if err := u.Settle(ctx, c, req); err != nil {
 		t.Fatalf("settle once the cache shows the writes: %v", err)
 	}
 	if _, kept := u.m.Load(req); kept {
 		t.Error("writes the cache shows are still kept")
 	}
 	gets = c.gets.Load()
-	if err := u.settle(ctx, c, req); err != nil || c.gets.Load() != gets {
+	if err := u.Settle(ctx, c, req); err != nil || c.gets.Load() != gets {
 		t.Errorf("settle with nothing kept: err = %v, looked %d times; want nil and no look", err, c.gets.Load()-gets)
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package lookup
 
 import (
 	"context"
@@ -34,37 +34,37 @@ import (
 // to an agent URL, or reveal its hash and length.
 
 // errSecretNotReferable: the Secret exists but is not labelled for hookrun.
-var errSecretNotReferable = errors.New("the Secret is not labelled " + agentsv1alpha1.LabelAllowReference + "=" + agentsv1alpha1.AllowReferenceTrue)
+var ErrSecretNotReferable = errors.New("the Secret is not labelled " + agentsv1alpha1.LabelAllowReference + "=" + agentsv1alpha1.AllowReferenceTrue)
 
 // referable tells whether a Secret's labels allow hookrun to use it.
 func referable(o client.Object) bool {
 	return o.GetLabels()[agentsv1alpha1.LabelAllowReference] == agentsv1alpha1.AllowReferenceTrue
 }
 
-// getReferableSecret reads a referenced Secret from r (the API server): its
+// GetReferableSecret reads a referenced Secret from r (the API server): its
 // metadata first, and its data only when it is labelled for hookrun. It
 // returns the API server's not-found error, or errSecretNotReferable.
-func getReferableSecret(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Secret, error) {
-	obj := secretMetadata(namespace, name)
+func GetReferableSecret(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Secret, error) {
+	obj := SecretMetadata(namespace, name)
 	if err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return nil, err
 	}
 	if !referable(obj) {
-		return nil, errSecretNotReferable
+		return nil, ErrSecretNotReferable
 	}
 	secret := &corev1.Secret{}
 	if err := r.Get(ctx, client.ObjectKeyFromObject(obj), secret); err != nil {
 		return nil, err
 	}
 	if !referable(secret) { // the label went between the two reads
-		return nil, errSecretNotReferable
+		return nil, ErrSecretNotReferable
 	}
 	return secret, nil
 }
 
-// notReferableMessage says that Secret name, named in field, is not used and
+// NotReferableMessage says that Secret name, named in field, is not used and
 // how to mark it for hookrun.
-func notReferableMessage(field, name string) string {
+func NotReferableMessage(field, name string) string {
 	return fmt.Sprintf("Secret %q named in %s is not labelled for hookrun, so the operator does not read it. "+
 		"If it is meant for this, label it: kubectl label secret %s %s=%s",
 		name, field, name, agentsv1alpha1.LabelAllowReference, agentsv1alpha1.AllowReferenceTrue)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package lookup
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -55,15 +55,15 @@ func CacheOptions(namespace string) cache.Options {
 		if err != nil {
 			return out, err
 		}
-		stripForCache(out)
+		StripForCache(out)
 		return out, nil
 	}}
 }
 
-// stripForCache cuts obj, an object about to enter the operator's cache, to
+// StripForCache cuts obj, an object about to enter the operator's cache, to
 // what the operator reads. Its write paths compare a written status with the
 // cached one through this same function (cachedStatus).
-func stripForCache(obj any) {
+func StripForCache(obj any) {
 	if o, ok := obj.(metav1.Object); ok {
 		o.SetLabels(hookrunLabels(o.GetLabels()))
 		o.SetAnnotations(hookrunAnnotations(o.GetAnnotations()))
@@ -93,11 +93,11 @@ func stripForCache(obj any) {
 	}
 }
 
-// cachedStatus is run's status as the cache will show it once it has seen
+// CachedStatus is run's status as the cache will show it once it has seen
 // the write of that status.
-func cachedStatus(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
+func CachedStatus(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
 	c := run.DeepCopy()
-	stripForCache(c)
+	StripForCache(c)
 	return c.Status
 }
 
@@ -144,12 +144,12 @@ func hookrunAnnotations(in map[string]string) map[string]string {
 	return out
 }
 
-// statusChanged tells whether run's status differs from before's, a copy
+// StatusChanged tells whether run's status differs from before's, a copy
 // from the cache: in what the cache keeps, or by an output or message
 // written since (the cache keeps none, so before has none). Comparing the
 // whole status would find every step changed: SetRunConditions puts back
 // the condition messages the cache cut.
-func statusChanged(before, run *agentsv1alpha1.AgentRun) bool {
-	return !equality.Semantic.DeepEqual(before.Status, cachedStatus(run)) ||
+func StatusChanged(before, run *agentsv1alpha1.AgentRun) bool {
+	return !equality.Semantic.DeepEqual(before.Status, CachedStatus(run)) ||
 		run.Status.Output != before.Status.Output || run.Status.Message != before.Status.Message
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package lookup
 
 import (
 	"context"
@@ -31,12 +31,12 @@ import (
 // Admission decides a run's A2A context from them; the thread reconciler
 // writes the thread's status from them.
 
-// runsOfThread lists the runs appended to th (from the cache). A run
+// RunsOfThread lists the runs appended to th (from the cache). A run
 // started before th was created was appended to an earlier thread of the
 // same name, and is left out; a run queued before and started after counts.
-func runsOfThread(ctx context.Context, c client.Reader, th *agentsv1alpha1.AgentThread) ([]agentsv1alpha1.AgentRun, error) {
+func RunsOfThread(ctx context.Context, c client.Reader, th *agentsv1alpha1.AgentThread) ([]agentsv1alpha1.AgentRun, error) {
 	runs := &agentsv1alpha1.AgentRunList{}
-	if err := c.List(ctx, runs, client.InNamespace(th.Namespace), client.MatchingFields{indexRunThread: th.Name}); err != nil {
+	if err := c.List(ctx, runs, client.InNamespace(th.Namespace), client.MatchingFields{IndexRunThread: th.Name}); err != nil {
 		return nil, fmt.Errorf("listing the runs of AgentThread %s: %w", th.Name, err)
 	}
 	out := runs.Items[:0]
@@ -64,21 +64,21 @@ func appendedTo(run *agentsv1alpha1.AgentRun, th *agentsv1alpha1.AgentThread) bo
 	return !run.Status.StartedAt.Truncate(time.Second).Before(th.CreationTimestamp.Time)
 }
 
-// threadFromRuns derives what a thread's status says of its runs: the A2A
+// ThreadFromRuns derives what a thread's status says of its runs: the A2A
 // context of the run appended last that has one (running or finished: a
 // thread's runs start one at a time, each in the context of the one
 // before), and the name of the run appended last among the finished.
-func threadFromRuns(runs []agentsv1alpha1.AgentRun) (contextID, lastRunName string) {
+func ThreadFromRuns(runs []agentsv1alpha1.AgentRun) (contextID, lastRunName string) {
 	var withContext, lastFinished *agentsv1alpha1.AgentRun
 	for i := range runs {
 		r := &runs[i]
 		if r.Status.StartedAt == nil || r.Status.Thread == nil {
 			continue // never appended
 		}
-		if r.Status.Thread.ContextID != "" && (withContext == nil || appendedAfter(r, withContext)) {
+		if r.Status.Thread.ContextID != "" && (withContext == nil || AppendedAfter(r, withContext)) {
 			withContext = r
 		}
-		if r.Status.State.IsFinished() && (lastFinished == nil || appendedAfter(r, lastFinished)) {
+		if r.Status.State.IsFinished() && (lastFinished == nil || AppendedAfter(r, lastFinished)) {
 			lastFinished = r
 		}
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package lookup
 
 import (
 	"context"
@@ -36,11 +36,11 @@ import (
 // cache may not have yet, our own writes the cache must show before the
 // next decision, and Secrets, which the cache keeps as metadata only.
 
-// getCachedOrLive reads obj from the cache and, when the cache does not have
+// GetCachedOrLive reads obj from the cache and, when the cache does not have
 // it, from the API server: an object created just before the event that
 // led here may not be cached yet, and taking it for gone would end runs. It
 // returns nil when the object does not exist.
-func getCachedOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
+func GetCachedOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
 	var none T
 	err := cache.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {
@@ -95,36 +95,36 @@ func waitForCacheWithin(ctx context.Context, limit time.Duration, cache client.R
 	}
 }
 
-// secretMetadata is a Secret as the metadata cache holds it (no data), to
+// SecretMetadata is a Secret as the metadata cache holds it (no data), to
 // read by name.
-func secretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
+func SecretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	return obj
 }
 
-// cacheWrite is one of our writes of a run, and how to tell the cache shows it.
-type cacheWrite struct {
-	key   client.ObjectKey
-	shown func(*agentsv1alpha1.AgentRun) bool
+// CacheWrite is one of our writes of a run, and how to tell the cache shows it.
+type CacheWrite struct {
+	Key   client.ObjectKey
+	Shown func(*agentsv1alpha1.AgentRun) bool
 }
 
-// unconfirmedWrites remembers, per reconcile request, the writes whose wait
+// UnconfirmedWrites remembers, per reconcile request, the writes whose wait
 // for the cache gave up (waitForCacheWithin's bound), until the cache shows them.
 // A reconcile settles its request's first and decides nothing until they
 // are shown: a decision from a cache that does not show our last write
 // could start a run past the Agent's capacity or act twice on a run. Only
 // writes behind a stalled informer are kept, and each only until it shows.
-type unconfirmedWrites struct {
+type UnconfirmedWrites struct {
 	// limit bounds each wait (cacheWaitLimit when zero).
 	limit time.Duration
 	m     sync.Map // reconcile.Request -> []cacheWrite
 }
 
-// await waits until the cache shows each of writes; those it gives up on
+// Await waits until the cache shows each of writes; those it gives up on
 // are kept for req, and the error names them.
-func (u *unconfirmedWrites) await(ctx context.Context, cache client.Reader, req reconcile.Request, writes []cacheWrite) error {
-	var pending []cacheWrite
+func (u *UnconfirmedWrites) Await(ctx context.Context, cache client.Reader, req reconcile.Request, writes []CacheWrite) error {
+	var pending []CacheWrite
 	var errs []error
 	for _, w := range writes {
 		// Once one wait gave up, the cache is stalled: the rest are kept
@@ -133,7 +133,7 @@ func (u *unconfirmedWrites) await(ctx context.Context, cache client.Reader, req 
 			pending = append(pending, w)
 			continue
 		}
-		if err := waitForCacheWithin(ctx, u.waitLimit(), cache, w.key, w.shown); err != nil {
+		if err := waitForCacheWithin(ctx, u.waitLimit(), cache, w.Key, w.Shown); err != nil {
 			pending, errs = append(pending, w), append(errs, err)
 		}
 	}
@@ -145,21 +145,21 @@ func (u *unconfirmedWrites) await(ctx context.Context, cache client.Reader, req 
 	return errors.Join(errs...)
 }
 
-// settle waits for the writes kept for req, if any. It fails while the
+// Settle waits for the writes kept for req, if any. It fails while the
 // cache still does not show one of them.
-func (u *unconfirmedWrites) settle(ctx context.Context, cache client.Reader, req reconcile.Request) error {
+func (u *UnconfirmedWrites) Settle(ctx context.Context, cache client.Reader, req reconcile.Request) error {
 	kept, ok := u.m.Load(req)
 	if !ok {
 		return nil
 	}
-	writes, _ := kept.([]cacheWrite)
-	if err := u.await(ctx, cache, req, writes); err != nil {
+	writes, _ := kept.([]CacheWrite)
+	if err := u.Await(ctx, cache, req, writes); err != nil {
 		return fmt.Errorf("the cache does not show an earlier write yet; deciding nothing until it does: %w", err)
 	}
 	return nil
 }
 
-func (u *unconfirmedWrites) waitLimit() time.Duration {
+func (u *UnconfirmedWrites) waitLimit() time.Duration {
 	if u.limit > 0 {
 		return u.limit
 	}

@@ -102,24 +102,6 @@ func equalCounts(a, b []agentsv1alpha1.RejectionCount) bool {
 	return true
 }
 
-func TestReportExpiry(t *testing.T) {
-	report := func(writtenAt string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-			CreationTimestamp: metav1.NewTime(t10.Add(-5 * time.Hour)),
-			Annotations:       map[string]string{agentsv1alpha1.AnnotationReportWrittenAt: writtenAt},
-		}}
-	}
-	for writtenAt, want := range map[string]time.Time{
-		t10.Add(59 * time.Minute).Format(time.RFC3339): t10.Add(2 * time.Hour),
-		t10.Format(time.RFC3339):                       t10.Add(2 * time.Hour),
-		"yesterday":                                    t10.Add(-3 * time.Hour), // from its creation
-	} {
-		if got := reportExpiry(report(writtenAt)); !got.Equal(want) {
-			t.Errorf("reportExpiry(written at %s) = %s, want %s", writtenAt, got, want)
-		}
-	}
-}
-
 func TestOwnerPauseTransition(t *testing.T) {
 	const (
 		active, paused   = agentsv1alpha1.EndpointActive, agentsv1alpha1.EndpointPaused

@@ -33,6 +33,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/report"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -131,7 +132,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
 			cards: cards,
 		},
-		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
+		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

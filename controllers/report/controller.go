@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package report
 
 import (
 	"context"
@@ -30,19 +30,19 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// RejectionReportReconciler deletes the rejection report of a receiver
+// Reconciler deletes the rejection report of a receiver
 // replica once nothing in it counts any more: a replica that is gone (a
 // rollout names its pods anew) leaves its report behind, and its counts
 // still count until their period has passed. A live replica writes its
 // report again at its next refusal.
-type RejectionReportReconciler struct {
+type Reconciler struct {
 	client.Client
 	Clock clock.PassiveClock
 }
 
 // Reconcile deletes the report when it has expired and otherwise looks at
 // it again then.
-func (r *RejectionReportReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cm := &corev1.ConfigMap{}
 	if err := r.Get(ctx, req.NamespacedName, cm); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -75,8 +75,8 @@ func reportExpiry(cm *corev1.ConfigMap) time.Time {
 }
 
 // SetupWithManager watches the reports; the manager's cache holds only the
-// labelled ConfigMaps of the receiver's namespace (CacheOptions).
-func (r *RejectionReportReconciler) SetupWithManager(mgr ctrl.Manager) error {
+// labelled ConfigMaps of the receiver's namespace (lookup.CacheOptions).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).
 		Named("rejectionreport").

@@ -34,6 +34,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/report"
+	"github.com/hookrun/hookrun/controllers/thread"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -122,7 +123,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
 			ReadCard: deps.Cards, Clock: deps.Clock, cards: cards,
 		},
-		"AgentThread": &AgentThreadReconciler{Client: mgr.GetClient()},
+		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
 			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, tracer: tracer,

@@ -343,29 +343,6 @@ func TestAgentSummary(t *testing.T) {
 	}
 }
 
-func TestThreadSummary(t *testing.T) {
-	agent := &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "triage"}}
-	archived := agent.DeepCopy()
-	archived.Spec.Archived = true
-	th := &agentsv1alpha1.AgentThread{Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}}}
-	cases := []struct {
-		name     string
-		agent    *agentsv1alpha1.Agent
-		progress agentsv1alpha1.Progress
-		reason   string
-		message  string
-	}{
-		{"agent available", agent, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable, `Agent "triage"`},
-		{"agent archived: as asked", archived, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAgentArchived, "archived"},
-		{"agent missing", nil, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentNotFound, `Agent "triage" does not exist`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
-		})
-	}
-}
-
 func TestRandomToken(t *testing.T) {
 	got, err := randomToken(bytes.NewReader(bytes.Repeat([]byte{0xfb}, 32)))
 	if err != nil {

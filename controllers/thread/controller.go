@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package thread
 
 import (
 	"context"
@@ -35,14 +35,14 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
-// AgentThreadReconciler reports whether a thread's Agent exists and derives
+// Reconciler reports whether a thread's Agent exists and derives
 // from the thread's runs its A2A context and latest run. The thread carries
 // no owner reference to its Agent: the Agent's finalizer deletes its threads
-// (agent_cleanup.go). It is the only writer of thread status: what it
+// (package agent). It is the only writer of thread status: what it
 // shows is computed again from the runs on every look, so a write that
 // fails, or an operator that dies before making it, leaves nothing wrong
 // for long.
-type AgentThreadReconciler struct {
+type Reconciler struct {
 	client.Client
 }
 
@@ -62,7 +62,7 @@ func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) 
 }
 
 // Reconcile sets the thread's Ready condition and context.
-func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	th := &agentsv1alpha1.AgentThread{}
 	if err := r.Get(ctx, req.NamespacedName, th); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -92,7 +92,7 @@ func (r *AgentThreadReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // deriveFromRuns sets the thread's context and latest run from its runs. A
 // thread whose runs are all gone keeps what it showed; an attached context
 // (spec.contextId) is its context until a run has one.
-func (r *AgentThreadReconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
+func (r *Reconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
 	runs, err := lookup.RunsOfThread(ctx, r.Client, th)
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func (r *AgentThreadReconciler) deriveFromRuns(ctx context.Context, th *agentsv1
 // SetupWithManager registers the reconciler: Agent changes re-check their
 // threads, and a run appended to a thread, given a context, finished or
 // deleted updates it.
-func (r *AgentThreadReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentThread{}).
 		Named("agentthread").

@@ -34,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/lookup"
@@ -89,8 +91,15 @@ type AgentRunExecutionReconciler struct {
 
 	unconfirmed lookup.UnconfirmedWrites
 	calls       *callQueue
-	// cards is where a send that failed asks for the Agent's card to be read again.
-	cards *cardRefreshes
+	// cards is where a send that failed asks for the Agent's card to be read
+	// again (agent.CardRefreshes); nil: nowhere.
+	cards cardRefresher
+}
+
+// cardRefresher asks for an Agent's card to be read again: a send failed in
+// a way a newer card may mend (agent.CardRefreshes).
+type cardRefresher interface {
+	Request(agent types.NamespacedName)
 }
 
 // finalError is a failure no retry can mend: the run ends with its message,

@@ -87,7 +87,9 @@ func (r *AgentRunExecutionReconciler) sendFailed(ctx context.Context, agent *age
 	// HTTP+JSON, which only its card can say).
 	notTaken := a2a.IsVersionRefused(err) || status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 	if discovered && (notTaken || a2a.IsTransport(err)) {
-		r.cards.request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
+		if r.cards != nil {
+			r.cards.Request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
+		}
 	}
 	var refused *a2a.NotAllowedError
 	switch {

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/report"
@@ -47,7 +48,7 @@ type Dependencies struct {
 	// A2A makes the clients runs are sent with.
 	A2A A2AClientFactory
 	// Cards reads agent cards; nil: over HTTP, through the agent allow-list.
-	Cards CardReader
+	Cards agent.CardReader
 	// TracerProvider makes the spans of runs; nil: one that exports
 	// nothing (traceparents still reach the agents).
 	TracerProvider trace.TracerProvider
@@ -82,7 +83,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
 	}
 	if deps.Cards == nil {
-		deps.Cards = NewHTTPCardReader(allow, callTimeout)
+		deps.Cards = agent.NewHTTPCardReader(allow, callTimeout)
 	}
 	if deps.TracerProvider == nil {
 		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
@@ -116,12 +117,12 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
 	}
-	cards := newCardRefreshes()
+	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"Agent": &AgentReconciler{
+		"Agent": &agent.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
-			ReadCard: deps.Cards, Clock: deps.Clock, cards: cards,
+			ReadCard: deps.Cards, Clock: deps.Clock, Cards: cards, FollowAgent: agentSeries.follow,
 		},
 		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &AgentAdmissionReconciler{

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package agent
 
 import (
 	"context"
@@ -29,10 +29,10 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 )
 
-// cardBench is an AgentReconciler whose card reads are counted and answered
+// cardBench is an Reconciler whose card reads are counted and answered
 // by answer.
 type cardBench struct {
-	r      *AgentReconciler
+	r      *Reconciler
 	reads  int
 	answer func() (a2a.Interface, error)
 }
@@ -41,7 +41,7 @@ func newCardBench() *cardBench {
 	b := &cardBench{answer: func() (a2a.Interface, error) {
 		return a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil
 	}}
-	b.r = &AgentReconciler{cards: newCardRefreshes(), ReadCard: func(context.Context, string) (a2a.Interface, error) {
+	b.r = &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(context.Context, string) (a2a.Interface, error) {
 		b.reads++
 		return b.answer()
 	}}
@@ -81,30 +81,30 @@ func TestCardReadWhenDue(t *testing.T) {
 
 	key := types.NamespacedName{Namespace: "team-a", Name: "triage"}
 	for range 100 { // a hundred runs failing at once ask for one read
-		b.r.cards.request(key)
+		b.r.Cards.Request(key)
 	}
 	st = b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute))
 	if b.reads != 2 {
 		t.Fatalf("after sends asked for it: %d reads, want 2", b.reads)
 	}
 	for range 100 {
-		b.r.cards.request(key)
+		b.r.Cards.Request(key)
 	}
 	st = b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+10*time.Second))
-	if b.reads != 2 || st.next != cardRetry-10*time.Second {
+	if b.reads != 2 || st.next != CardRetry-10*time.Second {
 		t.Fatalf("asked again 10s after a read: %d reads, next %v; want still 2, next 20s", b.reads, st.next)
 	}
-	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+cardRetry))
+	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+CardRetry))
 	if b.reads != 3 {
 		t.Fatalf("30s after: %d reads, want 3", b.reads)
 	}
-	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+cardRetry+cardRefresh))
+	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+CardRetry+cardRefresh))
 	if b.reads != 4 {
 		t.Fatalf("10 minutes after: %d reads, want 4", b.reads)
 	}
 
 	agent.Generation++ // the spec changed
-	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+cardRetry+cardRefresh))
+	b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Minute+CardRetry+cardRefresh))
 	if b.reads != 5 {
 		t.Fatalf("after a spec change: %d reads, want 5", b.reads)
 	}
@@ -117,7 +117,7 @@ func TestCardReadAfterOperatorRestart(t *testing.T) {
 	b.r.resolveA2A(context.Background(), agent, false, t0)
 	agent = observed(agent)
 
-	b.r.cards = newCardRefreshes() // a new operator: nothing in memory
+	b.r.Cards = NewCardRefreshes() // a new operator: nothing in memory
 	st := b.r.resolveA2A(context.Background(), agent, false, t0.Add(2*time.Minute))
 	if b.reads != 1 || st.next != 8*time.Minute {
 		t.Fatalf("after a restart: %d reads, next %v; want the card of status.a2a trusted until its refresh (1 read, next 8m)", b.reads, st.next)
@@ -134,7 +134,7 @@ func TestCardFailures(t *testing.T) {
 		b.answer = func() (a2a.Interface, error) { return a2a.Interface{}, unreachable }
 		agent := discoveredAgent()
 		st := b.r.resolveA2A(context.Background(), agent, false, t0)
-		if st.problem == "" || !st.transient || st.next != cardRetry || agent.Status.A2A != nil {
+		if st.problem == "" || !st.transient || st.next != CardRetry || agent.Status.A2A != nil {
 			t.Fatalf("got %+v, status %+v", st, agent.Status.A2A)
 		}
 		agent = observed(agent)
@@ -142,7 +142,7 @@ func TestCardFailures(t *testing.T) {
 		if b.reads != 1 || st.problem == "" || st.next != 20*time.Second {
 			t.Fatalf("10s later: %d reads, %+v; want the failure kept, no read", b.reads, st)
 		}
-		b.r.resolveA2A(context.Background(), agent, false, t0.Add(cardRetry))
+		b.r.resolveA2A(context.Background(), agent, false, t0.Add(CardRetry))
 		if b.reads != 2 {
 			t.Fatalf("30s later: %d reads, want 2", b.reads)
 		}
@@ -155,7 +155,7 @@ func TestCardFailures(t *testing.T) {
 		agent = observed(agent)
 		b.answer = func() (a2a.Interface, error) { return a2a.Interface{}, unreachable }
 		st := b.r.resolveA2A(context.Background(), agent, false, t0.Add(cardRefresh))
-		if st.problem != "" || agent.Status.A2A == nil || st.next != cardRetry {
+		if st.problem != "" || agent.Status.A2A == nil || st.next != CardRetry {
 			t.Fatalf("got %+v, status %+v; want the earlier card kept, read again in 30s", st, agent.Status.A2A)
 		}
 	})
@@ -187,28 +187,6 @@ func TestNoCardRead(t *testing.T) {
 	b.r.resolveA2A(context.Background(), agent, true, time.Now())
 	if b.reads != 0 || agent.Status.A2A != nil {
 		t.Fatalf("URL refused by the allow-list: %d reads, status %+v; want none", b.reads, agent.Status.A2A)
-	}
-}
-
-func TestA2ATarget(t *testing.T) {
-	agent := discoveredAgent()
-	if _, found := a2aTarget(agent); found {
-		t.Fatal("an Agent whose card was never read has a target")
-	}
-	agent.Status.A2A = &agentsv1alpha1.A2AStatus{URL: "http://agent/rest", ProtocolBinding: agentsv1alpha1.A2ABindingHTTPJSON, ProtocolVersion: "1.0", Tenant: "t1"}
-	agent.Status.ObservedGeneration = 1
-	got, found := a2aTarget(agent)
-	if want := (a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10, Tenant: "t1"}); !found || got != want {
-		t.Fatalf("got %+v, %v; want %+v", got, found, want)
-	}
-	agent.Generation = 2 // spec changed; status.a2a is the old URL's
-	if _, found := a2aTarget(agent); found {
-		t.Fatal("status.a2a of an earlier generation is used")
-	}
-	agent.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV10
-	got, found = a2aTarget(agent)
-	if want := (a2a.Interface{URL: "http://agent/", Binding: a2a.BindingJSONRPC, Version: a2a.V10}); !found || got != want {
-		t.Fatalf("protocolVersion set: got %+v; want %+v", got, want)
 	}
 }
 
@@ -269,34 +247,12 @@ func TestCardReadAgainWhenItsStatusWasLost(t *testing.T) {
 }
 
 func TestCardRequestWakesOnce(t *testing.T) {
-	c := newCardRefreshes()
+	c := NewCardRefreshes()
 	key := types.NamespacedName{Namespace: "team-a", Name: "triage"}
 	for range 100 {
-		c.request(key)
+		c.Request(key)
 	}
 	if n := len(c.wake); n != 1 {
 		t.Fatalf("a hundred requests woke the reconciler %d times, want once", n)
-	}
-}
-
-func TestTokenOnlyToTheURLsOrigin(t *testing.T) {
-	agent := discoveredAgent()
-	agent.Spec.A2A.URL = "https://gw.example.com/team-a/"
-	agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"}
-	for target, withheld := range map[string]bool{
-		"https://gw.example.com/team-a/rpc":     false,
-		"https://GW.example.com:443/team-a/rpc": false,
-		"https://gw.example.com/":               false, // the origin: another path of the same server
-		"http://gw.example.com/team-a/rpc":      true,
-		"https://gw.example.com:8443/team-a/":   true,
-		"https://evil.example.com/team-a/":      true,
-	} {
-		if got := tokenWithheld(agent, a2a.Interface{URL: target}); got != withheld {
-			t.Errorf("%s: withheld %v, want %v", target, got, withheld)
-		}
-	}
-	agent.Spec.A2A.AuthSecretRef = nil
-	if tokenWithheld(agent, a2a.Interface{URL: "https://evil.example.com/"}) {
-		t.Error("an Agent without a token has one withheld")
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package agent
 
 import (
 	"context"
@@ -36,10 +36,10 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
-// AgentReconciler reports whether an Agent can take runs, and keeps its
+// Reconciler reports whether an Agent can take runs, and keeps its
 // cleanup finalizer: deleting the Agent deletes its endpoints and threads
 // (agent_cleanup.go).
-type AgentReconciler struct {
+type Reconciler struct {
 	client.Client
 	// APIReader reads the bearer token Secret around the cache (its
 	// metadata, and its data only when it is labelled for hookrun), and
@@ -51,8 +51,14 @@ type AgentReconciler struct {
 	ReadCard CardReader
 	Clock    clock.PassiveClock
 
-	// cards is shared with execution, which asks for cards to be read again.
-	cards *cardRefreshes
+	// FollowAgent is told what the reconciler saw of each Agent once its
+	// cleanup step is done, so the run metrics drop a deleted Agent's series
+	// (run.FollowAgent); nil: nothing is told.
+	FollowAgent func(*agentsv1alpha1.Agent)
+
+	// Cards is shared with execution, which asks for cards to be read again
+	// (CardRefreshes.Request).
+	Cards *CardRefreshes
 }
 
 // authSecretState is what the reconciler found for spec.a2a.authSecretRef.
@@ -107,11 +113,11 @@ func sendsTo(st *agentsv1alpha1.A2AStatus) string {
 }
 
 // Reconcile sets the Agent's Ready, Reconciling and Stalled conditions.
-func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	agent := &agentsv1alpha1.Agent{}
 	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.cards.forget(req.NamespacedName)
+			r.Cards.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -141,7 +147,7 @@ func hostOfURL(raw string) string {
 	return u.Hostname()
 }
 
-func (r *AgentReconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.Agent) (authSecretState, error) {
+func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.Agent) (authSecretState, error) {
 	ref := agent.Spec.A2A.AuthSecretRef
 	if ref == nil {
 		return authSecretNotNeeded, nil
@@ -166,7 +172,7 @@ const agentWorkers = 4
 // SetupWithManager registers the reconciler; a change to a token Secret
 // re-checks the Agents that use it, and the endpoints and threads its
 // cleanup acts on start it too (watchDependents).
-func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.Agent{}).
 		Named("agent").
@@ -176,6 +182,6 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Secret{},
 			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentAuthSecret)),
 			builder.OnlyMetadata).
-		WatchesRawSource(r.cards.source())
+		WatchesRawSource(r.Cards.source())
 	return r.watchDependents(b).Complete(r)
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package agent
 
 import (
 	"context"
@@ -131,16 +131,16 @@ func withoutAgentOwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerRef
 // finalizer was just added (that write starts the next reconcile, which
 // then writes the status against what it wrote: one write per reconcile).
 // Once the finalizer no longer holds a deleted Agent, its metric series go.
-func (r *AgentReconciler) reconcileCleanup(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
+func (r *Reconciler) reconcileCleanup(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
 	stop, res, err := r.cleanupStep(ctx, agent)
-	if err == nil {
-		agentSeries.follow(agent)
+	if err == nil && r.FollowAgent != nil {
+		r.FollowAgent(agent)
 	}
 	return stop, res, err
 }
 
 // cleanupStep takes the finalizer's step for agent (reconcileCleanup).
-func (r *AgentReconciler) cleanupStep(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
+func (r *Reconciler) cleanupStep(ctx context.Context, agent *agentsv1alpha1.Agent) (stop bool, _ ctrl.Result, _ error) {
 	deleting := !agent.DeletionTimestamp.IsZero()
 	dependents, err := r.dependents(ctx, agent)
 	if err != nil {
@@ -167,7 +167,7 @@ func (r *AgentReconciler) cleanupStep(ctx context.Context, agent *agentsv1alpha1
 
 // dependents are the endpoints and threads in agent's namespace whose
 // spec.agentRef names it, as the cache shows them.
-func (r *AgentReconciler) dependents(ctx context.Context, agent *agentsv1alpha1.Agent) ([]client.Object, error) {
+func (r *Reconciler) dependents(ctx context.Context, agent *agentsv1alpha1.Agent) ([]client.Object, error) {
 	eps := &agentsv1alpha1.WebhookEndpointList{}
 	if err := r.List(ctx, eps, client.InNamespace(agent.Namespace), client.MatchingFields{lookup.IndexEndpointAgent: agent.Name}); err != nil {
 		return nil, fmt.Errorf("listing the endpoints of Agent %s: %w", agent.Name, err)
@@ -188,7 +188,7 @@ func (r *AgentReconciler) dependents(ctx context.Context, agent *agentsv1alpha1.
 
 // patchFinalizer adds or removes the cleanup finalizer, with a patch locked
 // to the resourceVersion read (the list of finalizers is replaced whole).
-func (r *AgentReconciler) patchFinalizer(ctx context.Context, agent *agentsv1alpha1.Agent, change func(client.Object, string) bool) error {
+func (r *Reconciler) patchFinalizer(ctx context.Context, agent *agentsv1alpha1.Agent, change func(client.Object, string) bool) error {
 	patch := client.MergeFromWithOptions(agent.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if !change(agent, agentsv1alpha1.FinalizerCleanup) {
 		return nil
@@ -202,7 +202,7 @@ func (r *AgentReconciler) patchFinalizer(ctx context.Context, agent *agentsv1alp
 // releaseDependents removes the owner references to Agents that earlier
 // versions put on endpoints and threads; the finalizer does their job now.
 // Each patch is locked to the resourceVersion the cache showed.
-func (r *AgentReconciler) releaseDependents(ctx context.Context, dependents []client.Object) error {
+func (r *Reconciler) releaseDependents(ctx context.Context, dependents []client.Object) error {
 	var errs []error
 	for _, o := range dependents {
 		if !hasAgentOwnerReference(o) {
@@ -224,7 +224,7 @@ func (r *AgentReconciler) releaseDependents(ctx context.Context, dependents []cl
 // each only as the cache showed it (UID and resourceVersion): one whose
 // spec.agentRef moved to another Agent meanwhile is not deleted, and the
 // conflict retries the reconcile.
-func (r *AgentReconciler) deleteDependents(ctx context.Context, dependents []client.Object) error {
+func (r *Reconciler) deleteDependents(ctx context.Context, dependents []client.Object) error {
 	var errs []error
 	for _, o := range dependents {
 		if !o.GetDeletionTimestamp().IsZero() {
@@ -242,7 +242,7 @@ func (r *AgentReconciler) deleteDependents(ctx context.Context, dependents []cli
 // dependentsLeft asks the API server whether an endpoint or thread still
 // names agent: the cache may not show one created a moment ago. The
 // CRDs declare spec.agentRef.name a selectable field.
-func (r *AgentReconciler) dependentsLeft(ctx context.Context, agent *agentsv1alpha1.Agent) (bool, error) {
+func (r *Reconciler) dependentsLeft(ctx context.Context, agent *agentsv1alpha1.Agent) (bool, error) {
 	for _, list := range []client.ObjectList{&agentsv1alpha1.WebhookEndpointList{}, &agentsv1alpha1.AgentThreadList{}} {
 		err := r.APIReader.List(ctx, list, client.InNamespace(agent.Namespace),
 			client.MatchingFields{"spec.agentRef.name": agent.Name}, client.Limit(1))
@@ -261,7 +261,7 @@ func (r *AgentReconciler) dependentsLeft(ctx context.Context, agent *agentsv1alp
 // owner reference to an Agent (to release), or its Agent is being deleted
 // (and may be waiting for it). The deletion of an endpoint of a live Agent
 // does not cost the Agent a reconcile.
-func (r *AgentReconciler) agentOfDependent(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) agentOfDependent(ctx context.Context, o client.Object) []reconcile.Request {
 	key := client.ObjectKey{Namespace: o.GetNamespace(), Name: agentRefName(o)}
 	if key.Name == "" {
 		return nil
@@ -297,7 +297,7 @@ var dependentMatters = predicate.Funcs{
 
 // watchDependents has the Agent reconciler look at the events of endpoints
 // and threads that its cleanup acts on.
-func (r *AgentReconciler) watchDependents(b *builder.Builder) *builder.Builder {
+func (r *Reconciler) watchDependents(b *builder.Builder) *builder.Builder {
 	for _, o := range []client.Object{&agentsv1alpha1.WebhookEndpoint{}, &agentsv1alpha1.AgentThread{}} {
 		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(r.agentOfDependent), builder.WithPredicates(dependentMatters))
 	}

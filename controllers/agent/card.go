@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package agent
 
 import (
 	"context"
@@ -37,17 +37,20 @@ import (
 // When an Agent's card is read again (DESIGN §11): every cardRefresh, when
 // the spec changes, and when a send failed for a reason a new card may mend
 // (the agent moved, or speaks another version now), though then at most
-// once per cardRetry, whatever the number of runs failing. A read that
-// failed is tried again after cardRetry, doubling with each failure in a
+// once per CardRetry, whatever the number of runs failing. A read that
+// failed is tried again after CardRetry, doubling with each failure in a
 // row up to cardRetryMax. A read takes at most cardReadTimeout (both
 // places), so an agent that never answers holds one of the Agent
 // reconciler's workers that long, at most once per cardRetryMax.
 const (
 	cardRefresh     = 10 * time.Minute
-	cardRetry       = 30 * time.Second
 	cardRetryMax    = 5 * time.Minute
 	cardReadTimeout = 10 * time.Second
 )
+
+// CardRetry is the least time between two reads of one Agent's card asked
+// for by failed sends, and the wait after a first failed read.
+const CardRetry = 30 * time.Second
 
 // CardReader reads the agent card under agentURL and picks the interface
 // runs are sent to; a2a.ReadCard with the operator's egress-checked client.
@@ -84,31 +87,31 @@ type cardAttempt struct {
 	state    cardState
 }
 
-// cardRefreshes is where execution asks for an Agent's card to be read
+// CardRefreshes is where execution asks for an Agent's card to be read
 // again, and the Agent reconciler learns of it. It holds one entry per
 // Agent at most, and attempts only for Agents whose card is read.
-type cardRefreshes struct {
+type CardRefreshes struct {
 	mu       sync.Mutex
 	wanted   map[types.NamespacedName]bool
 	attempts map[types.NamespacedName]cardAttempt
 	wake     chan event.TypedGenericEvent[reconcile.Request]
 }
 
-func newCardRefreshes() *cardRefreshes {
-	return &cardRefreshes{
+func NewCardRefreshes() *CardRefreshes {
+	return &CardRefreshes{
 		wanted:   map[types.NamespacedName]bool{},
 		attempts: map[types.NamespacedName]cardAttempt{},
 		wake:     make(chan event.TypedGenericEvent[reconcile.Request], 1024),
 	}
 }
 
-// request asks for the card of agent to be read again. Only the first
+// Request asks for the card of agent to be read again. Only the first
 // request since the last read wakes the reconciler, which reads the card
-// when cardRetry has passed since the last read, or requeues the Agent for
+// when CardRetry has passed since the last read, or requeues the Agent for
 // then: a hundred failing sends cost one reconcile. It never blocks: when
 // the wake channel is full, the wish is still recorded and is seen at the
 // Agent's next reconcile (at most cardRefresh away).
-func (c *cardRefreshes) request(agent types.NamespacedName) {
+func (c *CardRefreshes) Request(agent types.NamespacedName) {
 	if c == nil {
 		return
 	}
@@ -126,14 +129,14 @@ func (c *cardRefreshes) request(agent types.NamespacedName) {
 }
 
 // source wakes the Agent reconciler for each request.
-func (c *cardRefreshes) source() source.TypedSource[reconcile.Request] {
+func (c *CardRefreshes) source() source.TypedSource[reconcile.Request] {
 	return source.TypedChannel(c.wake, handler.TypedEnqueueRequestsFromMapFunc(
 		func(_ context.Context, r reconcile.Request) []reconcile.Request { return []reconcile.Request{r} }))
 }
 
 // forget drops what is known of a deleted Agent, or of one whose card is
 // no longer read.
-func (c *cardRefreshes) forget(agent types.NamespacedName) {
+func (c *CardRefreshes) forget(agent types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.wanted, agent)
@@ -143,20 +146,20 @@ func (c *cardRefreshes) forget(agent types.NamespacedName) {
 // resolveA2A sets agent.Status.A2A to where runs are sent, reading the
 // agent card when spec.a2a.protocolVersion is unset and a read is due.
 // urlRefused: the allow-list refuses spec.a2a.url, so nothing is read.
-func (r *AgentReconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, urlRefused bool, now time.Time) cardState {
+func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, urlRefused bool, now time.Time) cardState {
 	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
 	spec := agent.Spec.A2A
 	switch {
 	case spec.ProtocolVersion != "":
-		r.cards.forget(key)
+		r.Cards.forget(key)
 		agent.Status.A2A = &agentsv1alpha1.A2AStatus{URL: spec.URL, ProtocolBinding: agentsv1alpha1.A2ABindingJSONRPC, ProtocolVersion: spec.ProtocolVersion}
 		return cardState{}
 	case urlRefused:
-		r.cards.forget(key)
+		r.Cards.forget(key)
 		agent.Status.A2A = nil
 		return cardState{}
 	}
-	last, due := r.cards.due(key, agent, now)
+	last, due := r.Cards.due(key, agent, now)
 	if !due {
 		return last.state
 	}
@@ -181,7 +184,7 @@ func (r *AgentReconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.
 		attempt.failures = failuresInARow(last, spec.URL)
 		attempt.state = cardState{problem: err.Error(), transient: a2a.IsRetryable(err), next: retryAfter(attempt.failures)}
 	}
-	r.cards.attempted(key, attempt)
+	r.Cards.attempted(key, attempt)
 	return attempt.state
 }
 
@@ -202,7 +205,7 @@ func failuresInARow(last cardAttempt, url string) int {
 
 // retryAfter is when to read again after n failures in a row.
 func retryAfter(n int) time.Duration {
-	d := cardRetry
+	d := CardRetry
 	for i := 1; i < n && d < cardRetryMax; i++ {
 		d *= 2
 	}
@@ -218,7 +221,7 @@ func cardCurrent(agent *agentsv1alpha1.Agent) bool {
 
 // due tells whether agent's card must be read now, and returns the last
 // attempt with its next read scheduled from now.
-func (c *cardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agent, now time.Time) (cardAttempt, bool) {
+func (c *CardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agent, now time.Time) (cardAttempt, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	last, tried := c.attempts[key]
@@ -236,20 +239,20 @@ func (c *cardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agen
 		}
 	}
 	since := now.Sub(last.at)
-	wanted := c.wanted[key] && since >= cardRetry
+	wanted := c.wanted[key] && since >= CardRetry
 	if wanted || since >= last.state.next {
 		delete(c.wanted, key)
 		return last, true
 	}
 	next := last.state.next - since
 	if c.wanted[key] {
-		next = min(next, cardRetry-since)
+		next = min(next, CardRetry-since)
 	}
 	last.state.next = next
 	return last, false
 }
 
-func (c *cardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {
+func (c *CardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.attempts[key] = a

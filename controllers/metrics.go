@@ -18,9 +18,9 @@ package controllers
 
 import "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-// The operator's metrics, on its /metrics (docs/operations.md, Monitoring):
-// run metrics by Agent (agentrun_metrics.go) and endpoints by readiness
-// (webhookendpoint_metrics.go).
+// The endpoint metrics, on the operator's /metrics (docs/operations.md,
+// Monitoring): endpoints by readiness (webhookendpoint_metrics.go). The run
+// metrics are package run's.
 func init() {
-	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth, endpointReadiness)
+	metrics.Registry.MustRegister(endpointReadiness)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/run"
 )
 
 // Defaults of the operator's flags.
@@ -39,7 +40,7 @@ const (
 	DefaultPayloadTTL      = 24 * time.Hour
 	DefaultDispatchWorkers = 8
 	// DefaultA2ACallTimeout bounds one A2A HTTP call (a send, a poll or a cancel).
-	DefaultA2ACallTimeout = 30 * time.Second
+	DefaultA2ACallTimeout = run.DefaultCallTimeout
 	// DefaultNamespace is the receiver's namespace when neither --namespace
 	// nor $POD_NAMESPACE says otherwise.
 	DefaultNamespace = "hookrun-system"

@@ -35,6 +35,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/report"
+	"github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/controllers/thread"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
@@ -46,7 +47,7 @@ type Dependencies struct {
 	Rand       io.Reader
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
-	A2A A2AClientFactory
+	A2A run.A2AClientFactory
 	// Cards reads agent cards; nil: over HTTP, through the agent allow-list.
 	Cards agent.CardReader
 	// TracerProvider makes the spans of runs; nil: one that exports
@@ -60,6 +61,13 @@ type Dependencies struct {
 func ClientCacheOptions() *client.CacheOptions {
 	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
 }
+
+// ServiceName is the operator's service.name in its traces.
+const ServiceName = run.ServiceName
+
+// MetadataKey is the key under which a run's message metadata carries
+// hookrun's facts about the run (run.MetadataKey).
+const MetadataKey = run.MetadataKey
 
 // CacheOptions are the operator's cache options: what it caches of which
 // kind, in which namespaces (see lookup.CacheOptions).
@@ -80,7 +88,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	}
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
-		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
+		deps.A2A = run.NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
 	}
 	if deps.Cards == nil {
 		deps.Cards = agent.NewHTTPCardReader(allow, callTimeout)
@@ -88,7 +96,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if deps.TracerProvider == nil {
 		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
 	}
-	tracer := runTracer{deps.TracerProvider.Tracer(tracing.ScopeName)}
+	tracer := run.NewRunTracer(deps.TracerProvider)
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
 		if err != nil {
@@ -99,7 +107,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if err := lookup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	queueDepth.Use(mgr.GetCache(), mgr.Elected())
+	run.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
 	endpointReadiness.Use(mgr.GetCache(), mgr.Elected())
 	endpoints := &WebhookEndpointReconciler{
 		Client:               mgr.GetClient(),
@@ -122,17 +130,17 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"WebhookEndpoint": endpoints,
 		"Agent": &agent.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
-			ReadCard: deps.Cards, Clock: deps.Clock, Cards: cards, FollowAgent: agentSeries.follow,
+			ReadCard: deps.Cards, Clock: deps.Clock, Cards: cards, FollowAgent: run.FollowAgent,
 		},
 		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
-		"AgentRun admission": &AgentAdmissionReconciler{
+		"AgentRun admission": &run.AdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, tracer: tracer,
+			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, Tracer: tracer,
 		},
-		"AgentRun execution": &AgentRunExecutionReconciler{
+		"AgentRun execution": &run.ExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
-			cards: cards,
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
+			Cards: cards,
 		},
 		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {

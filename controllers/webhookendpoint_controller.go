@@ -233,7 +233,7 @@ func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bo
 
 // reconcileAgent reports on the Agent. The endpoint carries no owner
 // reference to it: the Agent's finalizer deletes its endpoints
-// (agent_cleanup.go).
+// (package agent).
 func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpointScope) error {
 	agent := &agentsv1alpha1.Agent{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: s.ep.Spec.AgentRef.Name}, agent)

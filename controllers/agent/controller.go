@@ -38,7 +38,7 @@ import (
 
 // Reconciler reports whether an Agent can take runs, and keeps its
 // cleanup finalizer: deleting the Agent deletes its endpoints and threads
-// (agent_cleanup.go).
+// (cleanup.go).
 type Reconciler struct {
 	client.Client
 	// APIReader reads the bearer token Secret around the cache (its
@@ -47,7 +47,7 @@ type Reconciler struct {
 	APIReader client.Reader
 	// AllowList is the operator's agent allow-list; nil allows every agent.
 	AllowList *a2a.AllowList
-	// ReadCard reads agent cards (agent_card.go).
+	// ReadCard reads agent cards (card.go).
 	ReadCard CardReader
 	Clock    clock.PassiveClock
 

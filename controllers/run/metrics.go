@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/lookup"
@@ -85,6 +86,19 @@ const maxGoneAgents = 1024
 // Agent reconciler tells it what it sees (follow); a live Agent of that
 // name lifts the mark.
 var agentSeries = &goneAgents{marked: map[agentKey]struct{}{}}
+
+func init() {
+	metrics.Registry.MustRegister(runsFinished, queueLatency, runDuration, queueDepth)
+}
+
+// ServeMetricsFrom points the gauges computed at scrape time (queued runs)
+// at the manager's cache r; they report once elected is closed.
+func ServeMetricsFrom(r client.Reader, elected <-chan struct{}) { queueDepth.Use(r, elected) }
+
+// FollowAgent tells the run metrics what the Agent reconciler saw of agent
+// (its FollowAgent): a deleted Agent's series go and stay gone, a live
+// Agent of that name brings them back.
+func FollowAgent(agent *agentsv1alpha1.Agent) { agentSeries.follow(agent) }
 
 type agentKey struct{ namespace, name string }
 

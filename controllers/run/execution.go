@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -67,13 +67,13 @@ func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
 	}
 }
 
-// AgentRunExecutionReconciler executes started runs: it sends each to its Agent over
+// ExecutionReconciler executes started runs: it sends each to its Agent over
 // A2A, follows the task, and ends the run (done, failed, timed out,
 // canceled). It is the only writer of a running run's status. Each
 // reconcile takes one step from what the run stores and writes it once:
 // a run marked running without a task is sent (again, with the run's UID as
 // the A2A messageId, which agents deduplicate), one with a task is polled.
-type AgentRunExecutionReconciler struct {
+type ExecutionReconciler struct {
 	client.Client
 	// APIReader reads payload and token Secrets (never cached) and Agents
 	// the cache has not seen yet.
@@ -87,18 +87,19 @@ type AgentRunExecutionReconciler struct {
 	// CallTimeout bounds one A2A call (--a2a-call-timeout).
 	CallTimeout time.Duration
 
-	tracer runTracer
+	// Tracer starts the spans of A2A calls.
+	Tracer RunTracer
 
 	unconfirmed lookup.UnconfirmedWrites
 	calls       *callQueue
-	// cards is where a send that failed asks for the Agent's card to be read
-	// again (agent.CardRefreshes); nil: nowhere.
-	cards cardRefresher
+	// Cards is where a send that failed asks for the Agent's card to be
+	// read again (agent.CardRefreshes); nil: nowhere.
+	Cards CardRefresher
 }
 
-// cardRefresher asks for an Agent's card to be read again: a send failed in
+// CardRefresher asks for an Agent's card to be read again: a send failed in
 // a way a newer card may mend (agent.CardRefreshes).
-type cardRefresher interface {
+type CardRefresher interface {
 	Request(agent types.NamespacedName)
 }
 
@@ -109,7 +110,7 @@ type finalError struct{ msg, reason string }
 func (e finalError) Error() string { return e.msg }
 
 // Reconcile takes one step of a running run.
-func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *ExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	defer r.calls.settle(ctx, req.NamespacedName)
 	if err := r.unconfirmed.Settle(ctx, r.Client, req); err != nil {
 		return ctrl.Result{}, err
@@ -125,7 +126,7 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	res, err := r.step(ctx, run)
 	var final finalError
 	if errors.As(err, &final) {
-		finish(&run.Status, agentsv1alpha1.RunError, final.msg, "", r.Clock.Now())
+		Finish(&run.Status, agentsv1alpha1.RunError, final.msg, "", r.Clock.Now())
 		run.Status.Reason = final.reason
 		res, err = ctrl.Result{}, nil
 	}
@@ -150,7 +151,7 @@ func (r *AgentRunExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Re
 
 // step is the run's next step: end it, send it, or look at its task. It
 // changes run's status in memory only.
-func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
+func (r *ExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
 	now := r.Clock.Now()
 	agent, err := lookup.GetCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
 	switch {
@@ -177,7 +178,7 @@ func (r *AgentRunExecutionReconciler) step(ctx context.Context, run *agentsv1alp
 
 // send sends the run's message and keeps the agent's task (and its
 // outcome, when the agent answered at once).
-func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
+func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
 	// The cache may not show a task id written by a step whose wait for the
 	// cache was cut short: only the API server can tell, and a second send
 	// must never come from a stale copy.
@@ -202,7 +203,7 @@ func (r *AgentRunExecutionReconciler) send(ctx context.Context, run *agentsv1alp
 		run.Status.Thread = &agentsv1alpha1.RunThread{}
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
-	callCtx, span := r.tracer.call(callCtx, tracing.SpanSend, run)
+	callCtx, span := r.Tracer.call(callCtx, tracing.SpanSend, run)
 	// The cache holds no prompt (stripForCache): it comes from the read
 	// above, of the run in full.
 	task, err := c.SendMessage(callCtx, runMessage(run, live.Spec.Prompt, agent, body))
@@ -237,13 +238,13 @@ func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alph
 }
 
 // poll looks at the run's task.
-func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
+func (r *ExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, now time.Time) (ctrl.Result, error) {
 	c, err := r.clientFor(ctx, run, agent, target)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	callCtx, cancel := r.callContext(ctx, run, agent, now)
-	callCtx, span := r.tracer.call(callCtx, tracing.SpanPoll, run)
+	callCtx, span := r.Tracer.call(callCtx, tracing.SpanPoll, run)
 	task, err := c.GetTask(callCtx, run.Status.TaskID)
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
@@ -259,10 +260,10 @@ func (r *AgentRunExecutionReconciler) poll(ctx context.Context, run *agentsv1alp
 
 // observe ends the run if its task is terminal, and otherwise schedules the
 // next look.
-func (r *AgentRunExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
+func (r *ExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
 	if task.State.Terminal() {
 		state, msg := outcome(task)
-		finish(&run.Status, state, msg, task.Output, now)
+		Finish(&run.Status, state, msg, task.Output, now)
 		return ctrl.Result{}
 	}
 	elapsed := time.Duration(0)
@@ -274,23 +275,23 @@ func (r *AgentRunExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task
 
 // expire ends a run past its timeout, canceling its task if it has one
 // and the Agent still says where (found).
-func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, found bool, now time.Time) (ctrl.Result, error) {
+func (r *ExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, found bool, now time.Time) (ctrl.Result, error) {
 	msg := fmt.Sprintf("The run exceeded its timeout of %s", runTimeout(agent))
 	switch {
 	case run.Status.TaskID == "" && !found:
-		finish(&run.Status, agentsv1alpha1.RunError, msg+" while waiting for a usable agent card: "+cardProblem(agent), "", now)
+		Finish(&run.Status, agentsv1alpha1.RunError, msg+" while waiting for a usable agent card: "+cardProblem(agent), "", now)
 		return ctrl.Result{}, nil
 	case run.Status.TaskID == "":
-		finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
+		Finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
 		return ctrl.Result{}, nil
 	case !found:
-		finish(&run.Status, agentsv1alpha1.RunError, msg+"; the task was not canceled: the Agent has no usable agent card now", "", now)
+		Finish(&run.Status, agentsv1alpha1.RunError, msg+"; the task was not canceled: the Agent has no usable agent card now", "", now)
 		return ctrl.Result{}, nil
 	}
 	c, err := r.clientFor(ctx, run, agent, target)
 	if err == nil {
 		callCtx, cancel := context.WithTimeout(ctx, r.callTimeout())
-		callCtx, span := r.tracer.call(callCtx, tracing.SpanCancel, run)
+		callCtx, span := r.Tracer.call(callCtx, tracing.SpanCancel, run)
 		var task *a2a.Task
 		task, err = c.CancelTask(callCtx, run.Status.TaskID)
 		cancel()
@@ -301,7 +302,7 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 	} else {
 		msg += "; the task was canceled"
 	}
-	finish(&run.Status, agentsv1alpha1.RunError, msg, "", now)
+	Finish(&run.Status, agentsv1alpha1.RunError, msg, "", now)
 	return ctrl.Result{}, nil
 }
 
@@ -310,7 +311,7 @@ func (r *AgentRunExecutionReconciler) expire(ctx context.Context, run *agentsv1a
 // lost task id means sending again; a value the API server refuses (an id
 // over the schema's bounds) ends the run instead. Only this reconciler
 // writes a running run, so a merge patch without a lock is safe.
-func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
+func (r *ExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
 	agentsv1alpha1.SetRunConditions(run)
 	if !lookup.StatusChanged(before, run) {
 		return false, nil
@@ -325,7 +326,7 @@ func (r *AgentRunExecutionReconciler) record(ctx context.Context, before, run *a
 	if refused(err) {
 		answer := run.Status
 		run.Status = *before.Status.DeepCopy()
-		finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
+		Finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
 			a2a.Sanitize(answer.TaskID), a2a.Sanitize(lookup.ContextOf(&answer)), err), "", r.Clock.Now())
 		agentsv1alpha1.SetRunConditions(run)
 		err = patch()
@@ -343,14 +344,14 @@ func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
 	return 15 * time.Minute
 }
 
-func (r *AgentRunExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
+func (r *ExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
 	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
 }
 
 // clientFor builds the A2A client with the agent's bearer token, read
 // around the cache, when target is at the origin of spec.a2a.url
 // (tokenWithheld). A token Secret or key that does not exist is final.
-func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
+func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
 		s, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
@@ -377,7 +378,7 @@ func (r *AgentRunExecutionReconciler) clientFor(ctx context.Context, run *agents
 
 // SetupWithManager registers execution: it looks at running runs only, and
 // at those woken by their Agent's call queue.
-func (r *AgentRunExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *ExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return lookup.IsRunIn(o, agentsv1alpha1.RunRunning) })
 	r.calls = newCallQueue(r.Workers)
 	return ctrl.NewControllerManagedBy(mgr).

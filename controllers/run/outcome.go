@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ import (
 )
 
 // How a run ends: pure functions the execution reconciler calls, with table
-// tests in agentrun_outcome_test.go.
+// tests in outcome_test.go.
 
 // MaxOutputBytes bounds status.output; longer output is cut and the cut noted.
 const MaxOutputBytes = 16 << 10
@@ -85,8 +85,9 @@ func pollInterval(elapsed time.Duration) time.Duration {
 	return d
 }
 
-// finish records a final state on run's status.
-func finish(st *agentsv1alpha1.AgentRunStatus, state agentsv1alpha1.RunState, message, output string, now time.Time) {
+// Finish records a final state on run's status: how every path that
+// ends a run ends it.
+func Finish(st *agentsv1alpha1.AgentRunStatus, state agentsv1alpha1.RunState, message, output string, now time.Time) {
 	st.State = state
 	st.Message = cutMessage(message)
 	st.Output = cutOutput(output)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -42,7 +42,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
-// AgentAdmissionReconciler moves runs out of queued. It is keyed by Agent:
+// AdmissionReconciler moves runs out of queued. It is keyed by Agent:
 // each pass looks at all of the Agent's unfinished runs and starts those
 // whose turn has come (planAdmission) or fails those that never can. It is
 // the only writer of that move, and controller-runtime never reconciles one
@@ -50,7 +50,7 @@ import (
 // cache shows what it wrote, and the next pass counts it. The one record it
 // keeps is of writes the cache did not show within waitForCacheWithin's bound
 // (a stalled informer): the next pass of that Agent waits for them first.
-type AgentAdmissionReconciler struct {
+type AdmissionReconciler struct {
 	client.Client
 	// APIReader reads Agents and threads the cache has not seen yet, and
 	// confirms a payload is missing before a run fails for it.
@@ -63,13 +63,14 @@ type AgentAdmissionReconciler struct {
 	// NewContextID makes A2A context IDs (UUIDs in production).
 	NewContextID func() string
 
-	tracer runTracer
+	// Tracer starts the spans of admission.
+	Tracer RunTracer
 
 	unconfirmed lookup.UnconfirmedWrites
 }
 
 // Reconcile looks at one Agent's unfinished runs.
-func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if err := r.unconfirmed.Settle(ctx, r.Client, req); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -97,7 +98,7 @@ func (r *AgentAdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 // pass is one admission pass: what it wrote and when to look again.
 type pass struct {
-	r       *AgentAdmissionReconciler
+	r       *AdmissionReconciler
 	agent   *agentsv1alpha1.Agent
 	now     time.Time
 	written []lookup.CacheWrite
@@ -166,7 +167,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 	run.Status.Thread = thread
 	run.Status.PayloadDeadline = nil // it came: the deadline is over
 	agentsv1alpha1.SetRunConditions(run)
-	span := p.r.tracer.admit(ctx, cached, run)
+	span := p.r.Tracer.admit(ctx, cached, run)
 	err = p.write(ctx, cached, run, outOfQueue)
 	endAdmission(span, run, err)
 	if err != nil {
@@ -179,9 +180,9 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 // end fails a queued run with message.
 func (p *pass) end(ctx context.Context, cached *agentsv1alpha1.AgentRun, message string) error {
 	run := cached.DeepCopy()
-	finish(&run.Status, agentsv1alpha1.RunError, message, "", p.now)
+	Finish(&run.Status, agentsv1alpha1.RunError, message, "", p.now)
 	agentsv1alpha1.SetRunConditions(run)
-	span := p.r.tracer.admit(ctx, cached, run)
+	span := p.r.Tracer.admit(ctx, cached, run)
 	err := p.write(ctx, cached, run, outOfQueue)
 	endAdmission(span, run, err)
 	if err != nil {
@@ -215,7 +216,7 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 }
 
 // payloadExists tells from the cache whether a run's payload Secret exists.
-func (r *AgentAdmissionReconciler) payloadExists(ctx context.Context) func(*agentsv1alpha1.AgentRun) bool {
+func (r *AdmissionReconciler) payloadExists(ctx context.Context) func(*agentsv1alpha1.AgentRun) bool {
 	return func(run *agentsv1alpha1.AgentRun) bool {
 		s := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 		return r.Metadata.Get(ctx, client.ObjectKeyFromObject(s), s) == nil
@@ -223,7 +224,7 @@ func (r *AgentAdmissionReconciler) payloadExists(ctx context.Context) func(*agen
 }
 
 // payloadGone asks the API server whether a run's payload Secret is missing.
-func (r *AgentAdmissionReconciler) payloadGone(ctx context.Context, run *agentsv1alpha1.AgentRun) (bool, error) {
+func (r *AdmissionReconciler) payloadGone(ctx context.Context, run *agentsv1alpha1.AgentRun) (bool, error) {
 	s := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(s), s)
 	if apierrors.IsNotFound(err) {
@@ -238,7 +239,7 @@ func (r *AgentAdmissionReconciler) payloadGone(ctx context.Context, run *agentsv
 // threadFor decides the run's thread: a new context per run, or the
 // AgentThread's context, which its runs carry from one to the next. It
 // returns nil when the thread is missing or another Agent's.
-func (r *AgentAdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (*agentsv1alpha1.RunThread, error) {
+func (r *AdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (*agentsv1alpha1.RunThread, error) {
 	name := lookup.ThreadKey(run)
 	if name == "" {
 		t := &agentsv1alpha1.RunThread{ContextID: r.NewContextID()}
@@ -282,7 +283,7 @@ func outOfQueue(run *agentsv1alpha1.AgentRun) bool {
 // SetupWithManager registers admission. An Agent that appears, changes
 // (capacity, archive) or goes; a run that is queued, finishes or goes; and a
 // payload Secret that appears each look at the Agent's runs again.
-func (r *AgentAdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.NewContextID == nil {
 		r.NewContextID = uuid.NewString
 	}
@@ -329,7 +330,7 @@ func agentOfRun(_ context.Context, o client.Object) []reconcile.Request {
 }
 
 // agentOfPayload maps a payload Secret to the Agent of the run that owns it.
-func (r *AgentAdmissionReconciler) agentOfPayload(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *AdmissionReconciler) agentOfPayload(ctx context.Context, o client.Object) []reconcile.Request {
 	for _, ref := range o.GetOwnerReferences() {
 		if ref.Kind != "AgentRun" || ref.APIVersion != agentsv1alpha1.GroupVersion.String() {
 			continue

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"container/heap"
@@ -28,10 +28,11 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
-// The queue: which of an Agent's queued runs start, and what a thread's runs
-// say about it. Pure functions, with table tests in agentrun_queue_test.go;
-// the admission reconciler (agentrun_admission.go) and the thread reconciler
-// (agentthread_controller.go) call them.
+// The admission plan: which of an Agent's queued runs start, and which wait
+// for their payload. Pure functions, with table tests in
+// admission_plan_test.go; the admission reconciler (admission.go) calls them.
+// What a thread's runs say of it is lookup's (thread_runs.go), shared with
+// the thread controller.
 
 // payloadGrace is how long a queued run may wait for its payload Secret
 // (the receiver writes it right after the run) before it fails.

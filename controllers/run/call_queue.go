@@ -14,16 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -234,31 +232,4 @@ func (q *callQueue) send(ctx context.Context, runs []types.NamespacedName) {
 func (q *callQueue) source() source.TypedSource[reconcile.Request] {
 	return source.TypedChannel(q.wake, handler.TypedEnqueueRequestsFromMapFunc(
 		func(_ context.Context, r reconcile.Request) []reconcile.Request { return []reconcile.Request{r} }))
-}
-
-// waitForCall is the result of a step that waits for its Agent's or its
-// namespace's share: it is woken when its turn comes, and looks again after
-// a call timeout in any case (its run may time out meanwhile).
-func (r *AgentRunExecutionReconciler) waitForCall(ctx context.Context) ctrl.Result {
-	ctrl.LoggerFrom(ctx).V(1).Info("the Agent's calls are at its share of the dispatch workers, or its namespace's are at theirs; waiting",
-		"share", r.calls.share, "namespaceShare", r.calls.namespaceShare)
-	return ctrl.Result{RequeueAfter: r.callTimeout()}
-}
-
-// callTimeout is --a2a-call-timeout.
-func (r *AgentRunExecutionReconciler) callTimeout() time.Duration {
-	if r.CallTimeout > 0 {
-		return r.CallTimeout
-	}
-	return DefaultA2ACallTimeout
-}
-
-// callContext bounds one A2A call by CallTimeout and by the time the run has
-// left, so a slow agent holds a worker no longer than either.
-func (r *AgentRunExecutionReconciler) callContext(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) (context.Context, context.CancelFunc) {
-	d := r.callTimeout()
-	if run.Status.StartedAt != nil {
-		d = min(d, runTimeout(agent)-now.Sub(run.Status.StartedAt.Time))
-	}
-	return context.WithTimeout(ctx, max(d, time.Second))
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -30,11 +30,11 @@ import (
 )
 
 // A run's payload: the Secret the receiver wrote beside it, read when the
-// run is sent and deleted after the payload TTL (webhookendpoint_runs.go).
+// run is sent and deleted after the payload TTL (the endpoint controller).
 
 // payload reads the run's payload. Admission started the run only once the
 // Secret existed: if it is gone now, the message can never be sent.
-func (r *AgentRunExecutionReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+func (r *ExecutionReconciler) payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	if run.Spec.Payload == nil {
 		return nil, finalError{msg: "The run has no payload to send"}
 	}

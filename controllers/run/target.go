@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func cardProblem(agent *agentsv1alpha1.Agent) string {
 // again (transport errors, 5xx, a call that ran out of time), or end it with
 // a message that says what to change. A send that failed in a way a new
 // card may mend asks for the Agent's card to be read again.
-func (r *AgentRunExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alpha1.Agent, target a2a.Interface, err error, timedOutCall bool) (ctrl.Result, error) {
+func (r *ExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alpha1.Agent, target a2a.Interface, err error, timedOutCall bool) (ctrl.Result, error) {
 	discovered := agent.Spec.A2A.ProtocolVersion == ""
 	status := 0
 	var answer *a2a.Error
@@ -87,8 +87,8 @@ func (r *AgentRunExecutionReconciler) sendFailed(ctx context.Context, agent *age
 	// HTTP+JSON, which only its card can say).
 	notTaken := a2a.IsVersionRefused(err) || status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 	if discovered && (notTaken || a2a.IsTransport(err)) {
-		if r.cards != nil {
-			r.cards.Request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
+		if r.Cards != nil {
+			r.Cards.Request(types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name})
 		}
 	}
 	var refused *a2a.NotAllowedError

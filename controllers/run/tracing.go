@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -36,12 +36,17 @@ const ServiceName = "hookrun-operator"
 // annotated the run with. A2A requests made inside a span carry it as
 // their traceparent (the a2a client), so the agent can join the trace.
 
-// runTracer starts the operator's spans of runs (SetupOperator gives the
-// reconcilers one).
-type runTracer struct{ tracer trace.Tracer }
+// RunTracer starts the operator's spans of runs (SetupOperator gives the
+// reconcilers one, NewRunTracer).
+type RunTracer struct{ tracer trace.Tracer }
+
+// NewRunTracer starts the spans of runs with tp's tracer of hookrun's scope.
+func NewRunTracer(tp trace.TracerProvider) RunTracer {
+	return RunTracer{tp.Tracer(tracing.ScopeName)}
+}
 
 // start starts span name of run inside ctx.
-func (t runTracer) start(ctx context.Context, name string, run *agentsv1alpha1.AgentRun, sc trace.SpanContext) (context.Context, trace.Span) {
+func (t RunTracer) start(ctx context.Context, name string, run *agentsv1alpha1.AgentRun, sc trace.SpanContext) (context.Context, trace.Span) {
 	if sc.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
@@ -55,7 +60,7 @@ func (t runTracer) start(ctx context.Context, name string, run *agentsv1alpha1.A
 // admit records run's trace in its status (a new one for a run that
 // carries none) and starts its admission span. cached is the run as
 // admission read it, run the status it is about to write.
-func (t runTracer) admit(ctx context.Context, cached, run *agentsv1alpha1.AgentRun) trace.Span {
+func (t RunTracer) admit(ctx context.Context, cached, run *agentsv1alpha1.AgentRun) trace.Span {
 	sc := tracing.NewRunContext(cached, newTraceID)
 	run.Status.TraceID = tracing.TraceID(sc)
 	_, span := t.start(ctx, tracing.SpanAdmission, run, sc)
@@ -63,7 +68,7 @@ func (t runTracer) admit(ctx context.Context, cached, run *agentsv1alpha1.AgentR
 }
 
 // call starts the span of an A2A request for run (send, poll, cancel).
-func (t runTracer) call(ctx context.Context, name string, run *agentsv1alpha1.AgentRun) (context.Context, trace.Span) {
+func (t RunTracer) call(ctx context.Context, name string, run *agentsv1alpha1.AgentRun) (context.Context, trace.Span) {
 	return t.start(ctx, name, run, tracing.RunContext(run))
 }
 

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controllers holds the hookrun operator: one reconciler per kind,
-// the run dispatcher, the A2A client (controllers/a2a) and the owner
-// membership check (controllers/membership).
 package controllers
 
 import (
@@ -24,8 +21,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/hookrun/hookrun/controllers/endpoint"
 
 	"github.com/spf13/pflag"
 
@@ -98,8 +96,8 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:      DefaultRunHistoryLimit,
 		RunTTL:               DefaultRunTTL,
 		PayloadTTL:           DefaultPayloadTTL,
-		RunCountDelay:        DefaultRunCountDelay,
-		OwnerRecheckInterval: DefaultOwnerRecheckInterval,
+		RunCountDelay:        endpoint.DefaultRunCountDelay,
+		OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       DefaultA2ACallTimeout,
 	}
@@ -183,10 +181,4 @@ func validateBaseURL(raw string) error {
 		return fmt.Errorf("%q must not have a query or fragment", raw)
 	}
 	return nil
-}
-
-// EndpointURL is the receive URL of an endpoint ID under base (a trailing
-// slash of base is ignored).
-func EndpointURL(base, endpointID string) string {
-	return strings.TrimRight(base, "/") + "/api/webhooks/" + endpointID + "/receive"
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/agent"
+	"github.com/hookrun/hookrun/controllers/endpoint"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/report"
@@ -108,8 +109,8 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		return err
 	}
 	run.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
-	endpointReadiness.Use(mgr.GetCache(), mgr.Elected())
-	endpoints := &WebhookEndpointReconciler{
+	endpoint.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
+	endpoints := &endpoint.Reconciler{
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),
 		MetadataReader:       mgr.GetCache(),

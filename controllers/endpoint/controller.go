@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -47,8 +47,8 @@ import (
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints/finalizers,verbs=update
 
 const (
-	// tokenBytes is the size of endpoint IDs and generated secrets.
-	tokenBytes = 32
+	// TokenBytes is the size of endpoint IDs and generated secrets.
+	TokenBytes = 32
 	// DefaultRunCountDelay batches AgentRun events into one status update per
 	// endpoint, so a burst of calls does not become a burst of writes.
 	DefaultRunCountDelay = 2 * time.Second
@@ -57,10 +57,10 @@ const (
 	DefaultOwnerRecheckInterval = time.Minute
 )
 
-// WebhookEndpointReconciler gives every WebhookEndpoint its ID, URL and
+// Reconciler gives every WebhookEndpoint its ID, URL and
 // secret, keeps its phase and conditions honest, counts its runs and prunes
 // its history.
-type WebhookEndpointReconciler struct {
+type Reconciler struct {
 	client.Client
 	// APIReader reads around the cache: Secret data, and the live endpoint
 	// before a once-only value (ID, secret) is generated.
@@ -129,7 +129,7 @@ func (s *endpointScope) setCondition(c metav1.Condition) {
 }
 
 // Reconcile runs the phases in order and writes status once, at the end.
-func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	ep := &agentsv1alpha1.WebhookEndpoint{}
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -182,7 +182,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // Reconciling, Stalled and observedGeneration from that outcome, then one
 // status patch against before; after it, the events that waited for it are
 // recorded. It returns phasesErr joined with its own error.
-func (r *WebhookEndpointReconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
+func (r *Reconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.WebhookEndpoint, s *endpointScope, phasesErr error) error {
 	ep := s.ep
 	sum := endpointSummary(&ep.Status, s.idHeldElsewhere, phasesErr)
 	switch {
@@ -234,7 +234,7 @@ func generatedSecretAction(ep *agentsv1alpha1.WebhookEndpoint) (fresh, rotate bo
 // reconcileAgent reports on the Agent. The endpoint carries no owner
 // reference to it: the Agent's finalizer deletes its endpoints
 // (package agent).
-func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileAgent(ctx context.Context, s *endpointScope) error {
 	agent := &agentsv1alpha1.Agent{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: s.ep.Spec.AgentRef.Name}, agent)
 	switch {
@@ -249,7 +249,7 @@ func (r *WebhookEndpointReconciler) reconcileAgent(ctx context.Context, s *endpo
 }
 
 // reconcileThread reports on a ContinueExisting endpoint's thread.
-func (r *WebhookEndpointReconciler) reconcileThread(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileThread(ctx context.Context, s *endpointScope) error {
 	spec := &s.ep.Spec
 	if spec.ThreadStrategy != agentsv1alpha1.ContinueExisting || spec.TargetThreadRef == nil {
 		s.setCondition(threadReadyCondition(spec, nil))
@@ -272,7 +272,7 @@ func (r *WebhookEndpointReconciler) reconcileThread(ctx context.Context, s *endp
 // member as a skipped run, and ownerNotMemberPause derives the pause from
 // those runs, asking for the owner's membership only when one of them, or
 // the pause itself, calls for it.
-func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcilePhase(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	runs, err := r.endpointRuns(ctx, s)
 	if err != nil {
@@ -311,7 +311,7 @@ func (r *WebhookEndpointReconciler) reconcilePhase(ctx context.Context, s *endpo
 const endpointWorkers = 8
 
 // SetupWithManager registers the reconciler and its watches.
-func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.WebhookEndpoint{}).
 		Named("webhookendpoint").

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,11 +57,11 @@ const (
 // characters of base64url without padding that decode to 32 bytes, as an
 // encoder writes them (the unused low bits zero).
 func validEndpointID(id string) bool {
-	if len(id) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
+	if len(id) != base64.RawURLEncoding.EncodedLen(TokenBytes) {
 		return false
 	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(id)
-	return err == nil && len(b) == tokenBytes
+	return err == nil && len(b) == TokenBytes
 }
 
 // pinnedID decides the ID that key of secret pins, from what reading the
@@ -110,7 +111,7 @@ func pinnedIDSummary(outcome pinnedIDOutcome, ref *agentsv1alpha1.SecretKeyRefer
 // newEndpointID is the ID an endpoint without one gets: the value of
 // spec.endpointIDSecretRef, or random. It returns "" while a pinned ID
 // cannot be used; s.idProblem then says why.
-func (r *WebhookEndpointReconciler) newEndpointID(ctx context.Context, s *endpointScope) (string, error) {
+func (r *Reconciler) newEndpointID(ctx context.Context, s *endpointScope) (string, error) {
 	ref := s.ep.Spec.EndpointIDSecretRef
 	if ref == nil {
 		id, err := randomToken(r.Rand)
@@ -139,7 +140,7 @@ func (r *WebhookEndpointReconciler) newEndpointID(ctx context.Context, s *endpoi
 // reconcileIdentity gives the endpoint its ID once (random, or pinned by
 // spec.endpointIDSecretRef), derives the URL and finds out whether another
 // endpoint holds the same ID (the receiver serves that one).
-func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) error {
 	if s.ep.Status.EndpointID == "" {
 		id, err := r.newEndpointID(ctx, s)
 		if err != nil || id == "" {
@@ -203,7 +204,7 @@ func (r *WebhookEndpointReconciler) reconcileIdentity(ctx context.Context, s *en
 }
 
 // endpointsWithID lists the endpoints other than ep whose status has id.
-func (r *WebhookEndpointReconciler) endpointsWithID(ctx context.Context, id string, ep *agentsv1alpha1.WebhookEndpoint) ([]agentsv1alpha1.WebhookEndpoint, error) {
+func (r *Reconciler) endpointsWithID(ctx context.Context, id string, ep *agentsv1alpha1.WebhookEndpoint) ([]agentsv1alpha1.WebhookEndpoint, error) {
 	same := &agentsv1alpha1.WebhookEndpointList{}
 	if err := r.List(ctx, same, client.MatchingFields{lookup.IndexEndpointID: id}); err != nil {
 		return nil, fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
@@ -217,14 +218,20 @@ func (r *WebhookEndpointReconciler) endpointsWithID(ctx context.Context, id stri
 	return others, nil
 }
 
-// randomToken returns tokenBytes bytes from src as unpadded base64url text.
+// randomToken returns TokenBytes bytes from src as unpadded base64url text.
 func randomToken(src io.Reader) (string, error) {
 	if src == nil {
 		src = rand.Reader
 	}
-	b := make([]byte, tokenBytes)
+	b := make([]byte, TokenBytes)
 	if _, err := io.ReadFull(src, b); err != nil {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// EndpointURL is the receive URL of an endpoint ID under base (a trailing
+// slash of base is ignored).
+func EndpointURL(base, endpointID string) string {
+	return strings.TrimRight(base, "/") + "/api/webhooks/" + endpointID + "/receive"
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +42,7 @@ func ownerPauseTransition(wasPhase agentsv1alpha1.EndpointPhase, wasReason agent
 // ownerPauseEvent records Paused or Resumed once the status showing the
 // move is written (so a write that fails records nothing, and the next
 // reconcile, which sees the same move, records it then).
-func (r *WebhookEndpointReconciler) ownerPauseEvent(s *endpointScope, wasPhase agentsv1alpha1.EndpointPhase, wasReason agentsv1alpha1.PauseReason) {
+func (r *Reconciler) ownerPauseEvent(s *endpointScope, wasPhase agentsv1alpha1.EndpointPhase, wasReason agentsv1alpha1.PauseReason) {
 	ep := s.ep
 	switch ownerPauseTransition(wasPhase, wasReason, ep.Status.Phase, ep.Status.PauseReason) {
 	case agentsv1alpha1.EventPaused:

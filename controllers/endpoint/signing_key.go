@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func newSecretValue(src io.Reader, t agentsv1alpha1.SenderType) (string, error) 
 	if t != agentsv1alpha1.SenderStandardWebhooks {
 		return randomToken(src)
 	}
-	b := make([]byte, tokenBytes)
+	b := make([]byte, TokenBytes)
 	if _, err := io.ReadFull(src, b); err != nil {
 		return "", err
 	}
@@ -85,7 +85,7 @@ func trackPreviousSecret(st *agentsv1alpha1.WebhookEndpointStatus, oldHash strin
 // receiver's namespace: present with the current (and during an overlap the
 // previous) secret for signed senders, absent otherwise. It writes only when
 // the cached Secret's annotations differ from what status and spec name.
-func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	kind := ep.Spec.SenderOf()
 	if r.Namespace == "" {
@@ -152,7 +152,7 @@ func (r *WebhookEndpointReconciler) reconcileSigningKey(ctx context.Context, s *
 // verifies with the old hash, and must find its secret. A previous secret
 // that status names but nothing holds any more is dropped from status: the
 // overlap cannot be honoured.
-func (r *WebhookEndpointReconciler) previousSecret(ctx context.Context, s *endpointScope, name string) (string, []byte, error) {
+func (r *Reconciler) previousSecret(ctx context.Context, s *endpointScope, name string) (string, []byte, error) {
 	st := &s.ep.Status
 	live := &corev1.Secret{}
 	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: name}, live)
@@ -186,7 +186,7 @@ func (r *WebhookEndpointReconciler) previousSecret(ctx context.Context, s *endpo
 // generated or read, else the generated Secret's (read from the API server)
 // when its hash is status.secretHash. nil without error: the value is gone,
 // and the condition says what to do.
-func (r *WebhookEndpointReconciler) secretValue(ctx context.Context, s *endpointScope) ([]byte, error) {
+func (r *Reconciler) secretValue(ctx context.Context, s *endpointScope) ([]byte, error) {
 	if s.secretValue != nil {
 		return s.secretValue, nil
 	}
@@ -210,7 +210,7 @@ func (r *WebhookEndpointReconciler) secretValue(ctx context.Context, s *endpoint
 
 // deleteSigningKeys deletes the signing-key Secrets of the endpoint
 // namespace/name, but the one of endpoint UID keep (if not empty).
-func (r *WebhookEndpointReconciler) deleteSigningKeys(ctx context.Context, namespace, name string, keep types.UID) error {
+func (r *Reconciler) deleteSigningKeys(ctx context.Context, namespace, name string, keep types.UID) error {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := r.MetadataReader.List(ctx, list, client.InNamespace(r.Namespace),

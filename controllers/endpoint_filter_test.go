@@ -17,9 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"strings"
-	"testing"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,30 +24,6 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
-
-func TestFilterSummary(t *testing.T) {
-	for _, tc := range []struct {
-		expr, want string // want: "" for no problem, else part of the message
-	}{
-		{"", ""},
-		{`event == "issues" && body.action == "opened"`, ""},
-		{`event ==`, "Syntax error"},
-		{`body.action`, "not bool"},
-		{`body.items.exists(a, body.items.exists(b, a == b))`, "more than the limit"},
-		{`rawBody.matches("(")`, "does not compile"},
-		{`body.items.all(x, size(rawBody) > 0)`, "more than the limit"},
-	} {
-		got := filterSummary(tc.expr)
-		switch {
-		case tc.want == "" && got != nil:
-			t.Errorf("filterSummary(%q) = %v, want none", tc.expr, got.Ready.Message)
-		case tc.want != "" && (got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFilterInvalid ||
-			got.Ready.Status != metav1.ConditionFalse || got.Progress != agentsv1alpha1.ProgressStalled ||
-			!strings.Contains(got.Ready.Message, tc.want) || !strings.Contains(got.Ready.Message, "422 filter_invalid")):
-			t.Errorf("filterSummary(%q) = %+v, want Stalled FilterInvalid naming %q", tc.expr, got, tc.want)
-		}
-	}
-}
 
 var _ = Describe("An endpoint's filter", func() {
 	It("is Ready=False FilterInvalid, with a Warning event, while it does not compile, and Available once fixed", func(ctx SpecContext) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -35,7 +35,7 @@ import (
 // RunHistoryLimit finished runs, each kept RunTTL after it finished, its
 // payload Secret PayloadTTL after it finished. Unfinished runs are never
 // touched.
-func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileRuns(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	runs, err := r.endpointRuns(ctx, s)
 	if err != nil {
@@ -78,7 +78,7 @@ func (r *WebhookEndpointReconciler) reconcileRuns(ctx context.Context, s *endpoi
 
 // setRunCounts puts counts into status.runs, at most once per RunCountDelay
 // (countWrites); a count held back is written by the reconcile it requeues.
-func (r *WebhookEndpointReconciler) setRunCounts(s *endpointScope, counts agentsv1alpha1.RunCounts) {
+func (r *Reconciler) setRunCounts(s *endpointScope, counts agentsv1alpha1.RunCounts) {
 	if equality.Semantic.DeepEqual(s.ep.Status.Runs, counts) {
 		return
 	}
@@ -96,7 +96,7 @@ func (r *WebhookEndpointReconciler) setRunCounts(s *endpointScope, counts agents
 
 // endpointRuns lists the endpoint's AgentRuns from the cache, once per
 // reconcile: the phase and the run counts look at the same list.
-func (r *WebhookEndpointReconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
+func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
 	if !s.runsListed {
 		runs := &agentsv1alpha1.AgentRunList{}
 		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {

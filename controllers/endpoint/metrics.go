@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/lookup"
@@ -34,6 +35,14 @@ import (
 // thousands of endpoints, while namespaces times the few states and reasons
 // an endpoint can be in stay small, and a per-endpoint answer is one
 // `kubectl get webhookendpoints` away.
+func init() {
+	metrics.Registry.MustRegister(endpointReadiness)
+}
+
+// ServeMetricsFrom points the gauges computed at scrape time (endpoints by
+// readiness) at the manager's cache r; they report once elected is closed.
+func ServeMetricsFrom(r client.Reader, elected <-chan struct{}) { endpointReadiness.Use(r, elected) }
+
 var endpointReadiness = &lookup.ScrapeGauge{
 	Desc: prometheus.NewDesc("hookrun_endpoints",
 		"WebhookEndpoints by namespace and Ready condition: ready (True, False, Unknown) and reason.",

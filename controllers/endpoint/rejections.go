@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -45,7 +45,7 @@ const maxRejectionCodes = 24
 // into status.rejections, written with the rest of the status. While it
 // counts anything the endpoint is looked at again when the counted period
 // moves on.
-func (r *WebhookEndpointReconciler) reconcileRejections(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileRejections(ctx context.Context, s *endpointScope) error {
 	reports := &corev1.ConfigMapList{}
 	if err := r.List(ctx, reports, client.InNamespace(r.Namespace),
 		client.MatchingLabels{agentsv1alpha1.LabelRejectionReport: "true"}, client.UnsafeDisableDeepCopy); err != nil {

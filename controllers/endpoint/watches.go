@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -39,7 +39,7 @@ import (
 // endpointsSharingID maps an endpoint to the others with its endpoint ID:
 // when one goes or changes its ID, the newer ones learn whether they are
 // served now.
-func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) endpointsSharingID(ctx context.Context, o client.Object) []reconcile.Request {
 	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
 	if !ok || ep.Status.EndpointID == "" {
 		return nil
@@ -60,7 +60,7 @@ func (r *WebhookEndpointReconciler) endpointsSharingID(ctx context.Context, o cl
 // and for IDHandoverReserve no other namespace's (handOver). Only
 // deletions: an ID never changes while its holder exists, and a holder's
 // other writes must not wake every copy of its ID.
-func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) endpointsWaitingForID(_ context.Context, o client.Object) []reconcile.Request {
 	ep, ok := o.(*agentsv1alpha1.WebhookEndpoint)
 	if !ok || ep.Status.EndpointID == "" {
 		return nil
@@ -76,7 +76,7 @@ func (r *WebhookEndpointReconciler) endpointsWaitingForID(_ context.Context, o c
 // endpointsForSecret enqueues the endpoint whose signing key or generated
 // Secret this is (or would be), the endpoints whose spec.secretRef names it,
 // and those without an ID whose spec.endpointIDSecretRef names it.
-func (r *WebhookEndpointReconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
 	if o.GetNamespace() == r.Namespace {
 		if req, ok := lookup.SigningKeyEndpoint(o); ok {
 			return []reconcile.Request{req}

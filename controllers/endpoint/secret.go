@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ import (
 // authentication mode. Generated secrets are made once, when the endpoint
 // becomes authenticated, and again only when the rotate-secret annotation
 // takes a new value; they are never regenerated silently.
-func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileSecret(ctx context.Context, s *endpointScope) error {
 	oldHash := s.ep.Status.SecretHash
 	err := r.reconcileSecretSource(ctx, s)
 	s.requeueWithin(trackPreviousSecret(&s.ep.Status, oldHash, s.ep.Spec.RotationOverlapOf(), r.Clock.Now()))
@@ -46,7 +46,7 @@ func (r *WebhookEndpointReconciler) reconcileSecret(ctx context.Context, s *endp
 }
 
 // reconcileSecretSource generates, reads or drops the secret as the spec says.
-func (r *WebhookEndpointReconciler) reconcileSecretSource(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileSecretSource(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	switch {
 	case ep.Spec.AllowUnauthenticated:
@@ -68,7 +68,7 @@ func (r *WebhookEndpointReconciler) reconcileSecretSource(ctx context.Context, s
 // reconcileGeneratedSecret reports on the generated Secret or, when a
 // secret must be made (generatedSecretAction), makes one, writes it and
 // puts its hash in status.
-func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
 	rotation := agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
@@ -92,7 +92,7 @@ func (r *WebhookEndpointReconciler) reconcileGeneratedSecret(ctx context.Context
 // observeGeneratedSecret reports on a generated secret that stays as it is:
 // its Secret deleted (warned once), rotated (said until the next change), or
 // unchanged.
-func (r *WebhookEndpointReconciler) observeGeneratedSecret(ctx context.Context, s *endpointScope, name string) error {
+func (r *Reconciler) observeGeneratedSecret(ctx context.Context, s *endpointScope, name string) error {
 	ep := s.ep
 	exists, err := r.secretExists(ctx, ep.Namespace, name)
 	if err != nil {
@@ -118,7 +118,7 @@ func (r *WebhookEndpointReconciler) observeGeneratedSecret(ctx context.Context, 
 // for a fresh secret (one request; it fails if a Secret of that name
 // exists), else, or when one exists, applied. It reports false, with status
 // saying so, when a Secret of that name is not the endpoint's.
-func (r *WebhookEndpointReconciler) writeGeneratedSecret(ctx context.Context, s *endpointScope, name, value string, rotate bool) (bool, error) {
+func (r *Reconciler) writeGeneratedSecret(ctx context.Context, s *endpointScope, name, value string, rotate bool) (bool, error) {
 	ep := s.ep
 	if !rotate {
 		if created, err := r.createGeneratedSecret(ctx, ep, name, value); err != nil || created {
@@ -144,7 +144,7 @@ func (r *WebhookEndpointReconciler) writeGeneratedSecret(ctx context.Context, s 
 // useGeneratedSecret puts the hash of value, now in Secret name, in status.
 // The events wait for the status write: until the hash is there, the new
 // secret does not work.
-func (r *WebhookEndpointReconciler) useGeneratedSecret(s *endpointScope, name, value, rotation string, rotate bool) {
+func (r *Reconciler) useGeneratedSecret(s *endpointScope, name, value, rotation string, rotate bool) {
 	ep := s.ep
 	now := metav1.NewTime(r.Clock.Now())
 	s.secretValue = []byte(value)
@@ -188,7 +188,7 @@ func generatedSecretApply(ep *agentsv1alpha1.WebhookEndpoint, name, value string
 
 // createGeneratedSecret creates the generated Secret; false without error
 // means a Secret of that name exists already.
-func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (bool, error) {
+func (r *Reconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) (bool, error) {
 	ac := generatedSecretApply(ep, name, value)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: name, Labels: ac.Labels},
@@ -213,7 +213,7 @@ func (r *WebhookEndpointReconciler) createGeneratedSecret(ctx context.Context, e
 
 // applyGeneratedSecret creates or overwrites the generated Secret, owned by
 // the endpoint, with server-side apply.
-func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
+func (r *Reconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
 	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s: %w", name, err)
 	}
@@ -222,7 +222,7 @@ func (r *WebhookEndpointReconciler) applyGeneratedSecret(ctx context.Context, ep
 
 // reconcileSecretRef hashes the user's own Secret (read uncached), if it is
 // labelled for hookrun.
-func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	ref := ep.Spec.SecretRef
 	oldHash := ep.Status.SecretHash
@@ -265,7 +265,7 @@ func (r *WebhookEndpointReconciler) reconcileSecretRef(ctx context.Context, s *e
 
 // deleteGeneratedSecret removes a generated Secret the endpoint no longer
 // uses, so no stale secret is left for someone to find.
-func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
 	obj := lookup.SecretMetadata(ep.Namespace, name)
@@ -284,7 +284,7 @@ func (r *WebhookEndpointReconciler) deleteGeneratedSecret(ctx context.Context, s
 // secretNameTaken tells whether a Secret called name exists and is not
 // controlled by ep (read from the API server: the decision must not rest on
 // a lagging cache).
-func (r *WebhookEndpointReconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name string) (bool, error) {
+func (r *Reconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name string) (bool, error) {
 	obj := lookup.SecretMetadata(ep.Namespace, name)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	switch {
@@ -298,7 +298,7 @@ func (r *WebhookEndpointReconciler) secretNameTaken(ctx context.Context, ep *age
 
 // secretExists looks in the metadata cache and, when the cache says no,
 // confirms with the API server (the cache may lag our own write).
-func (r *WebhookEndpointReconciler) secretExists(ctx context.Context, namespace, name string) (bool, error) {
+func (r *Reconciler) secretExists(ctx context.Context, namespace, name string) (bool, error) {
 	obj := lookup.SecretMetadata(namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
 // reconcileFilter compiles spec.filter, once per generation. A filter that
 // does not compile makes the endpoint Ready=False FilterInvalid (before
 // anything but an ID problem), with a Warning event once per generation.
-func (r *WebhookEndpointReconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
 	s.filterProblem = r.filterVerdicts.of(s.ep)
 	if s.filterProblem == nil {
 		return nil

@@ -74,4 +74,3 @@ func CheckCondition(t *testing.T, got metav1.Condition, wantType string, wantSta
 			got.Type, got.Status, got.Reason, got.Message, wantType, wantStatus, wantReason, wantMsg)
 	}
 }
-

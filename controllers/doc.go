@@ -22,7 +22,9 @@ limitations under the License.
 // imports them all:
 //
 //   - endpoint: the WebhookEndpoint controller (ID, URL, secret, signing
-//     keys, filter, status, run counts, retention, refusals);
+//     keys, filter, phase and conditions);
+//   - endpointruns: the run accounting of every endpoint (status.runs,
+//     retention of finished runs, status.rejections);
 //   - run: AgentRun admission per Agent and execution per run (the call
 //     queue, the A2A message, outcome, traces, run metrics);
 //   - agent: the Agent controller (readiness, agent cards, the cleanup

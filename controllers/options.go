@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hookrun/hookrun/controllers/endpoint"
+	"github.com/hookrun/hookrun/controllers/endpointruns"
 
 	"github.com/spf13/pflag"
 
@@ -96,7 +97,7 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:      DefaultRunHistoryLimit,
 		RunTTL:               DefaultRunTTL,
 		PayloadTTL:           DefaultPayloadTTL,
-		RunCountDelay:        endpoint.DefaultRunCountDelay,
+		RunCountDelay:        endpointruns.DefaultRunCountDelay,
 		OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       DefaultA2ACallTimeout,

@@ -33,6 +33,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/a2a"
 	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/endpoint"
+	"github.com/hookrun/hookrun/controllers/endpointruns"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/report"
@@ -119,9 +120,6 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		Rand:                 deps.Rand,
 		Membership:           deps.Membership,
 		PublicBaseURL:        opts.PublicBaseURL,
-		RunHistoryLimit:      opts.RunHistoryLimit,
-		RunTTL:               opts.RunTTL,
-		PayloadTTL:           opts.PayloadTTL,
 		RunCountDelay:        opts.RunCountDelay,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
@@ -129,6 +127,11 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
+		"WebhookEndpoint runs": &endpointruns.Reconciler{
+			Client: mgr.GetClient(), MetadataReader: mgr.GetCache(), Clock: deps.Clock,
+			RunHistoryLimit: opts.RunHistoryLimit, RunTTL: opts.RunTTL, PayloadTTL: opts.PayloadTTL,
+			RunCountDelay: opts.RunCountDelay, Namespace: opts.Namespace,
+		},
 		"Agent": &agent.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
 			ReadCard: deps.Cards, Clock: deps.Clock, Cards: cards, FollowAgent: run.FollowAgent,

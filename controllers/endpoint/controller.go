@@ -49,17 +49,14 @@ import (
 const (
 	// TokenBytes is the size of endpoint IDs and generated secrets.
 	TokenBytes = 32
-	// DefaultRunCountDelay batches AgentRun events into one status update per
-	// endpoint, so a burst of calls does not become a burst of writes.
-	DefaultRunCountDelay = 2 * time.Second
 	// DefaultOwnerRecheckInterval is how often an endpoint paused because its
 	// owner lost membership checks whether the owner is a member again.
 	DefaultOwnerRecheckInterval = time.Minute
 )
 
-// Reconciler gives every WebhookEndpoint its ID, URL and
-// secret, keeps its phase and conditions honest, counts its runs and prunes
-// its history.
+// Reconciler gives every WebhookEndpoint its ID, URL and secret, and keeps
+// its phase and conditions honest. Its runs are counted and pruned, and its
+// refusals summed, by package endpointruns.
 type Reconciler struct {
 	client.Client
 	// APIReader reads around the cache: Secret data, and the live endpoint
@@ -74,10 +71,9 @@ type Reconciler struct {
 	Rand       io.Reader
 	Membership membership.Checker
 
-	PublicBaseURL        string
-	RunHistoryLimit      int
-	RunTTL               time.Duration
-	PayloadTTL           time.Duration
+	PublicBaseURL string
+	// RunCountDelay batches the AgentRun events that may move the
+	// OwnerNotMember pause into one reconcile.
 	RunCountDelay        time.Duration
 	OwnerRecheckInterval time.Duration
 	// Namespace is the receiver's namespace, where signing keys are kept.
@@ -85,8 +81,6 @@ type Reconciler struct {
 
 	// idWaiters are the endpoints waiting for an ID another one holds.
 	idWaiters idWaiters
-	// countWrites spaces the writes of status.runs.
-	countWrites countWrites
 	// filterVerdicts are the compiled filters' verdicts, per generation.
 	filterVerdicts filterVerdicts
 }
@@ -134,7 +128,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Get(ctx, req.NamespacedName, ep); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.idWaiters.forget(req.NamespacedName)
-			r.countWrites.forget(req.NamespacedName)
 			r.filterVerdicts.forget(req.NamespacedName)
 			return ctrl.Result{}, r.deleteSigningKeys(ctx, req.Namespace, req.Name, "")
 		}
@@ -168,8 +161,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		r.reconcileSecret,
 		r.reconcileSigningKey,
 		r.reconcilePhase,
-		r.reconcileRuns,
-		r.reconcileRejections,
 	} {
 		if err := phase(ctx, s); err != nil {
 			errs = append(errs, err)
@@ -325,9 +316,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointThread)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
-		Watches(&agentsv1alpha1.AgentRun{}, delayedEndpointHandler(r.RunCountDelay)).
-		// The receiver replicas' rejection reports (the cache holds no other ConfigMaps).
-		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
+		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsWaitingForID),
 			builder.WithPredicates(predicate.Funcs{
@@ -335,4 +324,17 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 				UpdateFunc: func(event.UpdateEvent) bool { return false },
 			})).
 		Complete(r)
+}
+
+// endpointRuns lists the endpoint's AgentRuns from the cache, once per
+// reconcile: the phase and the run counts look at the same list.
+func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
+	if !s.runsListed {
+		runs := &agentsv1alpha1.AgentRunList{}
+		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {
+			return nil, fmt.Errorf("listing AgentRuns: %w", err)
+		}
+		s.runs, s.runsListed = runs.Items, true
+	}
+	return s.runs, nil
 }

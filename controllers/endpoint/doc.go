@@ -15,25 +15,24 @@ limitations under the License.
 */
 
 // Package endpoint holds the WebhookEndpoint controller: it gives every
-// endpoint its ID, URL and secret, keeps its phase and conditions honest,
-// counts its runs and refusals, and prunes its history.
+// endpoint its ID, URL and secret, and keeps its phase and conditions
+// honest. Its run accounting (status.runs, status.rejections, retention) is
+// package endpointruns's.
 //
 // Reconcile reads like its table of contents: an ordered list of phases
-// (identity, filter, agent, thread, secret, signing key, phase, runs,
-// rejections), each writing into one endpointScope, and one status patch at
-// the end (writeStatus).
+// (identity, filter, agent, thread, secret, signing key, phase), each
+// writing into one endpointScope, and one status patch at the end
+// (writeStatus).
 //
 //   - watches: WebhookEndpoints; Agents and AgentThreads they name (through
 //     the field indexes); Secrets (metadata only: a referenced secretRef or
 //     endpointIDSecretRef, the generated Secret, the signing keys); AgentRuns
-//     (batched by --run-count-delay); the receiver replicas' rejection
-//     reports; other endpoints sharing or waiting for an ID;
+//     (batched by --run-count-delay: the skipped ones move the
+//     OwnerNotMember pause); other endpoints sharing or waiting for an ID;
 //   - writes: WebhookEndpoint status (endpointID, url, secret hash, phase,
-//     runs, rejections, Ready, SecretReady, AgentReady, ThreadReady); the
-//     generated Secret; the signing-key Secrets of signed senders in the
-//     receiver's namespace; deletes finished runs past the history limit or
-//     TTL, and payload Secrets past the payload TTL; events (paused,
-//     resumed, secret rotated, ID conflicts).
+//     Ready, SecretReady, AgentReady, ThreadReady); the generated Secret;
+//     the signing-key Secrets of signed senders in the receiver's
+//     namespace; events (paused, resumed, secret rotated, ID conflicts).
 //
 // Files:
 //   - controller.go: Reconciler, Reconcile and its phases, endpointScope,
@@ -50,10 +49,6 @@ limitations under the License.
 //   - status.go: the pure condition and summary functions (AgentReady,
 //     ThreadReady, SecretReady, phase, the OwnerNotMember pause, Ready);
 //   - events.go: the pause and resume events;
-//   - runs.go: status.runs counted from the AgentRuns, and retention of
-//     finished runs and payloads; count_writes.go: the pacing of those
-//     count writes;
-//   - rejections.go: status.rejections summed from the replicas' reports;
 //   - watches.go: the map functions of the watches;
 //   - metrics.go: the endpoints-by-readiness gauge.
 package endpoint

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package endpoint
+package endpointruns
 
 import (
 	"context"
@@ -23,7 +23,6 @@ import (
 	"sort"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,17 +30,17 @@ import (
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
-// reconcileRuns counts the endpoint's AgentRuns and applies retention: at most
-// RunHistoryLimit finished runs, each kept RunTTL after it finished, its
-// payload Secret PayloadTTL after it finished. Unfinished runs are never
-// touched.
-func (r *Reconciler) reconcileRuns(ctx context.Context, s *endpointScope) error {
-	ep := s.ep
-	runs, err := r.endpointRuns(ctx, s)
-	if err != nil {
-		return err
+// reconcileRuns counts ep's AgentRuns into status.runs and applies
+// retention: at most RunHistoryLimit finished runs, each kept RunTTL after
+// it finished, its payload Secret PayloadTTL after it finished. Unfinished
+// runs are never touched. It returns when the next TTL expires (0: none
+// pending).
+func (r *Reconciler) reconcileRuns(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (time.Duration, error) {
+	runs := &agentsv1alpha1.AgentRunList{}
+	if err := r.List(ctx, runs, client.InNamespace(ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: ep.Name}); err != nil {
+		return 0, fmt.Errorf("listing AgentRuns: %w", err)
 	}
-	plan := planRetention(runs, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
+	plan := planRetention(runs.Items, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
 		historyLimit: r.RunHistoryLimit, runTTL: r.RunTTL, payloadTTL: r.PayloadTTL,
 	})
 
@@ -68,43 +67,14 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, s *endpointScope) error 
 			errs = append(errs, fmt.Errorf("deleting payload Secret %s: %w", obj.Name, err))
 		}
 	}
-	r.setRunCounts(s, plan.counts)
-	s.requeueWithin(plan.nextExpiry)
+	// One write per reconcile, and one reconcile per RunCountDelay of run
+	// events (the AgentRun watch): the endpoint's status writes, this
+	// controller's own included, do not start another.
+	ep.Status.Runs = plan.counts
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("applying run retention: %w", err)
+		return plan.nextExpiry, fmt.Errorf("applying run retention: %w", err)
 	}
-	return nil
-}
-
-// setRunCounts puts counts into status.runs, at most once per RunCountDelay
-// (countWrites); a count held back is written by the reconcile it requeues.
-func (r *Reconciler) setRunCounts(s *endpointScope, counts agentsv1alpha1.RunCounts) {
-	if equality.Semantic.DeepEqual(s.ep.Status.Runs, counts) {
-		return
-	}
-	key := client.ObjectKeyFromObject(s.ep)
-	// Real time, as the workqueue's delays: the reconciler's clock is the
-	// clock of retention, which tests step.
-	now := time.Now()
-	if wait := r.countWrites.wait(key, r.RunCountDelay, now); wait > 0 {
-		s.requeueWithin(wait)
-		return
-	}
-	s.ep.Status.Runs = counts
-	s.afterStatusWritten(func() { r.countWrites.written(key, now) })
-}
-
-// endpointRuns lists the endpoint's AgentRuns from the cache, once per
-// reconcile: the phase and the run counts look at the same list.
-func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
-	if !s.runsListed {
-		runs := &agentsv1alpha1.AgentRunList{}
-		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {
-			return nil, fmt.Errorf("listing AgentRuns: %w", err)
-		}
-		s.runs, s.runsListed = runs.Items, true
-	}
-	return s.runs, nil
+	return plan.nextExpiry, nil
 }
 
 type retentionPolicy struct {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package endpoint
+package endpointruns
 
 import (
 	"testing"
@@ -84,33 +84,4 @@ func equalCounts(a, b []agentsv1alpha1.RejectionCount) bool {
 		}
 	}
 	return true
-}
-
-func TestOwnerPauseTransition(t *testing.T) {
-	const (
-		active, paused   = agentsv1alpha1.EndpointActive, agentsv1alpha1.EndpointPaused
-		byOwner, notMemb = agentsv1alpha1.PauseReasonPaused, agentsv1alpha1.PauseReasonOwnerNotMember
-		none             = agentsv1alpha1.PauseReasonNone
-	)
-	for _, c := range []struct {
-		wasPhase  agentsv1alpha1.EndpointPhase
-		wasReason agentsv1alpha1.PauseReason
-		phase     agentsv1alpha1.EndpointPhase
-		reason    agentsv1alpha1.PauseReason
-		want      string
-	}{
-		{active, none, paused, byOwner, agentsv1alpha1.EventPaused},
-		{paused, byOwner, active, none, agentsv1alpha1.EventResumed},
-		{paused, byOwner, paused, byOwner, ""},
-		{active, none, active, none, ""},
-		{"", none, paused, byOwner, ""},        // created paused: never active
-		{active, none, paused, notMemb, ""},    // OwnerNotMember has its own event
-		{paused, notMemb, paused, byOwner, ""}, // MembershipRestored, still paused by the owner
-		{paused, byOwner, paused, notMemb, ""}, // OwnerNotMember wins over the owner's pause
-		{paused, notMemb, active, none, ""},    // MembershipRestored
-	} {
-		if got := ownerPauseTransition(c.wasPhase, c.wasReason, c.phase, c.reason); got != c.want {
-			t.Errorf("%s/%s → %s/%s: %q, want %q", c.wasPhase, c.wasReason, c.phase, c.reason, got, c.want)
-		}
-	}
 }

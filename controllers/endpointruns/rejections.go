@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package endpoint
+package endpointruns
 
 import (
 	"context"
@@ -42,18 +42,18 @@ const maxRejectionCodes = 24
 
 // reconcileRejections sums the endpoint's entries in the receiver replicas'
 // rejection reports (ConfigMaps in the receiver's namespace, from the cache)
-// into status.rejections, written with the rest of the status. While it
+// into status.rejections, written with status.runs. While it
 // counts anything the endpoint is looked at again when the counted period
 // moves on.
-func (r *Reconciler) reconcileRejections(ctx context.Context, s *endpointScope) error {
+func (r *Reconciler) reconcileRejections(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (time.Duration, error) {
 	reports := &corev1.ConfigMapList{}
 	if err := r.List(ctx, reports, client.InNamespace(r.Namespace),
 		client.MatchingLabels{agentsv1alpha1.LabelRejectionReport: "true"}, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("listing the receiver's rejection reports: %w", err)
+		return 0, fmt.Errorf("listing the receiver's rejection reports: %w", err)
 	}
 	var entries []agentsv1alpha1.RejectionReportEntry
 	for i := range reports.Items {
-		v, ok := reports.Items[i].Data[string(s.ep.UID)]
+		v, ok := reports.Items[i].Data[string(ep.UID)]
 		if !ok {
 			continue
 		}
@@ -65,11 +65,11 @@ func (r *Reconciler) reconcileRejections(ctx context.Context, s *endpointScope) 
 		entries = append(entries, entry)
 	}
 	now := r.Clock.Now()
-	s.ep.Status.Rejections = sumRejections(entries, now)
-	if s.ep.Status.Rejections != nil {
-		s.requeueWithin(now.Truncate(agentsv1alpha1.RejectionWindow).Add(agentsv1alpha1.RejectionWindow).Sub(now))
+	ep.Status.Rejections = sumRejections(entries, now)
+	if ep.Status.Rejections != nil {
+		return now.Truncate(agentsv1alpha1.RejectionWindow).Add(agentsv1alpha1.RejectionWindow).Sub(now), nil
 	}
-	return nil
+	return 0, nil
 }
 
 // sumRejections adds up one endpoint's entries of all reports: the counts of

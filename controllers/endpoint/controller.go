@@ -327,7 +327,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // endpointRuns lists the endpoint's AgentRuns from the cache, once per
-// reconcile: the phase and the run counts look at the same list.
+// reconcile: the skipped ones decide the OwnerNotMember pause (reconcilePhase).
 func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
 	if !s.runsListed {
 		runs := &agentsv1alpha1.AgentRunList{}

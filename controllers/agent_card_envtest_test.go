@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
@@ -200,7 +201,7 @@ var _ = Describe("Agent cards", func() {
 		Consistently(finished(ctx, run)).Should(Equal(agentsv1alpha1.RunRunning), "the run waits for a usable card")
 
 		fixed.Store(true)
-		fakeClock.Step(cardRetry)
+		fakeClock.Step(agent.CardRetry)
 		poke(ctx, a)
 		Eventually(a2aOf(ctx, a)).Should(Equal(&agentsv1alpha1.A2AStatus{
 			URL: peer.URL, ProtocolBinding: agentsv1alpha1.A2ABindingHTTPJSON, ProtocolVersion: agentsv1alpha1.A2AProtocolV10,
@@ -259,7 +260,7 @@ var _ = Describe("Agent cards", func() {
 		moved.Store(true)
 		run := queueTestRun(ctx, ns, "after-move", "hello", runOf("moving"))
 		Consistently(reads.Load).Should(Equal(before), "no read before 30s have passed since the last one")
-		fakeClock.Step(cardRetry)
+		fakeClock.Step(agent.CardRetry)
 		poke(ctx, a) // the Agent is requeued for then in real time; this is now
 		Eventually(finished(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(reads.Load()).To(Equal(before+1), "one read, asked for by the failing sends")

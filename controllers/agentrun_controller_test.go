@@ -35,16 +35,17 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
+	agentrun "github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 )
 
@@ -520,7 +521,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		stopManager()
 		final := get(ctx, run)
 		patch := client.MergeFrom(final.DeepCopy())
-		finish(&final.Status, agentsv1alpha1.RunSuccess, "", "done", time.Now())
+		agentrun.Finish(&final.Status, agentsv1alpha1.RunSuccess, "", "done", time.Now())
 		final.Status.Thread.ContextID = "context-the-agent-chose"
 		agentsv1alpha1.SetRunConditions(final)
 		Expect(k8sClient.Status().Patch(ctx, final, patch)).To(Succeed())
@@ -550,8 +551,8 @@ var _ = Describe("AgentRun dispatcher", func() {
 			},
 		})
 		key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
-		Expect(getCachedOrLive(ctx, cacheLags, k8sClient, key("fresh"), &agentsv1alpha1.Agent{})).To(HaveField("Name", "fresh"), "read from the API server")
-		Expect(getCachedOrLive(ctx, cacheLags, k8sClient, key("never-created"), &agentsv1alpha1.Agent{})).To(BeNil(), "gone there too")
+		Expect(lookup.GetCachedOrLive(ctx, cacheLags, k8sClient, key("fresh"), &agentsv1alpha1.Agent{})).To(HaveField("Name", "fresh"), "read from the API server")
+		Expect(lookup.GetCachedOrLive(ctx, cacheLags, k8sClient, key("never-created"), &agentsv1alpha1.Agent{})).To(BeNil(), "gone there too")
 	})
 
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {
@@ -585,13 +586,13 @@ var _ = Describe("AgentRun dispatcher", func() {
 			return ""
 		}
 		Consistently(runState(ctx, run), 300*time.Millisecond).Should(BeEmpty(), "within the grace it waits")
-		fakeClock.Step(payloadGrace + time.Second)
+		fakeClock.Step(agentsv1alpha1.PayloadGrace + time.Second)
 		lookAgain("first")
 		Eventually(readyReason).Should(Equal(agentsv1alpha1.ReasonWaitingForPayload), "past the grace: marked, not failed")
 		Expect(runState(ctx, run)()).To(BeEmpty())
-		Expect(get(ctx, run).Status.PayloadDeadline).To(HaveField("Time", BeTemporally("~", fakeClock.Now().Add(payloadGrace), time.Second)),
+		Expect(get(ctx, run).Status.PayloadDeadline).To(HaveField("Time", BeTemporally("~", fakeClock.Now().Add(agentsv1alpha1.PayloadGrace), time.Second)),
 			"the second grace counts from the mark, by the operator's clock")
-		fakeClock.Step(payloadGrace + time.Second)
+		fakeClock.Step(agentsv1alpha1.PayloadGrace + time.Second)
 		lookAgain("second")
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The payload Secret run-nopayload does not exist"))
@@ -716,18 +717,21 @@ var _ = Describe("dispatch metrics", func() {
 		}
 		queued := func() map[string]float64 {
 			got := map[string]float64{}
-			ch := make(chan prometheus.Metric, 100)
-			queueDepth.Collect(ch)
-			close(ch)
-			for m := range ch {
-				var out dto.Metric
-				Expect(m.Write(&out)).To(Succeed())
-				labels := map[string]string{}
-				for _, l := range out.GetLabel() {
-					labels[l.GetName()] = l.GetValue()
+			// The operator's registry, as its /metrics serves it.
+			families, err := metrics.Registry.Gather()
+			Expect(err).NotTo(HaveOccurred())
+			for _, f := range families {
+				if f.GetName() != "hookrun_runs_queued" {
+					continue
 				}
-				if labels["namespace"] == ns {
-					got[labels["agent"]] = out.GetGauge().GetValue()
+				for _, m := range f.GetMetric() {
+					labels := map[string]string{}
+					for _, l := range m.GetLabel() {
+						labels[l.GetName()] = l.GetValue()
+					}
+					if labels["namespace"] == ns {
+						got[labels["agent"]] = m.GetGauge().GetValue()
+					}
 				}
 			}
 			return got

@@ -26,6 +26,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	agentrun "github.com/hookrun/hookrun/controllers/run"
 )
 
 // BenchmarkQueueToSendBesideTarpit measures BenchmarkQueueToSend's 202 to
@@ -66,7 +68,7 @@ func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
 			storeBenchRun(ctx, b, c, "tarpit", name, fmt.Sprintf("%s-held-%02d", name, i))
 		}
 	}
-	share := int32(NamespaceShare(DefaultDispatchWorkers))
+	share := int32(agentrun.NamespaceShare(DefaultDispatchWorkers))
 	for deadline := time.Now().Add(30 * time.Second); held.Load() < share; {
 		if time.Now().After(deadline) {
 			b.Fatalf("the tarpits hold %d requests, want %d", held.Load(), share)

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controllers holds the hookrun operator: one reconciler per kind,
-// the run dispatcher, the A2A client (controllers/a2a) and the owner
-// membership check (controllers/membership).
 package controllers
 
 import (
@@ -24,12 +21,15 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/hookrun/hookrun/controllers/endpoint"
+	"github.com/hookrun/hookrun/controllers/endpointruns"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/run"
 )
 
 // Defaults of the operator's flags.
@@ -39,7 +39,7 @@ const (
 	DefaultPayloadTTL      = 24 * time.Hour
 	DefaultDispatchWorkers = 8
 	// DefaultA2ACallTimeout bounds one A2A HTTP call (a send, a poll or a cancel).
-	DefaultA2ACallTimeout = 30 * time.Second
+	DefaultA2ACallTimeout = run.DefaultCallTimeout
 	// DefaultNamespace is the receiver's namespace when neither --namespace
 	// nor $POD_NAMESPACE says otherwise.
 	DefaultNamespace = "hookrun-system"
@@ -97,8 +97,8 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:      DefaultRunHistoryLimit,
 		RunTTL:               DefaultRunTTL,
 		PayloadTTL:           DefaultPayloadTTL,
-		RunCountDelay:        DefaultRunCountDelay,
-		OwnerRecheckInterval: DefaultOwnerRecheckInterval,
+		RunCountDelay:        endpointruns.DefaultRunCountDelay,
+		OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       DefaultA2ACallTimeout,
 	}
@@ -182,10 +182,4 @@ func validateBaseURL(raw string) error {
 		return fmt.Errorf("%q must not have a query or fragment", raw)
 	}
 	return nil
-}
-
-// EndpointURL is the receive URL of an endpoint ID under base (a trailing
-// slash of base is ignored).
-func EndpointURL(base, endpointID string) string {
-	return strings.TrimRight(base, "/") + "/api/webhooks/" + endpointID + "/receive"
 }

@@ -22,6 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrun/hookrun/controllers/endpoint"
+	"github.com/hookrun/hookrun/controllers/endpointruns"
+
 	"github.com/spf13/pflag"
 )
 
@@ -42,7 +45,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	want := OperatorOptions{
 		PublicBaseURL: "https://hooks.example.com", LeaderElect: true, LeaderElectionNamespace: "leases",
 		RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
-		RunCountDelay: DefaultRunCountDelay, OwnerRecheckInterval: DefaultOwnerRecheckInterval,
+		RunCountDelay: endpointruns.DefaultRunCountDelay, OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:   12,
 		A2ACallTimeout:    5 * time.Second,
 		Namespace:         "hookrun-receivers",
@@ -101,18 +104,5 @@ func TestOperatorOptionsValidate(t *testing.T) {
 				t.Errorf("error = %v, want it to contain %q", err, tc.wantErr)
 			}
 		})
-	}
-}
-
-func TestEndpointURL(t *testing.T) {
-	for base, want := range map[string]string{
-		"https://hooks.example.com":       "https://hooks.example.com/api/webhooks/ID/receive",
-		"https://hooks.example.com/":      "https://hooks.example.com/api/webhooks/ID/receive",
-		"http://127.0.0.1:8443/prefix//":  "http://127.0.0.1:8443/prefix/api/webhooks/ID/receive",
-		"https://example.com/hooks/team1": "https://example.com/hooks/team1/api/webhooks/ID/receive",
-	} {
-		if got := EndpointURL(base, "ID"); got != want {
-			t.Errorf("EndpointURL(%q) = %q, want %q", base, got, want)
-		}
 	}
 }

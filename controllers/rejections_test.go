@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -40,114 +39,6 @@ import (
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
-
-var t10 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-
-func TestSumRejections(t *testing.T) {
-	now := t10.Add(42 * time.Minute)
-	entry := func(window time.Time, last time.Duration, counts, previous map[string]int64) agentsv1alpha1.RejectionReportEntry {
-		return agentsv1alpha1.RejectionReportEntry{Window: window, Counts: counts, Previous: previous, Last: window.Add(last)}
-	}
-	for _, c := range []struct {
-		name    string
-		entries []agentsv1alpha1.RejectionReportEntry
-		want    *agentsv1alpha1.EndpointRejections
-	}{
-		{name: "nothing", want: nil},
-		{name: "two replicas this hour, with the hour before", entries: []agentsv1alpha1.RejectionReportEntry{
-			entry(t10, 5*time.Minute, map[string]int64{"forbidden": 3}, map[string]int64{"unauthorized": 2}),
-			entry(t10, 30*time.Minute+500*time.Millisecond, map[string]int64{"forbidden": 1, "rate_limited": 4}, nil),
-		}, want: &agentsv1alpha1.EndpointRejections{
-			Since:             metav1.NewTime(t10.Add(-time.Hour)),
-			Counts:            []agentsv1alpha1.RejectionCount{{Code: "forbidden", Count: 4}, {Code: "rate_limited", Count: 4}, {Code: "unauthorized", Count: 2}},
-			LastRejectionTime: &metav1.Time{Time: t10.Add(30 * time.Minute)},
-		}},
-		{name: "a replica that last wrote in the hour before: its counts, not the ones before", entries: []agentsv1alpha1.RejectionReportEntry{
-			entry(t10.Add(-time.Hour), 10*time.Minute, map[string]int64{"forbidden": 2}, map[string]int64{"unauthorized": 9}),
-		}, want: &agentsv1alpha1.EndpointRejections{
-			Since:             metav1.NewTime(t10.Add(-time.Hour)),
-			Counts:            []agentsv1alpha1.RejectionCount{{Code: "forbidden", Count: 2}},
-			LastRejectionTime: &metav1.Time{Time: t10.Add(-50 * time.Minute)},
-		}},
-		{name: "two hours old: nothing", entries: []agentsv1alpha1.RejectionReportEntry{
-			entry(t10.Add(-2*time.Hour), 0, map[string]int64{"forbidden": 2}, nil),
-		}, want: nil},
-		{name: "a replica's clock in the next hour counts as this one", entries: []agentsv1alpha1.RejectionReportEntry{
-			entry(t10.Add(time.Hour), time.Second, map[string]int64{"forbidden": 1}, map[string]int64{"forbidden": 1}),
-		}, want: &agentsv1alpha1.EndpointRejections{
-			Since:             metav1.NewTime(t10.Add(-time.Hour)),
-			Counts:            []agentsv1alpha1.RejectionCount{{Code: "forbidden", Count: 2}},
-			LastRejectionTime: &metav1.Time{Time: t10.Add(time.Hour + time.Second)},
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got := sumRejections(c.entries, now)
-			if (got == nil) != (c.want == nil) || got != nil && (!got.Since.Equal(&c.want.Since) ||
-				!equalCounts(got.Counts, c.want.Counts) || !got.LastRejectionTime.Equal(c.want.LastRejectionTime)) {
-				t.Errorf("sumRejections = %+v, want %+v", got, c.want)
-			}
-		})
-	}
-}
-
-func equalCounts(a, b []agentsv1alpha1.RejectionCount) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func TestReportExpiry(t *testing.T) {
-	report := func(writtenAt string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-			CreationTimestamp: metav1.NewTime(t10.Add(-5 * time.Hour)),
-			Annotations:       map[string]string{agentsv1alpha1.AnnotationReportWrittenAt: writtenAt},
-		}}
-	}
-	for writtenAt, want := range map[string]time.Time{
-		t10.Add(59 * time.Minute).Format(time.RFC3339): t10.Add(2 * time.Hour),
-		t10.Format(time.RFC3339):                       t10.Add(2 * time.Hour),
-		"yesterday":                                    t10.Add(-3 * time.Hour), // from its creation
-	} {
-		if got := reportExpiry(report(writtenAt)); !got.Equal(want) {
-			t.Errorf("reportExpiry(written at %s) = %s, want %s", writtenAt, got, want)
-		}
-	}
-}
-
-func TestOwnerPauseTransition(t *testing.T) {
-	const (
-		active, paused   = agentsv1alpha1.EndpointActive, agentsv1alpha1.EndpointPaused
-		byOwner, notMemb = agentsv1alpha1.PauseReasonPaused, agentsv1alpha1.PauseReasonOwnerNotMember
-		none             = agentsv1alpha1.PauseReasonNone
-	)
-	for _, c := range []struct {
-		wasPhase  agentsv1alpha1.EndpointPhase
-		wasReason agentsv1alpha1.PauseReason
-		phase     agentsv1alpha1.EndpointPhase
-		reason    agentsv1alpha1.PauseReason
-		want      string
-	}{
-		{active, none, paused, byOwner, agentsv1alpha1.EventPaused},
-		{paused, byOwner, active, none, agentsv1alpha1.EventResumed},
-		{paused, byOwner, paused, byOwner, ""},
-		{active, none, active, none, ""},
-		{"", none, paused, byOwner, ""},        // created paused: never active
-		{active, none, paused, notMemb, ""},    // OwnerNotMember has its own event
-		{paused, notMemb, paused, byOwner, ""}, // MembershipRestored, still paused by the owner
-		{paused, byOwner, paused, notMemb, ""}, // OwnerNotMember wins over the owner's pause
-		{paused, notMemb, active, none, ""},    // MembershipRestored
-	} {
-		if got := ownerPauseTransition(c.wasPhase, c.wasReason, c.phase, c.reason); got != c.want {
-			t.Errorf("%s/%s → %s/%s: %q, want %q", c.wasPhase, c.wasReason, c.phase, c.reason, got, c.want)
-		}
-	}
-}
 
 // startReceiver runs `hookrun receiver` as its service account, writing its
 // rejection report every reportInterval, and returns its handler.

@@ -141,6 +141,36 @@ var _ = Describe("Run counts and retention", func() {
 		Expect(writes.Load()).To(BeNumerically("<=", limit), "status.runs must be batched, not written per run")
 	})
 
+	It("counts runs in a controller of its own, which the endpoint's status writes do not wake", func(ctx SpecContext) {
+		total := func() int64 { return endpointState(ctx, ep)().Status.Runs.Total }
+		// Run events reach the accounting only after an hour here: until
+		// then, only its watch of the endpoint itself could count a run.
+		slow := *testOptions
+		slow.RunCountDelay = time.Hour
+		stopManager()
+		DeferCleanup(func() {
+			stopManager()
+			stopManager = startManager()
+		})
+		By("a run stored while no operator runs is counted when the accounting first looks at the endpoint")
+		createRun(ctx, "run-a", agentsv1alpha1.RunQueued, fakeClock.Now())
+		stopManager = startManagerWith(&slow)
+		Eventually(total).Should(Equal(int64(1)))
+
+		By("the endpoint's status write, saying its generated Secret was deleted, does not wake the accounting")
+		createRun(ctx, "run-b", agentsv1alpha1.RunQueued, fakeClock.Now())
+		Expect(k8sClient.Delete(ctx, generatedSecret(ctx, ep))).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		}).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonGeneratedSecretDeleted), "the WebhookEndpoint reconciler wrote the status")
+		Consistently(total, 2*time.Second).Should(Equal(int64(1)), "no accounting write: run-b waits for its event")
+
+		By("the run's event, here at the restart with the suite's delay, counts it")
+		stopManager()
+		stopManager = startManager()
+		Eventually(total).Should(Equal(int64(2)))
+	})
+
 	It("keeps the newest finished runs up to the history limit and never prunes unfinished ones", func(ctx SpecContext) {
 		now := fakeClock.Now()
 		for i := range 5 { // run-0 finished first, run-4 last

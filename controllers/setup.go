@@ -27,10 +27,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/agent"
+	"github.com/hookrun/hookrun/controllers/endpoint"
+	"github.com/hookrun/hookrun/controllers/endpointruns"
+	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/report"
+	"github.com/hookrun/hookrun/controllers/run"
+	"github.com/hookrun/hookrun/controllers/thread"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -41,9 +49,9 @@ type Dependencies struct {
 	Rand       io.Reader
 	Membership membership.Checker
 	// A2A makes the clients runs are sent with.
-	A2A A2AClientFactory
+	A2A run.A2AClientFactory
 	// Cards reads agent cards; nil: over HTTP, through the agent allow-list.
-	Cards CardReader
+	Cards agent.CardReader
 	// TracerProvider makes the spans of runs; nil: one that exports
 	// nothing (traceparents still reach the agents).
 	TracerProvider trace.TracerProvider
@@ -55,6 +63,17 @@ type Dependencies struct {
 func ClientCacheOptions() *client.CacheOptions {
 	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
 }
+
+// ServiceName is the operator's service.name in its traces.
+const ServiceName = run.ServiceName
+
+// MetadataKey is the key under which a run's message metadata carries
+// hookrun's facts about the run (run.MetadataKey).
+const MetadataKey = run.MetadataKey
+
+// CacheOptions are the operator's cache options: what it caches of which
+// kind, in which namespaces (see lookup.CacheOptions).
+func CacheOptions(namespace string) cache.Options { return lookup.CacheOptions(namespace) }
 
 // SetupOperator registers the field indexes and every reconciler of the
 // operator with mgr. Zero-valued dependencies get production defaults.
@@ -71,15 +90,15 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	}
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
-		deps.A2A = NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
+		deps.A2A = run.NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
 	}
 	if deps.Cards == nil {
-		deps.Cards = NewHTTPCardReader(allow, callTimeout)
+		deps.Cards = agent.NewHTTPCardReader(allow, callTimeout)
 	}
 	if deps.TracerProvider == nil {
 		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
 	}
-	tracer := runTracer{deps.TracerProvider.Tracer(tracing.ScopeName)}
+	tracer := run.NewRunTracer(deps.TracerProvider)
 	if deps.Membership == nil {
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), deps.Clock, membership.DefaultTTL)
 		if err != nil {
@@ -87,45 +106,47 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		}
 		deps.Membership = checker
 	}
-	if err := setupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := lookup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	queueDepth.use(mgr.GetCache(), mgr.Elected())
-	endpointReadiness.use(mgr.GetCache(), mgr.Elected())
-	endpoints := &WebhookEndpointReconciler{
+	run.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
+	endpoint.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
+	endpoints := &endpoint.Reconciler{
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),
 		MetadataReader:       mgr.GetCache(),
-		Recorder:             mgr.GetEventRecorder(fieldOwner),
+		Recorder:             mgr.GetEventRecorder(lookup.FieldOwner),
 		Clock:                deps.Clock,
 		Rand:                 deps.Rand,
 		Membership:           deps.Membership,
 		PublicBaseURL:        opts.PublicBaseURL,
-		RunHistoryLimit:      opts.RunHistoryLimit,
-		RunTTL:               opts.RunTTL,
-		PayloadTTL:           opts.PayloadTTL,
 		RunCountDelay:        opts.RunCountDelay,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
 	}
-	cards := newCardRefreshes()
+	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"Agent": &AgentReconciler{
+		"WebhookEndpoint runs": &endpointruns.Reconciler{
+			Client: mgr.GetClient(), MetadataReader: mgr.GetCache(), Clock: deps.Clock,
+			RunHistoryLimit: opts.RunHistoryLimit, RunTTL: opts.RunTTL, PayloadTTL: opts.PayloadTTL,
+			RunCountDelay: opts.RunCountDelay, Namespace: opts.Namespace,
+		},
+		"Agent": &agent.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), AllowList: allow,
-			ReadCard: deps.Cards, Clock: deps.Clock, cards: cards,
+			ReadCard: deps.Cards, Clock: deps.Clock, Cards: cards, FollowAgent: run.FollowAgent,
 		},
-		"AgentThread": &AgentThreadReconciler{Client: mgr.GetClient()},
-		"AgentRun admission": &AgentAdmissionReconciler{
+		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
+		"AgentRun admission": &run.AdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(fieldOwner), Clock: deps.Clock, tracer: tracer,
+			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, Tracer: tracer,
 		},
-		"AgentRun execution": &AgentRunExecutionReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(fieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, tracer: tracer,
-			cards: cards,
+		"AgentRun execution": &run.ExecutionReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
+			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
+			Cards: cards,
 		},
-		"rejection report": &RejectionReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
+		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

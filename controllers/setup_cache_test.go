@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 var _ = Describe("The operator's cache", func() {
@@ -104,7 +105,7 @@ var _ = Describe("The operator's cache", func() {
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
 		c := startCache(ctx)
-		cached := secretMetadata(ns, "applied")
+		cached := lookup.SecretMetadata(ns, "applied")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Annotations).To(Equal(map[string]string{agentsv1alpha1.AnnotationKeyHash: "sha256:00"}))
 	})
@@ -130,7 +131,7 @@ var _ = Describe("The operator's cache", func() {
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
 		c := startCache(ctx)
-		cached := secretMetadata(ns, "stuffed")
+		cached := lookup.SecretMetadata(ns, "stuffed")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Labels).To(Equal(map[string]string{agentsv1alpha1.LabelEndpoint: "hook"}))
 		Expect(cached.Annotations).To(Equal(map[string]string{

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/endpoint"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -58,7 +59,7 @@ func (c staleClient) Get(ctx context.Context, key client.ObjectKey, obj client.O
 // stale, the endpoint as it was created (no ID, owner or secret yet).
 func reconcileBehind(ctx SpecContext, stale *agentsv1alpha1.WebhookEndpoint) {
 	GinkgoHelper()
-	behind := &WebhookEndpointReconciler{
+	behind := &endpoint.Reconciler{
 		Client: staleClient{Client: k8sClient, stale: stale}, APIReader: k8sClient, MetadataReader: k8sClient,
 		Recorder: events.NewFakeRecorder(10), Clock: fakeClock, PublicBaseURL: publicBaseURL,
 	}

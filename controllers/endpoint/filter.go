@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package endpoint
+
+import (
+	"context"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/controllers/lookup"
+)
+
+// filterSummary is the Ready summary of an endpoint whose spec.filter does
+// not compile (filter.Compile: syntax, type, cost), or nil when it has none
+// or it compiles. The receiver compiles it too and answers 422
+// filter_invalid; this only tells the owner why.
+func filterSummary(expr string) *lookup.Summary {
+	if expr == "" {
+		return nil
+	}
+	if _, err := filter.Compile(expr); err != nil {
+		s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
+			"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
+		return &s
+	}
+	return nil
+}
+
+// filterVerdicts keeps, per endpoint, the verdict on spec.filter of the
+// generation it was compiled for: a filter is compiled once per generation,
+// not at every reconcile.
+type filterVerdicts struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]filterVerdict
+}
+
+type filterVerdict struct {
+	generation int64
+	problem    *lookup.Summary
+}
+
+// of returns the verdict on ep's filter, compiling it if its generation has
+// none yet.
+func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *lookup.Summary {
+	key := client.ObjectKeyFromObject(ep)
+	f.mu.Lock()
+	v, ok := f.m[key]
+	f.mu.Unlock()
+	if ok && v.generation == ep.Generation {
+		return v.problem
+	}
+	problem := filterSummary(ep.Spec.Filter)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[types.NamespacedName]filterVerdict{}
+	}
+	f.m[key] = filterVerdict{generation: ep.Generation, problem: problem}
+	return problem
+}
+
+func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, endpoint)
+}
+
+// reconcileFilter compiles spec.filter, once per generation. A filter that
+// does not compile makes the endpoint Ready=False FilterInvalid (before
+// anything but an ID problem), with a Warning event once per generation.
+func (r *Reconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
+	s.filterProblem = r.filterVerdicts.of(s.ep)
+	if s.filterProblem == nil {
+		return nil
+	}
+	ep, msg := s.ep, s.filterProblem.Ready.Message
+	if was := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); was != nil &&
+		was.Reason == agentsv1alpha1.ReasonFilterInvalid && was.ObservedGeneration == ep.Generation {
+		return nil
+	}
+	s.afterStatusWritten(func() {
+		r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventFilterInvalid, "Validate", "%s", msg)
+	})
+	return nil
+}

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lookup
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// qrun is a run of the queue tests, received at second (as the receiver
+// stores it) and continuing thread when it is not "".
+func qrun(name string, state agentsv1alpha1.RunState, thread string, second int) agentsv1alpha1.AgentRun {
+	r := agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Payload:        &agentsv1alpha1.PayloadReference{SecretName: name},
+			ReceivedAt:     metav1.NewTime(time.Unix(int64(second), 0)),
+		},
+		Status: agentsv1alpha1.AgentRunStatus{State: state},
+	}
+	if thread != "" {
+		r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
+		r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: thread}
+	}
+	return r
+}
+
+func TestAppendedAfter(t *testing.T) {
+	// started makes a run of thread ops received at second 1 (by name
+	// within it) and started at the given time, or not at all.
+	started := func(name string, at *time.Time) *agentsv1alpha1.AgentRun {
+		r := qrun(name, agentsv1alpha1.RunSuccess, "ops", 1)
+		if at != nil {
+			r.Status.StartedAt = &metav1.Time{Time: *at}
+		}
+		return &r
+	}
+	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
+	cases := []struct {
+		name string
+		a, b *agentsv1alpha1.AgentRun
+		want bool
+	}{
+		{"started a second later", started("a", at(time.Second)), started("b", at(0)), true},
+		{"started a second earlier", started("b", at(0)), started("a", at(time.Second)), false},
+		// In memory a start has nanoseconds; read back it has whole seconds.
+		{"same second, later in the queue, unstored start", started("b", at(200*time.Millisecond)), started("a", at(0)), true},
+		{"same second, earlier in the queue, unstored start", started("a", at(900*time.Millisecond)), started("b", at(0)), false},
+		{"the other never started", started("a", at(0)), started("b", nil), true},
+		{"this one never started", started("b", nil), started("a", at(0)), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AppendedAfter(tc.a, tc.b); got != tc.want {
+				t.Errorf("AppendedAfter(%s, %s) = %v, want %v", tc.a.Name, tc.b.Name, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendedTo(t *testing.T) {
+	created := time.Date(2026, 11, 23, 6, 0, 10, 0, time.UTC)
+	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", UID: "uid-now", CreationTimestamp: metav1.NewTime(created)}}
+	run := func(started *time.Time, uid string) *agentsv1alpha1.AgentRun {
+		r := qrun("r", agentsv1alpha1.RunSuccess, "ops", 1)
+		if started != nil {
+			r.Status.StartedAt = &metav1.Time{Time: *started}
+			r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", UID: uid}
+		}
+		return &r
+	}
+	at := func(d time.Duration) *time.Time { t := created.Add(d); return &t }
+	for _, tc := range []struct {
+		name    string
+		started *time.Time
+		uid     string
+		want    bool
+	}{
+		{"never started", nil, "", false},
+		{"this thread's, by UID, though the operator's clock is behind the API server's", at(-time.Minute), "uid-now", true},
+		{"an earlier thread's of the same name, by UID, though started after", at(3 * time.Second), "uid-before", false},
+		{"without a UID: started before the thread was created, an earlier thread's", at(-2 * time.Second), "", false},
+		{"without a UID: started after (queued before or after, alike)", at(3 * time.Second), "", true},
+		{"without a UID: started in the second the thread was created", at(400 * time.Millisecond), "", true},
+	} {
+		if got := appendedTo(run(tc.started, tc.uid), th); got != tc.want {
+			t.Errorf("%s: appendedTo = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestThreadFromRuns(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	appended := func(name string, state agentsv1alpha1.RunState, startedAt time.Duration, contextID string) agentsv1alpha1.AgentRun {
+		r := qrun(name, state, "ops", 1)
+		s := metav1.NewTime(t0.Add(startedAt))
+		r.Status.StartedAt = &s
+		r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", ContextID: contextID}
+		return r
+	}
+	failedBeforeStart := qrun("never", agentsv1alpha1.RunError, "ops", 9)
+	cases := []struct {
+		name            string
+		runs            []agentsv1alpha1.AgentRun
+		context, latest string
+	}{
+		{"no runs", nil, "", ""},
+		{"one finished run", []agentsv1alpha1.AgentRun{appended("a", agentsv1alpha1.RunSuccess, 0, "c1")}, "c1", "a"},
+		{"the later start wins, whatever the list order", []agentsv1alpha1.AgentRun{
+			appended("b", agentsv1alpha1.RunSuccess, 2*time.Second, "c2"), appended("a", agentsv1alpha1.RunSuccess, 0, "c1"),
+		}, "c2", "b"},
+		{"a running run gives the context, not the latest finished run", []agentsv1alpha1.AgentRun{
+			appended("a", agentsv1alpha1.RunSuccess, 0, "c1"), appended("b", agentsv1alpha1.RunRunning, time.Second, "c2"),
+		}, "c2", "a"},
+		{"a run never appended counts for nothing", []agentsv1alpha1.AgentRun{
+			appended("a", agentsv1alpha1.RunError, 0, "c1"), failedBeforeStart,
+		}, "c1", "a"},
+		{"a run without a context keeps the one before", []agentsv1alpha1.AgentRun{
+			appended("a", agentsv1alpha1.RunSuccess, 0, "c1"), appended("b", agentsv1alpha1.RunError, time.Second, ""),
+		}, "c1", "b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			contextID, latest := ThreadFromRuns(tc.runs)
+			if contextID != tc.context || latest != tc.latest {
+				t.Errorf("ThreadFromRuns = %q, %q; want %q, %q", contextID, latest, tc.context, tc.latest)
+			}
+		})
+	}
+}

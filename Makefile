@@ -138,7 +138,7 @@ K8S_TESTS_OTHER ?= ^(TestSubcommandsServeProbes|TestCommandsEscapeWhatUsersAndSe
 .PHONY: test-k8s
 test-k8s: control-plane $(HELM) $(KUSTOMIZE) ## Run the envtest suites on the control plane of K8S_VERSION (make test-k8s K8S_VERSION=v1.33.13 builds it first), with the admission policies in the mode that version needs (not part of make test; docs/operations.md lists the versions tested).
 	@echo "make test-k8s: Kubernetes $(K8S_VERSION), started $$(date -u +%FT%TZ)"
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./api/v1alpha1 ./controllers ./receiver
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./api/v1alpha1 ./controllers/... ./receiver
 	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) -run '$(K8S_TESTS_CHART)' ./test/chart
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) -run '$(K8S_TESTS_OTHER)' . ./hack/kubectl-hookrun
 	@echo "make test-k8s: Kubernetes $(K8S_VERSION) passed, ended $$(date -u +%FT%TZ)"

@@ -29,9 +29,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/test/testenv"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // guidePath is the guide the spec below follows, command by command.

@@ -27,9 +27,11 @@ start=$(date +%s)
 say() { echo "make test: $* ($(($(date +%s) - start))s)"; }
 
 tools_log=$(mktemp)
-make --no-print-directory "$TEST_TOOLS_TARGET" >"$tools_log" 2>&1 &
+# In a process group of its own, so that a failed run stops the go builds
+# it started too.
+setsid make --no-print-directory "$TEST_TOOLS_TARGET" >"$tools_log" 2>&1 &
 tools=$!
-trap 'kill "$tools" 2>/dev/null || true; rm -f "$tools_log"' EXIT
+trap 'kill -- -"$tools" 2>/dev/null || true; rm -f "$tools_log"' EXIT
 
 # shellcheck disable=SC2086 # flags and package lists are words
 {
@@ -38,7 +40,10 @@ trap 'kill "$tools" 2>/dev/null || true; rm -f "$tools_log"' EXIT
   say "phase 1: the binaries the process suites run (the tools build meanwhile)"
   make --no-print-directory test-binaries
   say "phase 1: every package but the tools' and the process suites', under -race"
-  go test -race -timeout "$GO_TEST_TIMEOUT" ${GO_TEST_FLAGS:-} $(go list ./... | grep -v -x "${exclude[@]}")
+  # Listed first, so that a package go list cannot load fails the run
+  # (a command substitution in go test's arguments would hide its status).
+  packages=$(go list ./... | grep -v -x "${exclude[@]}")
+  go test -race -timeout "$GO_TEST_TIMEOUT" ${GO_TEST_FLAGS:-} $packages
   say "phase 1: the process suites, one at a time"
   go test -race -p 1 -timeout "$GO_TEST_TIMEOUT" ${GO_TEST_FLAGS:-} $(printf './%s ' $PROCESS_SUITES)
 

@@ -27,6 +27,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -101,11 +102,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.WebhookEndpoint{}, builder.WithPredicates(notAStatusWrite)).
 		Named("endpointruns").
+		// Endpoints are independent, and retention deletes one object per
+		// API call: as many workers as the WebhookEndpoint reconciler had
+		// when it did this work.
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
 		// The receiver replicas' rejection reports (the cache holds no other ConfigMaps).
 		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
 		Complete(r)
 }
+
+// workers is how many endpoints are counted in parallel.
+const workers = 8
 
 // notAStatusWrite passes an endpoint's creation, deletion and every update
 // of it but a status write: one that changes its status and not its

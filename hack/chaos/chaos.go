@@ -126,6 +126,11 @@ func Run(ctx context.Context, c *devcluster.Cluster, opts Options) (Report, erro
 			return err
 		}
 		for _, target := range opts.Targets {
+			// A process that ended on its own (a data race halts a -race
+			// build) would be restarted below and its end forgotten.
+			if err := c.Exited(); err != nil {
+				return err
+			}
 			event("kill -9 %s", target)
 			c.Kill(target)
 			if err := sleep(ctx, opts.Down); err != nil {

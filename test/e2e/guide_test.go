@@ -19,6 +19,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,6 +201,8 @@ var _ = Describe("the getting-started guide", func() {
 					continue
 				}
 				Expect(os.WriteFile(filepath.Join(dir, name), []byte(replace.Replace(b.text)), 0o600)).To(Succeed())
+			case "console":
+				// Output shown to the reader, not commands.
 			case "sh":
 				for _, line := range b.lines {
 					c, ok := guideCommandFor(line)
@@ -233,6 +236,8 @@ var _ = Describe("the getting-started guide", func() {
 						Expect(out).To(ContainSubstring(c.want))
 					}
 				}
+			default:
+				Fail(fmt.Sprintf("%s (%q) has a %q block this spec does not read; fence commands as sh", guidePath, b.step, b.lang))
 			}
 		}
 		Expect(ran).To(BeNumerically(">=", 15), "the spec ran fewer of the guide's commands than it knows")

@@ -82,7 +82,7 @@ func thePlugin(ctx context.Context) string {
 	if builtPlugin != "" {
 		return builtPlugin
 	}
-	By("building the plugin as make build does")
+	By("building the plugin (make test hands over the one it built with -race)")
 	// In the suite's work directory: it outlives the spec that built it.
 	bin, err := devcluster.Binary(ctx, testenv.Root(), workDir, "kubectl-hookrun", "./hack/kubectl-hookrun")
 	Expect(err).NotTo(HaveOccurred())

@@ -27,10 +27,12 @@ start=$(date +%s)
 say() { echo "make test: $* ($(($(date +%s) - start))s)"; }
 
 tools_log=$(mktemp)
-# In a process group of its own, so that a failed run stops the go builds
-# it started too.
-setsid make --no-print-directory "$TEST_TOOLS_TARGET" >"$tools_log" 2>&1 &
+# In a process group of its own (job control on for this one job), so that
+# a failed run stops the go builds it started too; wait still sees its end.
+set -m
+make --no-print-directory "$TEST_TOOLS_TARGET" >"$tools_log" 2>&1 &
 tools=$!
+set +m
 trap 'kill -- -"$tools" 2>/dev/null || true; rm -f "$tools_log"' EXIT
 
 # shellcheck disable=SC2086 # flags and package lists are words

@@ -30,6 +30,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -234,6 +235,14 @@ var _ = Describe("the getting-started guide", func() {
 						out, err := shell(line, 2*time.Minute)
 						Expect(err).NotTo(HaveOccurred(), out)
 						Expect(out).To(ContainSubstring(c.want))
+						if strings.HasPrefix(line, "kubectl hookrun secret github-issues") {
+							// The secret GitHub needs, exactly, on the first line (a
+							// reminder to save it follows).
+							secret := &corev1.Secret{}
+							Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: agentsv1alpha1.GeneratedSecretName("github-issues")}, secret)).To(Succeed())
+							first, _, _ := strings.Cut(out, "\n")
+							Expect(first).To(Equal(string(secret.Data[agentsv1alpha1.WebhookSecretKey])))
+						}
 					}
 				}
 			default:

@@ -208,6 +208,15 @@ func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
 	return notAnswered
 }
 
+// checkDelivery refuses a call its sender type reads as no delivery it
+// takes (describe's refusal: for CloudEvents, not one 1.0 event).
+func (h *Handler) checkDelivery(c *callState) int {
+	if r := c.d.refusal; r != nil {
+		return c.reject(r.answer, r.reason)
+	}
+	return notAnswered
+}
+
 // answerIgnoredEvent is the event filter.
 func (h *Handler) answerIgnoredEvent(c *callState) int {
 	if !c.snd.admits(c.d.event) {

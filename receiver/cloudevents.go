@@ -95,18 +95,15 @@ const (
 	reasonCloudEventsFormat = "CloudEvents structured format not JSON"
 )
 
-// ceRefusal is why a call of a CloudEvents endpoint is no event the
-// receiver takes; ceEvent when it is one.
-type ceRefusal uint8
-
-const (
-	ceEvent ceRefusal = iota
-	ceNotEvent
-	// ceBadString: an attribute holds a character the CloudEvents String
-	// type excludes.
-	ceBadString
-	ceBatch
-	ceFormat
+// The refusals of a call to a CloudEvents endpoint that is not one
+// CloudEvents 1.0 event: 400 without specversion 1.0, id, source or type,
+// 400 for an attribute that is not a CloudEvents String, 415 for a batch
+// or a structured format other than JSON.
+var (
+	refusedNotCloudEvent    = &refusal{answerNotCloudEvent, reasonNotCloudEvent}
+	refusedCloudEventString = &refusal{answerCloudEventString, reasonCloudEventString}
+	refusedCloudEventsBatch = &refusal{answerCloudEventsBatch, reasonCloudEventsBatch}
+	refusedCloudEventFormat = &refusal{answerCloudEventsFormat, reasonCloudEventsFormat}
 )
 
 // ceMode is how a call carries its event, as its Content-Type tells.
@@ -196,16 +193,16 @@ func ceString(s string) bool {
 // another type than string (null is none), or a body that is not one JSON
 // object, is no event. Of a member written twice the last counts, as in
 // encoding/json (telling names apart would keep a set of them).
-func readStructured(body []byte, a *ceAttributes) ceRefusal {
+func readStructured(body []byte, a *ceAttributes) *refusal {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
-		return ceNotEvent
+		return refusedNotCloudEvent
 	}
 	var name [maxAttributeName]byte
 	for dec.PeekKind() == '"' {
 		raw, err := dec.ReadValue()
 		if err != nil {
-			return ceNotEvent
+			return refusedNotCloudEvent
 		}
 		var to *string
 		if len(raw) <= len(name) {
@@ -215,35 +212,35 @@ func readStructured(body []byte, a *ceAttributes) ceRefusal {
 		}
 		if to == nil {
 			if dec.SkipValue() != nil {
-				return ceNotEvent
+				return refusedNotCloudEvent
 			}
 			continue
 		}
 		v, err := dec.ReadValue()
 		switch {
 		case err != nil:
-			return ceNotEvent
+			return refusedNotCloudEvent
 		case v.Kind() == 'n':
 			*to = ""
 		case v.Kind() != '"':
-			return ceNotEvent
+			return refusedNotCloudEvent
 		default:
 			// A lone surrogate escape ("\ud800") or bytes that are not
 			// UTF-8 fail to unquote: not a CloudEvents String.
 			s, err := jsontext.AppendUnquote(nil, v)
 			if err != nil {
-				return ceBadString
+				return refusedCloudEventString
 			}
 			*to = string(s)
 		}
 	}
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '}' {
-		return ceNotEvent
+		return refusedNotCloudEvent
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
-		return ceNotEvent
+		return refusedNotCloudEvent
 	}
-	return ceEvent
+	return nil
 }
 
 // maxAttributeName bounds a member name that may be an attribute's: the
@@ -252,17 +249,18 @@ func readStructured(body []byte, a *ceAttributes) ceRefusal {
 const maxAttributeName = 6*len("specversion") + 2
 
 // describeCloudEvent reads the event type, the delivery (id and source) and
-// the subject of a CloudEvents call, or why it is not one event.
+// the subject of a CloudEvents call, or its refusal: why it is not one
+// event.
 func describeCloudEvent(h http.Header, body []byte) delivery {
 	var a ceAttributes
 	switch ceModeOf(h) {
 	case ceBatched:
-		return delivery{refusal: ceBatch}
+		return delivery{refusal: refusedCloudEventsBatch}
 	case ceOtherFormat:
-		return delivery{refusal: ceFormat}
+		return delivery{refusal: refusedCloudEventFormat}
 	case ceStructured:
-		if refusal := readStructured(body, &a); refusal != ceEvent {
-			return delivery{refusal: refusal}
+		if r := readStructured(body, &a); r != nil {
+			return delivery{refusal: r}
 		}
 	default:
 		a = ceAttributes{
@@ -271,10 +269,10 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 		}
 	}
 	if a.SpecVersion != ceSpecVersion || a.ID == "" || a.Source == "" || a.Type == "" {
-		return delivery{refusal: ceNotEvent}
+		return delivery{refusal: refusedNotCloudEvent}
 	}
 	if !a.valid() {
-		return delivery{refusal: ceBadString}
+		return delivery{refusal: refusedCloudEventString}
 	}
 	return delivery{
 		event: a.Type, deliveryID: a.ID,
@@ -284,24 +282,6 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 		// first, so that no other source and id give the same key.
 		key: strconv.Itoa(len(a.Source)) + ":" + a.Source + a.ID,
 	}
-}
-
-// checkCloudEvent refuses a call of a CloudEvents endpoint that is not one
-// CloudEvents 1.0 event: 400 without specversion 1.0, id, source or type,
-// 400 for an attribute that is not a CloudEvents String, 415 for a batch
-// or a structured format other than JSON.
-func (h *Handler) checkCloudEvent(c *callState) int {
-	switch c.d.refusal {
-	case ceNotEvent:
-		return c.reject(answerNotCloudEvent, reasonNotCloudEvent)
-	case ceBadString:
-		return c.reject(answerCloudEventString, reasonCloudEventString)
-	case ceBatch:
-		return c.reject(answerCloudEventsBatch, reasonCloudEventsBatch)
-	case ceFormat:
-		return c.reject(answerCloudEventsFormat, reasonCloudEventsFormat)
-	}
-	return notAnswered
 }
 
 // answerWebhookValidation answers the abuse-protection handshake of the

@@ -47,9 +47,9 @@ func TestStructuredCloudEventNamesAreExact(t *testing.T) {
 	} {
 		d := describeCloudEvent(h, []byte(tc.body))
 		switch {
-		case tc.wantID == "" && d.refusal != ceNotEvent:
+		case tc.wantID == "" && d.refusal != refusedNotCloudEvent:
 			t.Errorf("%s: taken as event %q, want 400", tc.body, d.deliveryID)
-		case tc.wantID != "" && (d.refusal != 0 || d.deliveryID != tc.wantID):
+		case tc.wantID != "" && (d.refusal != nil || d.deliveryID != tc.wantID):
 			t.Errorf("%s: delivery %q (refusal %v), want %q", tc.body, d.deliveryID, d.refusal, tc.wantID)
 		}
 	}
@@ -99,10 +99,10 @@ func TestCloudEventAttributesAreStrings(t *testing.T) {
 				"binary":     describeCloudEvent(binary, nil),
 				"structured": describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, body),
 			} {
-				if got := d.refusal == ceEvent; got != c.ok {
+				if got := d.refusal == nil; got != c.ok {
 					t.Errorf("%s in %s, %s mode: event %v (refusal %v), want %v", c.name, attr, mode, got, d.refusal, c.ok)
-				} else if !c.ok && d.refusal != ceBadString {
-					t.Errorf("%s in %s, %s mode: refusal %v, want ceBadString", c.name, attr, mode, d.refusal)
+				} else if !c.ok && d.refusal != refusedCloudEventString {
+					t.Errorf("%s in %s, %s mode: refusal %v, want refusedCloudEventString", c.name, attr, mode, d.refusal)
 				}
 			}
 		}
@@ -112,15 +112,15 @@ func TestCloudEventAttributesAreStrings(t *testing.T) {
 		`{"specversion":"1.0","id":"a\ud800b","source":"x","type":"t"}`,
 		`{"specversion":"1.0","id":"a\uDFFF","source":"x","type":"t"}`,
 	} {
-		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != ceBadString {
-			t.Errorf("%s: refusal %v, want ceBadString", body, d.refusal)
+		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != refusedCloudEventString {
+			t.Errorf("%s: refusal %v, want refusedCloudEventString", body, d.refusal)
 		}
 	}
 	for _, body := range []string{
 		`{"specversion":"1.0","id":"a\ud83d\ude00","source":"x","type":"t"}`,
 		`{"specversion":"1.0","id":"a\ufffd","source":"x","type":"t"}`,
 	} {
-		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != ceEvent {
+		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != nil {
 			t.Errorf("%s: refusal %v, want an event", body, d.refusal)
 		}
 	}
@@ -149,7 +149,7 @@ func TestStructuredCloudEventMemory(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		d := describeCloudEvent(h, []byte(body))
 		runtime.ReadMemStats(&after)
-		if d.refusal != ceEvent || d.deliveryID != "1" {
+		if d.refusal != nil || d.deliveryID != "1" {
 			t.Fatalf("%s: refusal %v, delivery %q", name, d.refusal, d.deliveryID)
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(2*len(body)) {

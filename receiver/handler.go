@@ -183,7 +183,7 @@ func (h *Handler) serve(c *callState, held *bodyHold) int {
 	if code := h.readBodyOnce(c, held); code != notAnswered { // 6. body over 1 MiB: 413
 		return code
 	}
-	if code := h.checkCloudEvent(c); code != notAnswered { // a CloudEvents call that is not one 1.0 event: 400, 415
+	if code := h.checkDelivery(c); code != notAnswered { // no delivery its sender type takes (CloudEvents: not one 1.0 event): 400, 415
 		return code
 	}
 	// Reading the body may have taken a while.

@@ -238,8 +238,17 @@ type delivery struct {
 	// key, when not empty, identifies the delivery instead of deliveryID
 	// (CloudEvents: source and id together).
 	key string
-	// refusal says why a CloudEvents call is no event the receiver takes.
-	refusal ceRefusal
+	// refusal, if not nil, says why the call is no delivery its sender
+	// type takes (CloudEvents: not one 1.0 event): no run.
+	refusal *refusal
+}
+
+// refusal is a sender type's reason to refuse a call it reads as no
+// delivery: the answer, and the reason the endpoint's history records.
+// Senders refer to refusals of their own, allocated once.
+type refusal struct {
+	answer answer
+	reason string
 }
 
 // identity is what names the delivery's run (deliveryRunName): key, or

@@ -61,7 +61,7 @@ func reconcileBehind(ctx SpecContext, stale *agentsv1alpha1.WebhookEndpoint) {
 	GinkgoHelper()
 	behind := &endpoint.Reconciler{
 		Client: staleClient{Client: k8sClient, stale: stale}, APIReader: k8sClient, MetadataReader: k8sClient,
-		Recorder: events.NewFakeRecorder(10), Clock: fakeClock, PublicBaseURL: publicBaseURL,
+		Recorder: events.NewFakeRecorder(10), Clock: fakeClock, CacheClock: fakeClock, PublicBaseURL: publicBaseURL,
 	}
 	_, _ = behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stale)})
 }

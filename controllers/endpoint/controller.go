@@ -67,6 +67,10 @@ type Reconciler struct {
 	MetadataReader client.Reader
 	Recorder       events.EventRecorder
 	Clock          clock.PassiveClock
+	// CacheClock measures how long an ID claim holds against the cache's
+	// delay, which is real time whatever Clock is (idWaiters.claim): the
+	// real clock unless a test sets another.
+	CacheClock clock.PassiveClock
 	// Rand is the source of endpoint IDs and secrets (crypto/rand in production).
 	Rand       io.Reader
 	Membership membership.Checker
@@ -303,6 +307,9 @@ const endpointWorkers = 8
 
 // SetupWithManager registers the reconciler and its watches.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.CacheClock == nil {
+		r.CacheClock = clock.RealClock{}
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.WebhookEndpoint{}).
 		Named("webhookendpoint").

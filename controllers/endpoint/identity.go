@@ -178,7 +178,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 			s.requeueWithin(until.Sub(r.Clock.Now()))
 			return nil
 		}
-		if !r.idWaiters.claim(id, client.ObjectKeyFromObject(s.ep), time.Now()) {
+		if !r.idWaiters.claim(id, client.ObjectKeyFromObject(s.ep), r.CacheClock.Now()) {
 			problem := lookup.Reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint is taking the endpoint ID that Secret %q pins right now; this one looks again in a second", s.ep.Spec.EndpointIDSecretRef.Name))
 			s.idProblem = &problem

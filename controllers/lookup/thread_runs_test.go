@@ -26,30 +26,24 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// qrun is a run of the queue tests, received at second (as the receiver
-// stores it) and continuing thread when it is not "".
-func qrun(name string, state agentsv1alpha1.RunState, thread string, second int) agentsv1alpha1.AgentRun {
-	r := agentsv1alpha1.AgentRun{
+// opsRun is a run appended to thread ops, received at second.
+func opsRun(name string, state agentsv1alpha1.RunState, second int) agentsv1alpha1.AgentRun {
+	return agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)},
 		Spec: agentsv1alpha1.AgentRunSpec{
-			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-			Payload:        &agentsv1alpha1.PayloadReference{SecretName: name},
-			ReceivedAt:     metav1.NewTime(time.Unix(int64(second), 0)),
+			ThreadStrategy:  agentsv1alpha1.ContinueExisting,
+			TargetThreadRef: &agentsv1alpha1.LocalObjectReference{Name: "ops"},
+			ReceivedAt:      metav1.NewTime(time.Unix(int64(second), 0)),
 		},
 		Status: agentsv1alpha1.AgentRunStatus{State: state},
 	}
-	if thread != "" {
-		r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-		r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: thread}
-	}
-	return r
 }
 
 func TestAppendedAfter(t *testing.T) {
 	// started makes a run of thread ops received at second 1 (by name
 	// within it) and started at the given time, or not at all.
 	started := func(name string, at *time.Time) *agentsv1alpha1.AgentRun {
-		r := qrun(name, agentsv1alpha1.RunSuccess, "ops", 1)
+		r := opsRun(name, agentsv1alpha1.RunSuccess, 1)
 		if at != nil {
 			r.Status.StartedAt = &metav1.Time{Time: *at}
 		}
@@ -83,7 +77,7 @@ func TestAppendedTo(t *testing.T) {
 	created := time.Date(2026, 11, 23, 6, 0, 10, 0, time.UTC)
 	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", UID: "uid-now", CreationTimestamp: metav1.NewTime(created)}}
 	run := func(started *time.Time, uid string) *agentsv1alpha1.AgentRun {
-		r := qrun("r", agentsv1alpha1.RunSuccess, "ops", 1)
+		r := opsRun("r", agentsv1alpha1.RunSuccess, 1)
 		if started != nil {
 			r.Status.StartedAt = &metav1.Time{Time: *started}
 			r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", UID: uid}
@@ -113,13 +107,13 @@ func TestAppendedTo(t *testing.T) {
 func TestThreadFromRuns(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
 	appended := func(name string, state agentsv1alpha1.RunState, startedAt time.Duration, contextID string) agentsv1alpha1.AgentRun {
-		r := qrun(name, state, "ops", 1)
+		r := opsRun(name, state, 1)
 		s := metav1.NewTime(t0.Add(startedAt))
 		r.Status.StartedAt = &s
 		r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", ContextID: contextID}
 		return r
 	}
-	failedBeforeStart := qrun("never", agentsv1alpha1.RunError, "ops", 9)
+	failedBeforeStart := opsRun("never", agentsv1alpha1.RunError, 9)
 	cases := []struct {
 		name            string
 		runs            []agentsv1alpha1.AgentRun

@@ -171,6 +171,31 @@ var _ = Describe("Run counts and retention", func() {
 		Eventually(total).Should(Equal(int64(2)))
 	})
 
+	It("writes status.runs without waking the WebhookEndpoint reconciler, which any other status write wakes", func(ctx SpecContext) {
+		// Writes as the accounting makes them, one at a time: each would
+		// be a reconcile of its own if it woke the endpoint reconciler.
+		const writes = 20
+		before := reconciles("webhookendpoint")
+		for i := range writes {
+			current := endpointState(ctx, ep)()
+			patch := client.MergeFromWithOptions(current.DeepCopy(), client.MergeFromWithOptimisticLock{})
+			current.Status.Runs.Total = int64(100 + i)
+			Expect(k8sClient.Status().Patch(ctx, current, patch)).To(Succeed())
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		woken := reconciles("webhookendpoint") - before
+		GinkgoWriter.Printf("%d accounting writes, %v endpoint reconciles meanwhile\n", writes, woken)
+		Expect(woken).To(BeNumerically("<", writes/4), "the accounting's writes woke the endpoint reconciler")
+
+		By("a status write of another field wakes it, and it puts its own field back")
+		current := endpointState(ctx, ep)()
+		patch := client.MergeFrom(current.DeepCopy())
+		current.Status.URL = "https://elsewhere.example.com/"
+		Expect(k8sClient.Status().Patch(ctx, current, patch)).To(Succeed())
+		Eventually(func() string { return endpointState(ctx, ep)().Status.URL }).Should(Equal(ep.Status.URL))
+	})
+
 	It("keeps the newest finished runs up to the history limit and never prunes unfinished ones", func(ctx SpecContext) {
 		now := fakeClock.Now()
 		for i := range 5 { // run-0 finished first, run-4 last

@@ -311,7 +311,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.CacheClock = clock.RealClock{}
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&agentsv1alpha1.WebhookEndpoint{}).
+		// Not woken by the accounting's writes (notAnAccountingWrite).
+		For(&agentsv1alpha1.WebhookEndpoint{}, builder.WithPredicates(notAnAccountingWrite)).
 		Named("webhookendpoint").
 		// Endpoints are independent; a few writes each. One worker took
 		// 85 s to bring 1,000 new endpoints to Ready (make bench).
@@ -324,7 +325,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
 		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
-		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID)).
+		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID),
+			builder.WithPredicates(notAnAccountingWrite)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsWaitingForID),
 			builder.WithPredicates(predicate.Funcs{
 				CreateFunc: func(event.CreateEvent) bool { return false },

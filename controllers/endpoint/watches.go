@@ -20,8 +20,11 @@ import (
 	"context"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -86,4 +89,27 @@ func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ep}})
 	}
 	return reqs
+}
+
+// notAnAccountingWrite passes every event of an endpoint but an update
+// that changes nothing but the fields package endpointruns writes
+// (status.runs, status.rejections): nothing this reconciler decides reads
+// them, and each run counted would otherwise cost a reconcile here. Any
+// other status write (its own, or someone's with access to /status) passes.
+var notAnAccountingWrite = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, ok1 := e.ObjectOld.(*agentsv1alpha1.WebhookEndpoint)
+		ep, ok2 := e.ObjectNew.(*agentsv1alpha1.WebhookEndpoint)
+		if !ok1 || !ok2 {
+			return true
+		}
+		oldMeta, meta := old.ObjectMeta, ep.ObjectMeta
+		oldMeta.ResourceVersion, meta.ResourceVersion = "", ""
+		oldMeta.ManagedFields, meta.ManagedFields = nil, nil
+		oldStatus, status := old.Status, ep.Status
+		oldStatus.Runs, status.Runs = agentsv1alpha1.RunCounts{}, agentsv1alpha1.RunCounts{}
+		oldStatus.Rejections, status.Rejections = nil, nil
+		return !equality.Semantic.DeepEqual(oldMeta, meta) || !equality.Semantic.DeepEqual(old.Spec, ep.Spec) ||
+			!equality.Semantic.DeepEqual(oldStatus, status)
+	},
 }

@@ -298,6 +298,27 @@ func TestKrewInstallsTheRelease(t *testing.T) {
 	if out := runIn(plugin, "--version"); !strings.Contains(out, wantVersion) {
 		t.Errorf("kubectl-hookrun --version: %q, want the archived plugin's %q", out, wantVersion)
 	}
+	// The binary krew installed is the archive's, byte for byte.
+	installed, err := os.ReadFile(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, e := range untarGz(t, archived) {
+		if e.name == host.binName() {
+			found = true
+			if sha256.Sum256([]byte(e.data)) != sha256.Sum256(installed) {
+				t.Errorf("krew installed a %s of %d bytes that is not the archive's (%d bytes)", plugin, len(installed), len(e.data))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the archive has no %s", host.binName())
+	}
 
 	// krew installs the license beside the plugin.
 	if _, err := os.Stat(filepath.Join(krewRoot, "store", "hookrun", version, "LICENSE")); err != nil {

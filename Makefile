@@ -6,8 +6,11 @@ K8S_VERSION ?= v1.37.0
 ETCD_VERSION ?= v3.6.6
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
-HELM_VERSION ?= v3.22.0
-KUSTOMIZE_VERSION ?= v5.8.1
+# helm and kustomize are tools of the module: go.mod pins them (its tool
+# directive, `go get -tool PACKAGE@VERSION` to change one), and they are
+# built with the module's dependencies (go-build-tool below).
+HELM_VERSION := $(shell go list -m -f '{{.Version}}' helm.sh/helm/v3)
+KUSTOMIZE_VERSION := $(shell go list -m -f '{{.Version}}' sigs.k8s.io/kustomize/kustomize/v5)
 # promtool of Prometheus 3.16 (module version v0.316.0), for the chart's alert tests.
 PROMTOOL_VERSION ?= v0.316.0
 # krew, for the kubectl plugin's krew test (the Go module proxy refuses v0.4.5: 403).
@@ -113,11 +116,19 @@ TEST_ENV = HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW)
 
 .PHONY: test
 test: control-plane ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, fuzz seeds, the end-to-end suite and a short chaos run, then the chart, its alerts and krew with the tools built meanwhile.
-	$(TEST_ENV) TEST_TOOLS_TARGET=test-tools TOOL_PACKAGES="$(TOOL_PACKAGES)" PROCESS_SUITES="$(PROCESS_SUITES)" NO_RACE_PACKAGES="$(NO_RACE_PACKAGES)" \
+	$(TEST_ENV) TOOL_PACKAGES="$(TOOL_PACKAGES)" PROCESS_SUITES="$(PROCESS_SUITES)" NO_RACE_PACKAGES="$(NO_RACE_PACKAGES)" \
 		GO_TEST_TIMEOUT=$(GO_TEST_TIMEOUT) GO_TEST_FLAGS="$(GO_TEST_FLAGS)" hack/test.sh
 
 .PHONY: test-tools
-test-tools: $(HELM) $(KUSTOMIZE) $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST) ## Install the tools the chart's and the krew tests run (make test builds them in the background).
+test-tools: test-tools-alone test-tools-shared ## Install the tools the chart's and the krew tests run (make test builds them in the background).
+
+# The tools built with dependencies of their own (promtool, krew), and those
+# that share make test's compiled packages (helm, kustomize): make test
+# starts the first at once, at the lowest priority, and the second once the
+# binaries of make test-binaries are built.
+.PHONY: test-tools-alone test-tools-shared
+test-tools-alone: $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST)
+test-tools-shared: $(HELM) $(KUSTOMIZE)
 
 .PHONY: test-binaries
 test-binaries: ## Build, with -race, the binaries the process suites run (hookrun, the demo agent, the kubectl plugin) into bin/test.
@@ -220,13 +231,13 @@ $(GOLANGCI_LINT): | $(LOCALBIN)
 	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
 
 $(HELM): | $(LOCALBIN)
-	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+	$(call go-build-tool,$(HELM),helm.sh/helm/v3/cmd/helm)
 
 .PHONY: helm
 helm: $(HELM) ## Install the pinned helm into bin/.
 
 $(KUSTOMIZE): | $(LOCALBIN)
-	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION),kustomize)
+	$(call go-build-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5)
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Install the pinned kustomize into bin/.
@@ -277,10 +288,26 @@ start=$$(date +%s); \
 tmp=$$(mktemp -d); \
 (cd "$$tmp" && go mod download sigs.k8s.io/krew@$(KREW_VERSION)); \
 (cd "$$(go env GOMODCACHE)/sigs.k8s.io/krew@$(KREW_VERSION)" && \
-  CGO_ENABLED=0 go build -trimpath -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" -o "$$tmp/$(2)" ./cmd/$(2)); \
+  go build -ldflags "-s -w -X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" -o "$$tmp/$(2)" ./cmd/$(2)); \
 mv "$$tmp/$(2)" "$(1)"; \
 rm -rf "$$tmp"; \
 echo "built sigs.k8s.io/krew/cmd/$(2)@$(KREW_VERSION) in $$(($$(date +%s) - start))s"; \
+}
+endef
+
+# go-build-tool builds package $(2), a tool of go.mod, as $(1): with -race
+# and the module's dependencies, as make test builds its binaries and test
+# packages, so that it compiles only what they do not share with it (helm:
+# under a minute once make test-binaries is built, against six alone). A
+# tool built so runs slower; these run for seconds.
+define go-build-tool
+@[ -f "$(1)" ] || { \
+set -e; \
+echo "building $(2) (a tool of go.mod) with -race"; \
+start=$$(date +%s); \
+go build -race -ldflags="-s -w" -o "$(1).tmp" $(2); \
+mv "$(1).tmp" "$(1)"; \
+echo "built $(2) in $$(($$(date +%s) - start))s"; \
 }
 endef
 
@@ -292,7 +319,7 @@ set -e; \
 echo "installing $(2)@$(3)"; \
 start=$$(date +%s); \
 tmp=$$(mktemp -d); \
-GOBIN=$$tmp go install $(2)@$(3); \
+GOBIN=$$tmp go install -ldflags="-s -w" $(2)@$(3); \
 mv "$$tmp/$(or $(4),$$(basename $(2)))" "$(1)"; \
 rm -rf "$$tmp"; \
 echo "installed $(2)@$(3) in $$(($$(date +%s) - start))s"; \

@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -334,8 +335,14 @@ func Build(ctx context.Context, root, dir string) (hookrun, demoAgent string, er
 func Binary(ctx context.Context, root, dir, name, pkg string) (string, error) {
 	if prebuilt := os.Getenv("HOOKRUN_TEST_BIN"); prebuilt != "" {
 		bin := filepath.Join(prebuilt, name)
-		if _, err := os.Stat(bin); err != nil {
+		st, err := os.Stat(bin)
+		if err != nil {
 			return "", fmt.Errorf("HOOKRUN_TEST_BIN holds no %s (make test-binaries builds it): %w", name, err)
+		}
+		if newer, err := newestSource(root); err != nil {
+			return "", err
+		} else if newer.ModTime().After(st.ModTime()) {
+			return "", fmt.Errorf("%s in HOOKRUN_TEST_BIN is older than %s: make test-binaries builds it again", name, newer.Name())
 		}
 		return bin, nil
 	}
@@ -350,4 +357,33 @@ func Binary(ctx context.Context, root, dir, name, pkg string) (string, error) {
 		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}
 	return bin, nil
+}
+
+// newestSource is the Go source file (or go.mod, go.sum) of the tree at root
+// changed last: a binary older than it is stale. Build outputs (bin, dist)
+// and hidden directories are not sources.
+func newestSource(root string) (fs.FileInfo, error) {
+	var newest fs.FileInfo
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir():
+			if name := d.Name(); path != root && (name == "bin" || name == "dist" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		case !strings.HasSuffix(d.Name(), ".go") && d.Name() != "go.mod" && d.Name() != "go.sum":
+			return nil
+		}
+		info, err := d.Info()
+		if err == nil && (newest == nil || info.ModTime().After(newest.ModTime())) {
+			newest = info
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("looking for the newest source under %s: %w", root, err)
+	}
+	return newest, nil
 }

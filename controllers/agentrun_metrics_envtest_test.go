@@ -55,28 +55,6 @@ func agentSeriesIn(ns, agent string) map[string]int {
 	return got
 }
 
-// reconciles sums controller-runtime's reconcile counter of the named
-// controller, every result, in the operator's registry.
-func reconciles(controller string) float64 {
-	GinkgoHelper()
-	families, err := metrics.Registry.Gather()
-	Expect(err).NotTo(HaveOccurred())
-	var sum float64
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == controller {
-					sum += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return sum
-}
-
 var _ = Describe("Metric series of a deleted Agent", func() {
 	It("are removed, and a run that ends after its Agent is gone does not bring them back", func(ctx SpecContext) {
 		ns := newNamespace(ctx)

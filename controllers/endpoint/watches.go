@@ -92,15 +92,20 @@ func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []
 }
 
 // notAnAccountingWrite passes every event of an endpoint but an update
-// that changes nothing but the fields package endpointruns writes
-// (status.runs, status.rejections): nothing this reconciler decides reads
+// that changes the fields package endpointruns writes (status.runs,
+// status.rejections) and nothing else: nothing this reconciler decides reads
 // them, and each run counted would otherwise cost a reconcile here. Any
-// other status write (its own, or someone's with access to /status) passes.
+// other status write (its own, or someone's with access to /status) passes,
+// and so does an update the cache shows no change in (an annotation it does
+// not keep).
 var notAnAccountingWrite = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.WebhookEndpoint)
 		ep, ok2 := e.ObjectNew.(*agentsv1alpha1.WebhookEndpoint)
 		if !ok1 || !ok2 {
+			return true
+		}
+		if equality.Semantic.DeepEqual(old.Status.Runs, ep.Status.Runs) && equality.Semantic.DeepEqual(old.Status.Rejections, ep.Status.Rejections) {
 			return true
 		}
 		oldMeta, meta := old.ObjectMeta, ep.ObjectMeta

@@ -42,6 +42,11 @@ func TestNotAnAccountingWrite(t *testing.T) {
 			ep.Status.Runs = agentsv1alpha1.RunCounts{Total: 2, Running: 1}
 			ep.Status.Rejections = &agentsv1alpha1.EndpointRejections{}
 		}, false},
+		{"nothing the cache keeps (an annotation it drops)", func(ep *agentsv1alpha1.WebhookEndpoint) { ep.ResourceVersion = "2" }, true},
+		{"status.runs and a condition", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Status.Runs.Total = 2
+			ep.Status.Conditions = []metav1.Condition{{Type: agentsv1alpha1.ConditionReady}}
+		}, true},
 		{"status.endpointID", func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Status.EndpointID = "other" }, true},
 		{"a condition", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Status.Conditions = []metav1.Condition{{Type: agentsv1alpha1.ConditionReady}}

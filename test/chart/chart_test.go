@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,7 +67,8 @@ const (
 )
 
 // kubeVersion is the Kubernetes version helm template renders for: the
-// chart requires 1.36 or later, and go install builds a helm that assumes 1.20.
+// chart requires 1.36 or later, and helm built without its release's
+// ldflags assumes 1.20.
 const kubeVersion = "1.37.0"
 
 // helmCommand is the pinned helm (make test sets HELM) with args, rendering
@@ -83,12 +85,26 @@ func helmCommand(t *testing.T, args ...string) *exec.Cmd {
 	return exec.Command(bin, args...)
 }
 
+// renders holds the output of each helm template the tests ran, by its
+// arguments: the chart does not change while they run, and several render
+// the same values (a render by the race-built helm takes about a second).
+var renders sync.Map
+
 // helm runs the pinned helm and returns its output.
 func helm(t *testing.T, args ...string) string {
 	t.Helper()
+	key := strings.Join(args, "\x00")
+	if args[0] == "template" {
+		if out, ok := renders.Load(key); ok {
+			return out.(string)
+		}
+	}
 	out, err := helmCommand(t, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if args[0] == "template" {
+		renders.Store(key, string(out))
 	}
 	return string(out)
 }

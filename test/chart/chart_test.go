@@ -96,7 +96,9 @@ func helm(t *testing.T, args ...string) string {
 	key := strings.Join(args, "\x00")
 	if args[0] == "template" {
 		if out, ok := renders.Load(key); ok {
-			return out.(string)
+			if s, ok := out.(string); ok {
+				return s
+			}
 		}
 	}
 	out, err := helmCommand(t, args...).CombinedOutput()

@@ -182,6 +182,14 @@ var _ = Describe("Run counts and retention", func() {
 		Expect(k8sClient.Patch(ctx, rotating, patch)).To(Succeed())
 		previous := func() string { return endpointState(ctx, rotating)().Status.PreviousSecretHash }
 		Eventually(previous).ShouldNot(BeEmpty())
+		// The rotation's own writes wake the reconciler again; once they
+		// are done, none is left to see the clock stepped.
+		version := func() string { return endpointState(ctx, rotating)().ResourceVersion }
+		Eventually(func() bool {
+			before := version()
+			time.Sleep(time.Second)
+			return version() == before
+		}).Should(BeTrue(), "the endpoint settles after the rotation")
 		fakeClock.Step(time.Hour)
 
 		By("writes of status.runs, as the accounting makes them, leave it")

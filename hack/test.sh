@@ -50,8 +50,12 @@ background() { # NAME COMMAND...: start COMMAND as the background job NAME
   jobs_started+=("$!")
 }
 finish() { # NAME WHAT: wait for the job NAME; fail the run with its log if it failed
-  local rc=0
-  wait "${pids[$1]}" || rc=$?
+  local rc=0 pid=${pids[$1]}
+  wait "$pid" || rc=$?
+  # Its group is ended: what it left running goes, and cleanup forgets it
+  # (a later group could take its ID).
+  kill -- -"$pid" 2>/dev/null || true
+  jobs_started=("${jobs_started[@]/$pid/}")
   cat "${logs[$1]}"
   if ((rc != 0)); then
     echo "make test: $2 failed" >&2
@@ -59,7 +63,7 @@ finish() { # NAME WHAT: wait for the job NAME; fail the run with its log if it f
   fi
 }
 cleanup() {
-  for pid in "${jobs_started[@]}"; do kill -- -"$pid" 2>/dev/null || true; done
+  for pid in "${jobs_started[@]}"; do [[ -z $pid ]] || kill -- -"$pid" 2>/dev/null || true; done
   for log in "${logs[@]}"; do rm -f "$log"; done
 }
 trap cleanup EXIT

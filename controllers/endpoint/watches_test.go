@@ -27,6 +27,7 @@ import (
 )
 
 func TestNotAnAccountingWrite(t *testing.T) {
+	const noChange = "nothing the cache keeps (an annotation it drops)"
 	old := &agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Name: "ep", ResourceVersion: "1", Generation: 1},
 		Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: "id", Runs: agentsv1alpha1.RunCounts{Total: 1}},
@@ -42,7 +43,7 @@ func TestNotAnAccountingWrite(t *testing.T) {
 			ep.Status.Runs = agentsv1alpha1.RunCounts{Total: 2, Running: 1}
 			ep.Status.Rejections = &agentsv1alpha1.EndpointRejections{}
 		}, false},
-		{"nothing the cache keeps (an annotation it drops)", func(ep *agentsv1alpha1.WebhookEndpoint) { ep.ResourceVersion = "2" }, true},
+		{noChange, func(ep *agentsv1alpha1.WebhookEndpoint) { ep.ResourceVersion = "2" }, true},
 		{"status.runs and a condition", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Status.Runs.Total = 2
 			ep.Status.Conditions = []metav1.Condition{{Type: agentsv1alpha1.ConditionReady}}
@@ -57,6 +58,14 @@ func TestNotAnAccountingWrite(t *testing.T) {
 	} {
 		ep := old.DeepCopy()
 		tc.change(ep)
+		if tc.want && tc.name != noChange {
+			// With an accounting change in the same update, too.
+			withCounts := ep.DeepCopy()
+			withCounts.Status.Runs.Total = 99
+			if !notAnAccountingWrite.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: withCounts}) {
+				t.Errorf("%s and status.runs changed: filtered, want it passed", tc.name)
+			}
+		}
 		if got := notAnAccountingWrite.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: ep}); got != tc.want {
 			t.Errorf("%s changed: passes %v, want %v", tc.name, got, tc.want)
 		}

@@ -194,10 +194,14 @@ var _ = Describe("Run counts and retention", func() {
 
 		By("writes of status.runs, as the accounting makes them, leave it")
 		for i := range 20 {
-			current := endpointState(ctx, rotating)()
-			patch := client.MergeFromWithOptions(current.DeepCopy(), client.MergeFromWithOptimisticLock{})
-			current.Status.Runs.Total = int64(100 + i)
-			Expect(k8sClient.Status().Patch(ctx, current, patch)).To(Succeed())
+			// Locked to what was read, as the accounting writes; read again
+			// on a conflict.
+			Eventually(func() error {
+				current := endpointState(ctx, rotating)()
+				patch := client.MergeFromWithOptions(current.DeepCopy(), client.MergeFromWithOptimisticLock{})
+				current.Status.Runs.Total = int64(100 + i)
+				return k8sClient.Status().Patch(ctx, current, patch)
+			}).Should(Succeed())
 		}
 		Consistently(previous, 2*time.Second).ShouldNot(BeEmpty(), "an accounting write woke the endpoint reconciler")
 

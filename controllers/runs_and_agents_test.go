@@ -185,11 +185,9 @@ var _ = Describe("Run counts and retention", func() {
 		// The rotation's own writes wake the reconciler again; once they
 		// are done, none is left to see the clock stepped.
 		version := func() string { return endpointState(ctx, rotating)().ResourceVersion }
-		Eventually(func() bool {
-			before := version()
-			time.Sleep(time.Second)
-			return version() == before
-		}).Should(BeTrue(), "the endpoint settles after the rotation")
+		Eventually(func(g Gomega) {
+			g.Consistently(version, time.Second).Should(Equal(version()))
+		}).Should(Succeed(), "the endpoint settles after the rotation")
 		fakeClock.Step(time.Hour)
 
 		By("writes of status.runs, as the accounting makes them, leave it")

@@ -6,13 +6,14 @@ K8S_VERSION ?= v1.37.0
 ETCD_VERSION ?= v3.6.6
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
-# helm and kustomize are tools of the module: go.mod pins them (its tool
-# directive, `go get -tool PACKAGE@VERSION` to change one), and they are
-# built with the module's dependencies (go-build-tool below).
+# helm, kustomize and promtool are tools of the module: go.mod pins them (its
+# tool directive, `go get -tool PACKAGE@VERSION` to change one), and they are
+# built with the module's dependencies (go-build-tool below). promtool, for the
+# chart's alert tests, is Prometheus 3.13 (module version v0.313.5): the newest
+# whose requirements raise nothing the product builds but zap (v1.28.0).
 HELM_VERSION := $(or $(shell go list -m -f '{{.Version}}' helm.sh/helm/v3),$(error cannot read helm's version from go.mod))
 KUSTOMIZE_VERSION := $(or $(shell go list -m -f '{{.Version}}' sigs.k8s.io/kustomize/kustomize/v5),$(error cannot read kustomize's version from go.mod))
-# promtool of Prometheus 3.16 (module version v0.316.0), for the chart's alert tests.
-PROMTOOL_VERSION ?= v0.316.0
+PROMTOOL_VERSION := $(or $(shell go list -m -f '{{.Version}}' github.com/prometheus/prometheus),$(error cannot read promtool's version from go.mod))
 # krew, for the kubectl plugin's krew test (the Go module proxy refuses v0.4.5: 403).
 KREW_VERSION ?= v0.4.4
 # Release tools (make release, make test-release; actionlint in make lint).
@@ -124,19 +125,17 @@ test: control-plane ## Run all tests once, under the race detector: unit tests a
 .PHONY: test-tools
 test-tools: test-tools-alone test-tools-shared ## Install the tools the chart's and the krew tests run (make test builds them in the background).
 
-# The tools built with dependencies of their own (promtool, krew), and those
-# that share make test's compiled packages (helm, kustomize): make test
-# starts the first at once, at the lowest priority, and the second once the
+# The tools built with dependencies of their own (krew), and those that share
+# make test's compiled packages (helm, kustomize, promtool): make test starts
+# the first at once, at the lowest priority, and the second once the
 # binaries of make test-binaries are built.
 .PHONY: test-tools-alone test-tools-shared
-test-tools-alone: $(PROMTOOL) $(KREW) $(VALIDATE_KREW_MANIFEST)
-test-tools-shared: $(TEST_HELM) $(KUSTOMIZE)
+test-tools-alone: $(KREW) $(VALIDATE_KREW_MANIFEST)
+test-tools-shared: $(TEST_HELM) $(KUSTOMIZE) $(PROMTOOL)
 
 .PHONY: test-binaries
 test-binaries: ## Build, with -race, the binaries the process suites run (hookrun, the demo agent, the kubectl plugin) into bin/test.
-	go build -race -ldflags="-s -w" -o $(TEST_BIN)/hookrun .
-	go build -race -ldflags="-s -w" -o $(TEST_BIN)/demo-agent ./hack/demo-agent
-	go build -race -ldflags="-s -w" -o $(TEST_BIN)/kubectl-hookrun ./hack/kubectl-hookrun
+	go build -race -ldflags="-s -w" -o $(TEST_BIN)/ . ./hack/demo-agent ./hack/kubectl-hookrun
 
 .PHONY: fuzz
 fuzz: ## Mutate every fuzz target for FUZZ_TIME executions each (not part of make test, which runs their seeds).
@@ -250,10 +249,9 @@ $(KUSTOMIZE): | $(LOCALBIN)
 kustomize: $(KUSTOMIZE) ## Install the pinned kustomize into bin/.
 
 # Without service discovery (build tag remove_all_sd): the rule tests need
-# none, and it leaves out the cloud SDKs.
-$(PROMTOOL): export GOFLAGS := $(GOFLAGS) -tags=remove_all_sd
+# none, and it leaves out most cloud SDKs. With -race, as make test runs it.
 $(PROMTOOL): | $(LOCALBIN)
-	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
+	$(call go-build-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,-race -tags=remove_all_sd)
 
 .PHONY: promtool
 promtool: $(PROMTOOL) ## Install the pinned promtool into bin/ (the chart's alert tests run it).

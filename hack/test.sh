@@ -5,22 +5,20 @@
 # builds is built once and shared where it can be, and the builds that share
 # nothing take the time the suites spend waiting on their API servers:
 #
-#   - the tools with dependencies of their own (promtool, krew:
-#     make test-tools-alone) build from the start, in the background, at the
-#     lowest priority: they take the cores only when the tests leave them;
-#   - the binaries of make test-binaries are built first, with -race; then
-#     helm and kustomize (make test-tools-shared), which are tools of go.mod
-#     built with -race too, so that they compile only what the binaries do
-#     not share with them, in the background;
-#
-#   1. every package but those that need the tools and the process suites,
-#      under -race; then the process suites (PROCESS_SUITES: each starts a
-#      dev cluster of its own), one at a time, on the binaries in
-#      HOOKRUN_TEST_BIN, while NO_RACE_PACKAGES build and run without -race
-#      in the background at the lowest priority (the allocation bounds of
-#      the build the receiver ships);
-#   2. once the tools are built: the packages that run them (TOOL_PACKAGES),
-#      under -race.
+#   1. the binaries of make test-binaries, with -race, while krew (make
+#      test-tools-alone: it cannot share the module's dependencies) builds
+#      at the lowest priority;
+#   2. every package but those that need the tools and the process suites,
+#      under -race; meanwhile helm, kustomize and promtool (make
+#      test-tools-shared: tools of go.mod built with -race too, so that they
+#      compile only what the binaries do not share with them) build, and
+#      the process suites' test binaries compile at the lowest priority;
+#   3. the process suites (PROCESS_SUITES: each starts a dev cluster of its
+#      own), one at a time, on the binaries in HOOKRUN_TEST_BIN; beside them,
+#      at the lowest priority so that they take only the cores the suites
+#      leave idle, the packages that run the tools (TOOL_PACKAGES) under
+#      -race, and NO_RACE_PACKAGES without it (the allocation bounds of the
+#      build the receiver ships).
 #
 # Environment (the Makefile sets it): TOOL_PACKAGES, PROCESS_SUITES,
 # NO_RACE_PACKAGES, GO_TEST_TIMEOUT, GO_TEST_FLAGS, and the tools' paths for
@@ -31,6 +29,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 module=$(go list -m)
 start=$(date +%s)
 say() { echo "make test: $* ($(($(date +%s) - start))s)"; }
+# envtest's control planes may start while the cores are busy compiling, and
+# phase 3's at the lowest priority: give them longer than envtest's 20 s.
+export KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${KUBEBUILDER_CONTROLPLANE_START_TIMEOUT:-2m}
 # Test binaries without DWARF: they link faster (a make test links some 40).
 test_flags=(-timeout "$GO_TEST_TIMEOUT" -ldflags=-w)
 
@@ -38,6 +39,8 @@ test_flags=(-timeout "$GO_TEST_TIMEOUT" -ldflags=-w)
 # its start), so that a failed run stops the go builds it started too; wait
 # still sees their end. Their output goes to a log, printed when they end.
 declare -A logs=() pids=()
+# Where the process suites' test binaries are compiled (phase 2), thrown away.
+compiled=$(mktemp -d)
 jobs_started=()
 background() { # NAME COMMAND...: start COMMAND as the background job NAME
   local name=$1
@@ -65,6 +68,7 @@ finish() { # NAME WHAT: wait for the job NAME; fail the run with its log if it f
 cleanup() {
   for pid in "${jobs_started[@]}"; do [[ -z $pid ]] || kill -- -"$pid" 2>/dev/null || true; done
   for log in "${logs[@]}"; do rm -f "$log"; done
+  rm -rf "$compiled"
 }
 trap cleanup EXIT
 
@@ -74,23 +78,28 @@ background alone nice -n 19 make --no-print-directory test-tools-alone
 {
   exclude=()
   for p in $TOOL_PACKAGES $PROCESS_SUITES; do exclude+=(-e "$module/$p"); done
-  say "phase 1: the binaries the process suites run (promtool and krew build meanwhile)"
+  suites=$(printf './%s ' $PROCESS_SUITES)
+  say "phase 1: the binaries the process suites run (krew builds meanwhile)"
   make --no-print-directory test-binaries
+
+  say "phase 2: every package but the tools' and the process suites', under -race (helm, kustomize and promtool build meanwhile, and the process suites compile)"
   background shared make --no-print-directory test-tools-shared
-  say "phase 1: every package but the tools' and the process suites', under -race (helm and kustomize build meanwhile)"
+  # Compiled only: go test in phase 3 finds their packages compiled.
+  background compile nice -n 19 go test -race -c "${test_flags[@]}" -o "$compiled/" $suites
   # Listed first, so that a package go list cannot load fails the run
   # (a command substitution in go test's arguments would hide its status).
   packages=$(go list ./... | grep -v -x "${exclude[@]}")
   go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $packages
-  say "phase 1: the process suites, one at a time (and $NO_RACE_PACKAGES without -race meanwhile)"
-  background norace nice -n 19 go test "${test_flags[@]}" ${GO_TEST_FLAGS:-} $NO_RACE_PACKAGES
-  go test -race -p 1 "${test_flags[@]}" ${GO_TEST_FLAGS:-} $(printf './%s ' $PROCESS_SUITES)
-  finish norace "go test without -race"
-
+  finish compile "compiling the process suites"
   say "waiting for the tools"
-  finish shared "building helm and kustomize"
-  finish alone "building promtool and krew"
-  say "phase 2: the packages that run the tools, under -race"
-  go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $(printf './%s ' $TOOL_PACKAGES)
+  finish shared "building helm, kustomize and promtool"
+  finish alone "building krew"
+
+  say "phase 3: the process suites, one at a time (and, at the lowest priority, $TOOL_PACKAGES under -race and $NO_RACE_PACKAGES without)"
+  background tools nice -n 19 go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $(printf './%s ' $TOOL_PACKAGES)
+  background norace nice -n 19 go test "${test_flags[@]}" ${GO_TEST_FLAGS:-} $NO_RACE_PACKAGES
+  go test -race -p 1 "${test_flags[@]}" ${GO_TEST_FLAGS:-} $suites
+  finish norace "go test without -race"
+  finish tools "the packages that run the tools"
 }
 say "passed"

@@ -66,13 +66,14 @@ func notifyAlert(ctx context.Context, n *webhook.Notifier, name, severity string
 	ctx = notify.WithGroupKey(ctx, `{}:{alertname="`+name+`"}`)
 	ctx = notify.WithReceiverName(ctx, "hookrun")
 	ctx = notify.WithGroupLabels(ctx, model.LabelSet{"alertname": model.LabelValue(name)})
-	a := alert.New(model.Alert{
+	a := &alert.Alert{Alert: model.Alert{
 		Labels:      labels,
 		Annotations: model.LabelSet{"summary": model.LabelValue(name + " is failing")},
 		StartsAt:    time.Now().Add(-time.Minute),
 		EndsAt:      endsAt,
-	}, time.Now(), false)
-	return n.Notify(ctx, a).Err()
+	}, UpdatedAt: time.Now()}
+	_, err := n.Notify(ctx, a)
+	return err
 }
 
 var _ = Describe("Alertmanager", func() {

@@ -79,13 +79,13 @@ func buildArchive(ctx context.Context, root, version, dir string, p platform) (p
 		return "", "", fmt.Errorf("go build for %s: %w\n%s", p, err, out)
 	}
 
-	return packArchive(root, bin, dir, p)
+	return packArchive(root, bin, dir, p, gzip.DefaultCompression)
 }
 
 // packArchive writes p's release archive of the plugin binary bin into dir
 // (see buildArchive) and returns its path and sha256.
-func packArchive(root, bin, dir string, p platform) (path, sum string, err error) {
-	archive, err := tarGz(archiveFiles(root, bin, p))
+func packArchive(root, bin, dir string, p platform, level int) (path, sum string, err error) {
+	archive, err := tarGz(archiveFiles(root, bin, p), level)
 	if err != nil {
 		return "", "", fmt.Errorf("archive for %s: %w", p, err)
 	}
@@ -113,12 +113,15 @@ type archiveFile struct {
 	mode int64
 }
 
-// tarGz archives files at the archive's top level. The archive depends only
-// on the files' names, modes and contents (no times, owners or gzip name),
-// so the same build gives the same sha256.
-func tarGz(files []archiveFile) ([]byte, error) {
+// tarGz archives files at the archive's top level, compressed at gzip's
+// level. The archive depends only on the files' names, modes and contents
+// (no times, owners or gzip name), so the same build gives the same sha256.
+func tarGz(files []archiveFile, level int) ([]byte, error) {
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	zw, err := gzip.NewWriterLevel(&buf, level)
+	if err != nil {
+		return nil, err
+	}
 	tw := tar.NewWriter(zw)
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)

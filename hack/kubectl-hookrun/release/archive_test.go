@@ -49,7 +49,7 @@ func TestArchiveHoldsThePluginAndLicense(t *testing.T) {
 		if err := os.WriteFile(bin, []byte("a plugin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		archive, err := tarGz(archiveFiles(root, bin, p))
+		archive, err := tarGz(archiveFiles(root, bin, p), gzip.DefaultCompression)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestArchiveHoldsThePluginAndLicense(t *testing.T) {
 		if got := untarGz(t, archive); !slices.Equal(got, want) {
 			t.Errorf("%s: the archive holds %v, want %v", p, names(got), names(want))
 		}
-		again, err := tarGz(archiveFiles(root, bin, p))
+		again, err := tarGz(archiveFiles(root, bin, p), gzip.DefaultCompression)
 		if err != nil || !bytes.Equal(again, archive) {
 			t.Errorf("%s: archiving the same files twice gave different bytes (%v)", p, err)
 		}

@@ -118,7 +118,7 @@ TEST_BIN := $(LOCALBIN)/test
 TEST_ENV = HELM=$(TEST_HELM) KUSTOMIZE=$(KUSTOMIZE) PROMTOOL=$(PROMTOOL) KREW=$(KREW) VALIDATE_KREW_MANIFEST=$(VALIDATE_KREW_MANIFEST) HOOKRUN_TEST_BIN=$(TEST_BIN)
 
 .PHONY: test
-test: control-plane ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, fuzz seeds, the end-to-end suite and a short chaos run, then the chart, its alerts and krew with the tools built meanwhile.
+test: control-plane ## Run all tests once, under the race detector: unit tests and envtest suites against a real kube-apiserver, fuzz seeds, the end-to-end suite and a short chaos run, and beside them the chart, its alerts and krew with the tools built meanwhile.
 	$(TEST_ENV) TOOL_PACKAGES="$(TOOL_PACKAGES)" PROCESS_SUITES="$(PROCESS_SUITES)" NO_RACE_PACKAGES="$(NO_RACE_PACKAGES)" \
 		GO_TEST_TIMEOUT=$(GO_TEST_TIMEOUT) GO_TEST_FLAGS="$(GO_TEST_FLAGS)" hack/test.sh
 

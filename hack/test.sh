@@ -12,13 +12,13 @@
 #      under -race; meanwhile helm, kustomize and promtool (make
 #      test-tools-shared: tools of go.mod built with -race too, so that they
 #      compile only what the binaries do not share with them) build, and
-#      the process suites' test binaries compile at the lowest priority;
-#   3. the process suites (PROCESS_SUITES: each starts a dev cluster of its
-#      own), one at a time, on the binaries in HOOKRUN_TEST_BIN; beside them,
-#      at the lowest priority so that they take only the cores the suites
-#      leave idle, the packages that run the tools (TOOL_PACKAGES) under
-#      -race, and NO_RACE_PACKAGES without it (the allocation bounds of the
-#      build the receiver ships).
+#      the test binaries of phase 3 compile at the lowest priority;
+#   3. NO_RACE_PACKAGES without -race (the allocation bounds of the build the
+#      receiver ships), then the process suites (PROCESS_SUITES: each starts
+#      a dev cluster of its own), one at a time, on the binaries in
+#      HOOKRUN_TEST_BIN; beside them, at the lowest priority so that they
+#      take only the cores the suites leave idle, the packages that run the
+#      tools (TOOL_PACKAGES) under -race.
 #
 # Environment (the Makefile sets it): TOOL_PACKAGES, PROCESS_SUITES,
 # NO_RACE_PACKAGES, GO_TEST_TIMEOUT, GO_TEST_FLAGS, and the tools' paths for
@@ -82,6 +82,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Phase 2's background compilation, at the lowest priority: the process
+# suites' test binaries, and NO_RACE_PACKAGES' without -race.
+# shellcheck disable=SC2086 # package lists are words
+compile_ahead() {
+  nice -n 19 go test -race -c "${test_flags[@]}" -o "$compiled/" $suites
+  mkdir -p "$compiled/norace"
+  nice -n 19 go test -c "${test_flags[@]}" -o "$compiled/norace/" $NO_RACE_PACKAGES
+}
+
 background alone nice -n 19 make --no-print-directory test-tools-alone
 
 # shellcheck disable=SC2086 # flags and package lists are words
@@ -95,21 +104,22 @@ background alone nice -n 19 make --no-print-directory test-tools-alone
   say "phase 2: every package but the tools' and the process suites', under -race (helm, kustomize and promtool build meanwhile, and the process suites compile)"
   background shared make --no-print-directory test-tools-shared
   # Compiled only: go test in phase 3 finds their packages compiled.
-  background compile nice -n 19 go test -race -c "${test_flags[@]}" -o "$compiled/" $suites
+  background compile compile_ahead
   # Listed first, so that a package go list cannot load fails the run
   # (a command substitution in go test's arguments would hide its status).
   packages=$(go list ./... | grep -v -x "${exclude[@]}")
   go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $packages
-  finish compile "compiling the process suites"
+  finish compile "compiling phase 3's test binaries"
   say "waiting for the tools"
   finish shared "building helm, kustomize and promtool"
   finish alone "building krew"
 
-  say "phase 3: the process suites, one at a time (and, at the lowest priority, $TOOL_PACKAGES under -race and $NO_RACE_PACKAGES without)"
+  say "phase 3: $NO_RACE_PACKAGES without -race, then the process suites, one at a time (and, at the lowest priority, $TOOL_PACKAGES under -race)"
   background tools nice -n 19 go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $(printf './%s ' $TOOL_PACKAGES)
-  background norace nice -n 19 go test "${test_flags[@]}" ${GO_TEST_FLAGS:-} $NO_RACE_PACKAGES
+  # Not beside the suites: the filter's evaluations stop after 100 ms, and
+  # a cold run, at the lowest priority beside them, once ran into it.
+  go test "${test_flags[@]}" ${GO_TEST_FLAGS:-} $NO_RACE_PACKAGES
   go test -race -p 1 "${test_flags[@]}" ${GO_TEST_FLAGS:-} $suites
-  finish norace "go test without -race"
   finish tools "the packages that run the tools"
 }
 say "passed"

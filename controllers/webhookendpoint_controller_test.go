@@ -243,7 +243,8 @@ var _ = Describe("WebhookEndpoint reconciler", func() {
 		Eventually(func() string { return endpointState(ctx, ep)().Status.SecretHash }).ShouldNot(Equal(second.Status.SecretHash))
 		third := endpointState(ctx, ep)()
 		Expect(third.Status.SecretHash).To(Equal(sha256Hex(generatedSecret(ctx, third).Data[agentsv1alpha1.WebhookSecretKey])))
-		Expect(eventsFor(ctx, third, agentsv1alpha1.EventSecretRotated)()).To(HaveLen(2))
+		// Recorded after the status write, by the event broadcaster.
+		Eventually(eventsFor(ctx, third, agentsv1alpha1.EventSecretRotated)).Should(HaveLen(2))
 	})
 
 	// The cache keeps a rotate-secret value longer than 256 bytes as its

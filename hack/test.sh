@@ -38,7 +38,7 @@ export KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${KUBEBUILDER_CONTROLPLANE_START_T
 # test binary, would pay it (helm alone is run some 50 times). A race found
 # before the exit still fails the program.
 export GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}"
-# Test binaries without DWARF: they link faster (a make test links some 40).
+# Test binaries without DWARF: they link faster (a make test links some 30).
 # Without go test's own vet run: it analyses every dependency of every test
 # package for its facts, 218 s of the cores' time in a cold run (measured
 # with -debug-actiongraph), and make lint runs govet over the module with
@@ -68,7 +68,9 @@ finish() { # NAME WHAT: wait for the job NAME; fail the run with its log if it f
   # Its group is ended: what it left running goes, and cleanup forgets it
   # (a later group could take its ID).
   kill -- -"$pid" 2>/dev/null || true
-  jobs_started=("${jobs_started[@]/$pid/}")
+  local kept=() job
+  for job in "${jobs_started[@]}"; do [[ $job == "$pid" ]] || kept+=("$job"); done
+  jobs_started=("${kept[@]}")
   cat "${logs[$1]}"
   if ((rc != 0)); then
     echo "make test: $2 failed" >&2
@@ -116,8 +118,9 @@ background alone nice -n 19 make --no-print-directory test-tools-alone
 
   say "phase 3: $NO_RACE_PACKAGES without -race, then the process suites, one at a time (and, at the lowest priority, $TOOL_PACKAGES under -race)"
   background tools nice -n 19 go test -race "${test_flags[@]}" ${GO_TEST_FLAGS:-} $(printf './%s ' $TOOL_PACKAGES)
-  # Not beside the suites: the filter's evaluations stop after 100 ms, and
-  # a cold run, at the lowest priority beside them, once ran into it.
+  # In the foreground, not beside the suites: the filter's evaluations stop
+  # after 100 ms, and a cold run, at the lowest priority beside the suites,
+  # once ran into it. (The tool tests beside it are at the lowest priority.)
   go test "${test_flags[@]}" ${GO_TEST_FLAGS:-} $NO_RACE_PACKAGES
   go test -race -p 1 "${test_flags[@]}" ${GO_TEST_FLAGS:-} $suites
   finish tools "the packages that run the tools"

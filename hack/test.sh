@@ -49,7 +49,7 @@ test_flags=(-timeout "$GO_TEST_TIMEOUT" -ldflags=-w -vet=off)
 # its start), so that a failed run stops the go builds it started too; wait
 # still sees their end. Their output goes to a log, printed when they end.
 declare -A logs=() pids=()
-# Where the process suites' test binaries are compiled (phase 2), thrown away.
+# Where phase 3's test binaries are compiled ahead (phase 2), thrown away.
 compiled=$(mktemp -d)
 jobs_started=()
 background() { # NAME COMMAND...: start COMMAND as the background job NAME

@@ -47,4 +47,26 @@ var _ = Describe("An endpoint's filter", func() {
 		readyEndpoint(ctx, ep)
 		Consistently(eventsFor(ctx, ep, agentsv1alpha1.EventFilterInvalid), "1s").Should(HaveLen(1))
 	})
+
+	It("is Ready=False FieldsInvalid, with a Warning event, while its fields do not compile, and Available once fixed", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+		ep := newEndpoint(ns, "fields", "triage")
+		ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"title": `body.issue.title`, "labels": `body.issue.labels.map(l, l.nme`}
+		ep.Spec.Payload = agentsv1alpha1.PayloadFields
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonFieldsInvalid),
+			HaveField("Message", And(ContainSubstring("field labels: "), ContainSubstring("422 fields_invalid")))))
+		Eventually(eventsFor(ctx, ep, agentsv1alpha1.EventFieldsInvalid)).Should(ConsistOf(HaveField("Note", ContainSubstring("field labels"))))
+
+		fixed := endpointState(ctx, ep)()
+		patch := client.MergeFrom(fixed.DeepCopy())
+		fixed.Spec.Fields["labels"] = `body.issue.labels.map(l, l.name)`
+		Expect(k8sClient.Patch(ctx, fixed, patch)).To(Succeed())
+		readyEndpoint(ctx, ep)
+		Consistently(eventsFor(ctx, ep, agentsv1alpha1.EventFieldsInvalid), "1s").Should(HaveLen(1))
+	})
 })

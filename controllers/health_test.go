@@ -335,6 +335,14 @@ func agentOfRuns(ctx SpecContext, ns string) {
 // deletes it when the spec ends.
 func queueTestRun(ctx SpecContext, ns, name, body string, mutate func(*agentsv1alpha1.AgentRun)) *agentsv1alpha1.AgentRun {
 	GinkgoHelper()
+	return queueTestRunWith(ctx, ns, name, map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)}, mutate)
+}
+
+// queueTestRunWith is queueTestRun with the payload Secret's data (the
+// body, and the fields).
+func queueTestRunWith(ctx SpecContext, ns, name string, data map[string][]byte, mutate func(*agentsv1alpha1.AgentRun)) *agentsv1alpha1.AgentRun {
+	GinkgoHelper()
+	body := data[agentsv1alpha1.PayloadBodyKey]
 	run := &agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
 			agentsv1alpha1.LabelEndpoint: "hook", agentsv1alpha1.LabelAgent: "triage",
@@ -358,7 +366,7 @@ func queueTestRun(ctx SpecContext, ns, name, body string, mutate func(*agentsv1a
 				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
 			}}},
 			Type: agentsv1alpha1.SecretTypeWebhookPayload,
-			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(body)},
+			Data: data,
 		})
 	}
 	return run

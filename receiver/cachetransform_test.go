@@ -107,4 +107,40 @@ var _ = Describe("The receiver's cache", func() {
 		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
 		Expect(runPrompt(`{"n":3}`)).To(Equal("the new prompt"))
 	})
+
+	It("keeps no fields of an endpoint: they are read and compiled when a call needs them, and again for a new generation", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		ep, id := f.endpoint(ctx, endpointSpec{name: "fields", secret: "s", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"n": `body.n`, "long": agentsv1alpha1.FieldExpression(`"` + strings.Repeat("x", 1014) + `" != ""`)}
+		}})
+		Expect(handler.table.lookup(id).obj.Spec.Fields).To(Equal(fieldsElsewhere), "the informer keeps only a mark that there are fields")
+		_, compiled := handler.table.filters.Get(fieldsKey(ep.UID))
+		Expect(compiled).To(BeFalse(), "nothing is compiled before a call needs it")
+
+		fieldsOfRun := func(body string) string {
+			GinkgoHelper()
+			r := post(id, ptr("s"), body)
+			Expect(r.status).To(Equal(202), string(r.body))
+			return string(payloadSecret(ctx, f.ns, r.runID).Data[agentsv1alpha1.PayloadFieldsKey])
+		}
+		Expect(fieldsOfRun(`{"n":1}`)).To(Equal(`{"long":true,"n":1}`))
+		_, compiled = handler.table.filters.Get(fieldsKey(ep.UID))
+		Expect(compiled).To(BeTrue(), "compiled for the call, and kept")
+
+		By("changed fields are the next run's, as soon as the receiver serves the new generation")
+		patch := client.MergeFrom(ep.DeepCopy())
+		ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"doubled": `body.n * 2`}
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
+		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		Expect(fieldsOfRun(`{"n":2}`)).To(Equal(`{"doubled":4}`))
+
+		By("an endpoint whose fields are removed evaluates none")
+		patch = client.MergeFrom(ep.DeepCopy())
+		ep.Spec.Fields = nil
+		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
+		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		r := post(id, ptr("s"), `{"n":3}`)
+		Expect(r.status).To(Equal(202))
+		Expect(payloadSecret(ctx, f.ns, r.runID).Data).NotTo(HaveKey(agentsv1alpha1.PayloadFieldsKey))
+	})
 })

@@ -60,6 +60,11 @@ type callState struct {
 
 	// rejection is what refused the call, if anything did (reject).
 	rejection rejection
+
+	// fields and fieldErrors are the call's spec.fields (evaluateFields):
+	// the JSON object, and the names of those that failed as a JSON array;
+	// nil without.
+	fields, fieldErrors []byte
 }
 
 // checkRoute answers anything but POST /api/webhooks/{endpointId}/receive,
@@ -262,7 +267,7 @@ func (h *Handler) answerDuplicate(c *callState) int {
 		return notAnswered
 	}
 	runID := c.runOfDelivery()
-	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.body); err != nil {
+	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.payloadData()); err != nil {
 		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonLookupFailed)
 	} else if dup {
@@ -303,9 +308,12 @@ func (h *Handler) storeRun(c *callState) (code int) {
 		SHA256:      hex.EncodeToString(sum[:]),
 		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
+	if c.ep.Spec.Payload == agentsv1alpha1.PayloadFields {
+		run.Spec.Payload.Send = agentsv1alpha1.PayloadFields
+	}
 	span := h.startReceive(c, run)
 	defer func() { endReceive(span, code) }()
-	dup, err := h.store.createRun(c.r.Context(), run, c.body)
+	dup, err := h.store.createRun(c.r.Context(), run, c.payloadData())
 	if err != nil {
 		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)

@@ -336,7 +336,7 @@ var _ = Describe("Sender type CloudEvents", func() {
 		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: run.Name}, payload))).To(BeTrue(), "nothing stored under the first call's run")
 
 		By("once the first writer's payload is there, the same delivery is answered with its run")
-		Expect((&kubeStore{client: direct, reader: direct}).createPayload(ctx, run, []byte(first))).To(Succeed())
+		Expect((&kubeStore{client: direct, reader: direct}).createPayload(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(first)})).To(Succeed())
 		r = rawCloudEvent(id, second, headers)
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.runID).To(Equal(run.Name))

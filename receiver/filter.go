@@ -87,9 +87,10 @@ func (t *table) filterOf(e *endpoint) *endpointFilter {
 	return f
 }
 
-// forgetFilter drops a deleted endpoint's compiled filter.
+// forgetFilter drops a deleted endpoint's compiled filter and fields.
 func (t *table) forgetFilter(uid types.UID) {
 	t.filters.Remove(uid)
+	t.filters.Remove(fieldsKey(uid))
 }
 
 // applyFilter is the endpoint's spec.filter: a filter that does not compile

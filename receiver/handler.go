@@ -72,20 +72,24 @@ func endpointIDFromPath(path string) (string, bool) {
 
 // store writes what a call leaves behind in the API server.
 type store interface {
-	// createRun stores run and then its payload Secret; if either write
-	// fails nothing remains and the error is returned. duplicate is true
-	// when a run of that name exists already (the same delivery, stored at
-	// the same moment through another replica): then nothing is created.
-	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (duplicate bool, err error)
+	// createRun stores run and then its payload Secret with data (the body
+	// under PayloadBodyKey, and the fields); if either write fails nothing
+	// remains and the error is returned. duplicate is true when a run of
+	// that name exists already (the same delivery, stored at the same
+	// moment through another replica): then nothing is created.
+	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (duplicate bool, err error)
 	// duplicate tells whether the run named name exists (a delivery seen
-	// before). A queued run's payload is stored with body if its first
+	// before). A queued run's payload is stored with data if its first
 	// writer has not stored it yet, so a 202 never names a run without one.
-	duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error)
+	duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error)
 	// recordSkipped stores run as a skipped call with message.
 	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
 	// prompt returns ep's prompt at ep's generation or later (the informer
 	// keeps none), for the run of a call.
 	prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
+	// fields returns ep's spec.fields at ep's generation or later (the
+	// informer keeps none), and that generation.
+	fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error)
 	// forget drops what the store keeps of a deleted endpoint.
 	forget(uid types.UID)
 }
@@ -200,6 +204,9 @@ func (h *Handler) serve(c *callState, held *bodyHold) int {
 	// The call holds its place in the backlog until its run is stored.
 	defer h.releaseBacklog(c)
 	if code := h.checkInvocationLimit(c); code != notAnswered { // 7. invocation rate limit: 429
+		return code
+	}
+	if code := h.evaluateFields(c); code != notAnswered { // spec.fields not compiled: 422; no evaluation slot: 503
 		return code
 	}
 	if code := h.answerDuplicate(c); code != notAnswered { // a delivery accepted before: 202, its runId

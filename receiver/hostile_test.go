@@ -55,7 +55,7 @@ type memoryStore struct {
 	skipped []string
 }
 
-func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
+func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.bodies[run.Name]; ok {
@@ -65,11 +65,15 @@ func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun,
 	if m.bodies == nil {
 		m.bodies = map[string][]byte{}
 	}
-	m.bodies[run.Name] = bytes.Clone(body)
+	m.bodies[run.Name] = bytes.Clone(data[agentsv1alpha1.PayloadBodyKey])
 	return false, nil
 }
 
-func (m *memoryStore) duplicate(_ context.Context, _, name string, _ []byte) (bool, error) {
+func (m *memoryStore) fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
+	return ep.Spec.Fields, ep.Generation, nil
+}
+
+func (m *memoryStore) duplicate(_ context.Context, _, name string, _ map[string][]byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	_, ok := m.bodies[name]

@@ -37,6 +37,9 @@ type metrics struct {
 	bodyBudgetFull *prometheus.CounterVec
 	// filterErrors counts calls whose spec.filter failed to evaluate.
 	filterErrors prometheus.Counter
+	// fieldErrors counts accepted calls of which a field of spec.fields
+	// failed.
+	fieldErrors prometheus.Counter
 }
 
 // The budgets of request bodies, as labelled in bodyBudgetFull.
@@ -77,6 +80,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_filter_errors_total",
 			Help: "Calls whose endpoint's spec.filter failed to evaluate (a missing key, a type mismatch); they were answered 200 ignored.",
 		}),
+		fieldErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_field_errors_total",
+			Help: "Accepted calls of which at least one of the endpoint's spec.fields failed (a missing key, a value over 4 KiB); the field is null in the run's fields, named in fieldErrors.",
+		}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -98,6 +105,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.filterErrors, err = register(reg, m.filterErrors); err != nil {
+		return nil, err
+	}
+	if m.fieldErrors, err = register(reg, m.fieldErrors); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -40,10 +40,12 @@ type promptCache struct {
 	entries *lru.Cache
 }
 
-// promptEntry is an endpoint's prompt at generation.
+// promptEntry is an endpoint's prompt and spec.fields at generation (the
+// informer keeps no fields either: 32 of 1,024 characters).
 type promptEntry struct {
 	generation int64
 	prompt     string
+	fields     map[string]agentsv1alpha1.FieldExpression
 }
 
 func newPromptCache(reader client.Reader) *promptCache {
@@ -53,20 +55,35 @@ func newPromptCache(reader client.Reader) *promptCache {
 // promptOf returns ep's prompt at ep's generation or later: the prompt when
 // the call came, as the run records it.
 func (p *promptCache) promptOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	e, err := p.entryOf(ctx, ep)
+	return e.prompt, err
+}
+
+// fieldsOf returns ep's spec.fields at ep's generation or later, and that
+// generation.
+func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
+	e, err := p.entryOf(ctx, ep)
+	return e.fields, e.generation, err
+}
+
+// entryOf returns what is kept of ep at ep's generation or later, reading
+// it if nothing is.
+func (p *promptCache) entryOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (promptEntry, error) {
 	if v, ok := p.entries.Get(ep.UID); ok {
 		if e := v.(promptEntry); e.generation >= ep.Generation { //nolint:errcheck // only promptEntry is stored
-			return e.prompt, nil
+			return e, nil
 		}
 	}
 	fresh := &agentsv1alpha1.WebhookEndpoint{}
 	if err := p.reader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Name}, fresh); err != nil {
-		return "", fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, err)
+		return promptEntry{}, fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: %w", ep.Namespace, ep.Name, err)
 	}
 	if fresh.UID != ep.UID {
-		return "", fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: it was deleted and created again", ep.Namespace, ep.Name)
+		return promptEntry{}, fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: it was deleted and created again", ep.Namespace, ep.Name)
 	}
-	p.entries.Add(ep.UID, promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt})
-	return fresh.Spec.Prompt, nil
+	e := promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt, fields: fresh.Spec.Fields}
+	p.entries.Add(ep.UID, e)
+	return e, nil
 }
 
 // forget drops a deleted endpoint's prompt.

@@ -407,7 +407,7 @@ var _ = Describe("Senders", func() {
 						if firstWriteLands {
 							Expect(c.Create(ctx, obj, opts...)).To(Succeed()) // and its answer is lost
 						}
-						dup, err := second.duplicate(ctx, ep.Namespace, name, body)
+						dup, err := second.duplicate(ctx, ep.Namespace, name, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
 						Expect(err).NotTo(HaveOccurred())
 						dupAnswered = dup
 					}
@@ -418,7 +418,7 @@ var _ = Describe("Senders", func() {
 			Expect(err).NotTo(HaveOccurred())
 			run.Name = name
 			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}
-			dup, err := first.createRun(ctx, run, body)
+			dup, err := first.createRun(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
 			Expect(dupAnswered).To(BeTrue(), "the other replica answered 202 with this runId")
 			Expect(err).NotTo(HaveOccurred(), "so the first writer answers 202 too")
 			Expect(dup).To(BeFalse())

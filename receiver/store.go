@@ -56,9 +56,13 @@ func (s *kubeStore) prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoi
 	return s.prompts.promptOf(ctx, ep)
 }
 
+func (s *kubeStore) fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
+	return s.prompts.fieldsOf(ctx, ep)
+}
+
 func (s *kubeStore) forget(uid types.UID) { s.prompts.forget(uid) }
 
-func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte) (bool, error) {
+func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
 	// The writes outlive a caller that hangs up: a write cut off half-way
 	// would leave a run to undo, and a sender that gave up retries anyway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
@@ -66,7 +70,7 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
 		if apierrors.IsAlreadyExists(err) && run.Spec.Sender != nil && run.Spec.Sender.DeliveryID != "" {
 			// The same delivery, through another replica at this moment.
-			dup, err := s.duplicate(ctx, run.Namespace, run.Name, body)
+			dup, err := s.duplicate(ctx, run.Namespace, run.Name, data)
 			if err == nil && !dup {
 				err = fmt.Errorf("AgentRun %s/%s was there and is gone: its first writer gave up", run.Namespace, run.Name)
 			}
@@ -74,11 +78,11 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 		}
 		return false, fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
-	err := s.createPayload(ctx, run, body)
+	err := s.createPayload(ctx, run, data)
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		// Once more: the first answer may have been lost, or a duplicate
 		// delivery through another replica may have stored it meanwhile.
-		err = s.createPayload(ctx, run, body)
+		err = s.createPayload(ctx, run, data)
 	}
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		return false, nil
@@ -94,7 +98,7 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 	return false, errors.Join(err, undone)
 }
 
-func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body []byte) (bool, error) {
+func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error) {
 	run := &agentsv1alpha1.AgentRun{}
 	err := s.reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run)
 	switch {
@@ -111,21 +115,21 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	// too (the same delivery, the same body), or find it stored, then
 	// touch the run: the first writer's undo is a delete locked to the
 	// version it created, so once the touch lands the run stays.
-	if sum := sha256.Sum256(body); run.Spec.Payload.SHA256 != hex.EncodeToString(sum[:]) {
+	if sum := sha256.Sum256(data[agentsv1alpha1.PayloadBodyKey]); run.Spec.Payload.SHA256 != hex.EncodeToString(sum[:]) {
 		// Another body under the same delivery (a CloudEvent sent again in
 		// the other mode, say, or with other data of the same length): it
 		// is not this run's payload, so it is not stored; the run is whole
 		// once its first writer's payload is there, which a dry run of the
 		// create tells without reading Secrets. A run without the digest
 		// (stored before it was recorded) is taken as another body.
-		err := s.createPayload(ctx, run, body, client.DryRunAll)
+		err := s.createPayload(ctx, run, data, client.DryRunAll)
 		if err == nil {
 			return false, fmt.Errorf("AgentRun %s/%s is queued without a stored payload yet, and this call's body differs from the first", namespace, name)
 		}
 		if !apierrors.IsAlreadyExists(err) {
 			return false, err
 		}
-	} else if err := s.createPayload(ctx, run, body); err != nil && !apierrors.IsAlreadyExists(err) {
+	} else if err := s.createPayload(ctx, run, data); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -143,8 +147,9 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, body 
 	return true, nil
 }
 
-// createPayload stores body as run's payload Secret, owned by the run.
-func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, body []byte, opts ...client.CreateOption) error {
+// createPayload stores data (the body, and the fields) as run's payload
+// Secret, owned by the run.
+func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte, opts ...client.CreateOption) error {
 	payload := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: run.Namespace,
@@ -158,7 +163,7 @@ func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.Agent
 			}},
 		},
 		Type: agentsv1alpha1.SecretTypeWebhookPayload,
-		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: body},
+		Data: data,
 	}
 	if err := s.client.Create(ctx, payload, append(opts, client.FieldOwner(fieldOwner))...); err != nil {
 		return fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)

@@ -93,6 +93,12 @@ type PayloadReference struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	ContentType string `json:"contentType,omitempty"`
+
+	// send is what the message's wrapper holds, the endpoint's
+	// spec.payload at the time of the call: Body, or Fields (the Secret's
+	// key "fields", the values of the endpoint's spec.fields).
+	// +optional
+	Send PayloadMode `json:"send,omitempty"`
 }
 
 // AgentRunSpec is the record of one call: a snapshot of the endpoint at the

@@ -68,6 +68,10 @@ const (
 	// ReasonFilterInvalid: spec.filter does not compile, is not of type
 	// bool, or may cost more than the limit; calls answer 422 filter_invalid.
 	ReasonFilterInvalid = "FilterInvalid"
+	// ReasonFieldsInvalid: spec.fields names a field whose expression does
+	// not compile, or together they may cost more than the limit; calls
+	// answer 422 fields_invalid.
+	ReasonFieldsInvalid = "FieldsInvalid"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"
@@ -179,4 +183,7 @@ const (
 	// EventFilterInvalid is recorded (Warning) when an endpoint's
 	// spec.filter becomes one that does not compile.
 	EventFilterInvalid = "FilterInvalid"
+	// EventFieldsInvalid is recorded (Warning) when an endpoint's
+	// spec.fields become ones that do not compile.
+	EventFieldsInvalid = "FieldsInvalid"
 )

@@ -197,6 +197,13 @@ var _ = Describe("config/samples", func() {
 	})
 })
 
+var _ = Describe("config/samples/fields", func() {
+	It("are accepted by `kubectl apply --dry-run=server`", func(ctx SpecContext) {
+		out := dryRunApply(ctx, filepath.Join(samplesDir, "fields"))
+		Expect(out).To(ContainSubstring("webhookendpoint.agents.hookrun.dev/github-issue-fields created (server dry run)"))
+	})
+})
+
 var _ = Describe("config/samples/senders", func() {
 	// Each file is named after the one sender type its endpoint uses.
 	fileTypes := map[string]agentsv1alpha1.SenderType{

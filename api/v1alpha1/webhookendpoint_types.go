@@ -61,6 +61,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || size(self.threadNamingHint) == 0",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.secretRef)",message="spec.secretRef cannot be set when allowUnauthenticated is true: remove one of them"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.sender) || self.sender.type == 'Header'",message="spec.sender.type needs a secret: remove allowUnauthenticated (a secret is then generated), or remove spec.sender"
+// +kubebuilder:validation:XValidation:rule="!has(self.payload) || self.payload != 'Fields' || (has(self.fields) && size(self.fields) > 0)",message="spec.fields is required when spec.payload is Fields: name the values the agent is sent instead of the body"
 // +kubebuilder:validation:XValidation:rule="!has(self.sender) || !(self.sender.type in ['Stripe', 'Slack']) || has(self.secretRef)",message="spec.secretRef is required when sender.type is Stripe or Slack: the provider issues the signing secret; store it in a Secret and name it in spec.secretRef"
 type WebhookEndpointSpec struct {
 	// agentRef names the Agent in the same namespace whose runs this endpoint starts.
@@ -161,7 +162,50 @@ type WebhookEndpointSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
 	Filter string `json:"filter,omitempty"`
+
+	// fields names values taken from each call, each a CEL expression over
+	// the variables of spec.filter (headers, event, body, rawBody) and of
+	// any type, evaluated once when the call is accepted and kept with its
+	// run. The agent gets them in the message's metadata ("fields", and
+	// "fieldErrors" naming those that failed), and in place of the body
+	// when spec.payload is Fields. A field whose expression fails, or
+	// whose JSON exceeds 4 KiB, is null and named in fieldErrors. At most
+	// 32 names, each an identifier of up to 63 characters; the expressions
+	// together within the cost limit of one filter. Fields that do not
+	// compile make the endpoint Ready=False FieldsInvalid, and calls answer
+	// 422 fields_invalid until they are fixed. For example:
+	// title: body.issue.title, labels: body.issue.labels.map(l, l.name).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[a-zA-Z_][a-zA-Z0-9_]{0,62}$'))",message="spec.fields names must be identifiers of at most 63 characters (letters, digits and _, not starting with a digit)"
+	Fields map[string]FieldExpression `json:"fields,omitempty"`
+
+	// payload is what the message's <webhook-payload> wrapper holds: Body
+	// (the call's body, the default) or Fields (spec.fields as one JSON
+	// object: fewer tokens for the agent).
+	// +optional
+	// +kubebuilder:default=Body
+	Payload PayloadMode `json:"payload,omitempty"`
 }
+
+// MaxFields is the most names spec.fields may have.
+const MaxFields = 32
+
+// FieldExpression is the CEL expression of one of spec.fields.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=1024
+type FieldExpression string
+
+// PayloadMode is what a run's message wraps: the body, or the fields.
+// +kubebuilder:validation:Enum=Body;Fields
+type PayloadMode string
+
+const (
+	// PayloadBody sends the call's body.
+	PayloadBody PayloadMode = "Body"
+	// PayloadFields sends spec.fields as one JSON object instead.
+	PayloadFields PayloadMode = "Fields"
+)
 
 // RunCounts summarises the AgentRuns of an endpoint that exist.
 type RunCounts struct {

@@ -193,6 +193,13 @@ const (
 	SecretTypeWebhookPayload = "agents.hookrun.dev/webhook-payload"
 	// PayloadBodyKey is the key of the raw body in a payload Secret.
 	PayloadBodyKey = "body"
+	// PayloadFieldsKey is the key of a run's fields (the endpoint's
+	// spec.fields evaluated on the call) in its payload Secret: one JSON
+	// object, a field that failed null.
+	PayloadFieldsKey = "fields"
+	// PayloadFieldErrorsKey is the key of the names of the fields that
+	// failed, a JSON array in byte order, when any did.
+	PayloadFieldErrorsKey = "fieldErrors"
 	// MinSecretBytes is the least number of bytes an endpoint secret has;
 	// generated secrets are made of exactly this many random bytes.
 	MinSecretBytes = 32

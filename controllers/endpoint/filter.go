@@ -31,17 +31,24 @@ import (
 )
 
 // filterSummary is the Ready summary of an endpoint whose spec.filter does
-// not compile (filter.Compile: syntax, type, cost), or nil when it has none
-// or it compiles. The receiver compiles it too and answers 422
-// filter_invalid; this only tells the owner why.
-func filterSummary(expr string) *lookup.Summary {
-	if expr == "" {
-		return nil
+// not compile (filter.Compile: syntax, type, cost), or whose spec.fields do
+// not (filter.CompileFields), or nil when neither is set or both compile.
+// The receiver compiles them too and answers 422 filter_invalid or
+// fields_invalid; this only tells the owner why.
+func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec) *lookup.Summary {
+	if spec.Filter != "" {
+		if _, err := filter.Compile(spec.Filter); err != nil {
+			s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
+				"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
+			return &s
+		}
 	}
-	if _, err := filter.Compile(expr); err != nil {
-		s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
-			"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
-		return &s
+	if len(spec.Fields) > 0 {
+		if _, err := filter.CompileFields(spec.Fields); err != nil {
+			s := lookup.Stalled(agentsv1alpha1.ReasonFieldsInvalid,
+				"spec.fields are not valid: "+err.Error()+". Calls answer 422 fields_invalid until they are fixed")
+			return &s
+		}
 	}
 	return nil
 }
@@ -69,7 +76,7 @@ func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *lookup.Summary 
 	if ok && v.generation == ep.Generation {
 		return v.problem
 	}
-	problem := filterSummary(ep.Spec.Filter)
+	problem := filterSummary(&ep.Spec)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
@@ -85,21 +92,23 @@ func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
 	delete(f.m, endpoint)
 }
 
-// reconcileFilter compiles spec.filter, once per generation. A filter that
-// does not compile makes the endpoint Ready=False FilterInvalid (before
-// anything but an ID problem), with a Warning event once per generation.
+// reconcileFilter compiles spec.filter and spec.fields, once per
+// generation. A filter that does not compile makes the endpoint Ready=False
+// FilterInvalid, fields that do not FieldsInvalid (before anything but an
+// ID problem), with a Warning event of that reason once per generation.
 func (r *Reconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
 	s.filterProblem = r.filterVerdicts.of(s.ep)
 	if s.filterProblem == nil {
 		return nil
 	}
-	ep, msg := s.ep, s.filterProblem.Ready.Message
+	ep, msg, reason := s.ep, s.filterProblem.Ready.Message, s.filterProblem.Ready.Reason
 	if was := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); was != nil &&
-		was.Reason == agentsv1alpha1.ReasonFilterInvalid && was.ObservedGeneration == ep.Generation {
+		was.Reason == reason && was.ObservedGeneration == ep.Generation {
 		return nil
 	}
 	s.afterStatusWritten(func() {
-		r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, agentsv1alpha1.EventFilterInvalid, "Validate", "%s", msg)
+		// The event's reason is the condition's: FilterInvalid or FieldsInvalid.
+		r.Recorder.Eventf(ep, nil, corev1.EventTypeWarning, reason, "Validate", "%s", msg)
 	})
 	return nil
 }

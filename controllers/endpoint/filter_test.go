@@ -17,10 +17,13 @@ limitations under the License.
 package endpoint
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -37,7 +40,7 @@ func TestFilterSummary(t *testing.T) {
 		{`rawBody.matches("(")`, "does not compile"},
 		{`body.items.all(x, size(rawBody) > 0)`, "more than the limit"},
 	} {
-		got := filterSummary(tc.expr)
+		got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: tc.expr})
 		switch {
 		case tc.want == "" && got != nil:
 			t.Errorf("filterSummary(%q) = %v, want none", tc.expr, got.Ready.Message)
@@ -46,5 +49,34 @@ func TestFilterSummary(t *testing.T) {
 			!strings.Contains(got.Ready.Message, tc.want) || !strings.Contains(got.Ready.Message, "422 filter_invalid")):
 			t.Errorf("filterSummary(%q) = %+v, want Stalled FilterInvalid naming %q", tc.expr, got, tc.want)
 		}
+	}
+}
+
+// TestFieldsSummary: fields that do not compile are FieldsInvalid, after a
+// filter that does not; the sample's fields compile.
+func TestFieldsSummary(t *testing.T) {
+	bad := map[string]agentsv1alpha1.FieldExpression{"title": `body.issue.title`, "labels": `body.issue.labels.map(l,`}
+	got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Fields: bad})
+	if got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFieldsInvalid || got.Progress != agentsv1alpha1.ProgressStalled ||
+		!strings.Contains(got.Ready.Message, "field labels: ") || !strings.Contains(got.Ready.Message, "422 fields_invalid") {
+		t.Errorf("filterSummary(fields %v) = %+v, want Stalled FieldsInvalid naming the field labels", bad, got)
+	}
+	if got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: `event ==`, Fields: bad}); got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFilterInvalid {
+		t.Errorf("a filter and fields that do not compile: %+v, want FilterInvalid first", got)
+	}
+
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", "fields", "github.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := &agentsv1alpha1.WebhookEndpoint{}
+	if err := yaml.UnmarshalStrict(raw, sample); err != nil {
+		t.Fatal(err)
+	}
+	if len(sample.Spec.Fields) != 4 || sample.Spec.Payload != agentsv1alpha1.PayloadFields {
+		t.Fatalf("the sample has fields %v and payload %q, want four and Fields", sample.Spec.Fields, sample.Spec.Payload)
+	}
+	if got := filterSummary(&sample.Spec); got != nil {
+		t.Errorf("the sample's filter or fields do not compile: %s", got.Ready.Message)
 	}
 }

@@ -105,34 +105,61 @@ type Program struct {
 // variables, and have a worst-case cost within CostLimit. The error says
 // what is wrong, for the endpoint's Ready condition.
 func Compile(expr string) (*Program, error) {
-	if n := utf8.RuneCountInString(expr); n > MaxLength {
-		return nil, fmt.Errorf("the expression has %d characters, more than %d", n, MaxLength)
+	ast, err := check(expr, MaxLength)
+	if err != nil {
+		return nil, err
+	}
+	if !ast.OutputType().IsExactType(types.BoolType) {
+		return nil, fmt.Errorf("the expression is of type %s, not bool", ast.OutputType())
+	}
+	cost, err := estimate(ast)
+	if err != nil {
+		return nil, err
+	}
+	if cost > CostLimit {
+		return nil, fmt.Errorf("the expression may cost up to %s units on a large call, more than the limit of %d: "+
+			"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", costString(cost), CostLimit)
+	}
+	prg, err := program(ast)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{prg: prg}, nil
+}
+
+// check parses and type-checks expr, at most maxLength characters, and
+// refuses patterns it cannot price (checkPatterns).
+func check(expr string, maxLength int) (*cel.Ast, error) {
+	if n := utf8.RuneCountInString(expr); n > maxLength {
+		return nil, fmt.Errorf("the expression has %d characters, more than %d", n, maxLength)
 	}
 	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
 		return nil, errors.New(firstIssue(iss.Err().Error()))
 	}
-	if !ast.OutputType().IsExactType(types.BoolType) {
-		return nil, fmt.Errorf("the expression is of type %s, not bool", ast.OutputType())
-	}
 	if err := checkPatterns(ast.NativeRep().Expr()); err != nil {
 		return nil, err
 	}
+	return ast, nil
+}
+
+// estimate is the most cost units ast may take, every input at its largest.
+func estimate(ast *cel.Ast) (uint64, error) {
 	est, err := env.EstimateCost(ast, sizeEstimator{})
 	if err != nil {
-		return nil, fmt.Errorf("estimating the cost: %w", err)
+		return 0, fmt.Errorf("estimating the cost: %w", err)
 	}
-	if est.Max > CostLimit {
-		return nil, fmt.Errorf("the expression may cost up to %s units on a large call, more than the limit of %d: "+
-			"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", costString(est.Max), CostLimit)
-	}
-	// OptOptimize compiles each pattern of matches() once, here, rather
-	// than at every call.
+	return est.Max, nil
+}
+
+// program builds a checked expression's program. OptOptimize compiles each
+// pattern of matches() once, here, rather than at every call.
+func program(ast *cel.Ast) (cel.Program, error) {
 	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}
-	return &Program{prg: prg}, nil
+	return prg, nil
 }
 
 // MaxIssueBytes bounds what an error of Compile quotes of cel-go's report:
@@ -189,21 +216,10 @@ var (
 // and when what it reads of the body would allocate more than 4 times the
 // body.
 func (p *Program) Matches(ctx context.Context, call Call) (bool, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, EvalTimeout, ErrTimeout)
-	defer cancel()
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	act := activation{call: &call, budget: newBudget(len(call.Body), func() { stop(ErrTooLarge) })}
-	out, _, err := p.prg.ContextEval(ctx, &act)
-	if act.budget.over {
-		// The result of an evaluation that ran out of budget may rest on
-		// a value cut short.
-		return false, ErrTooLarge
-	}
+	ev := startEvaluation(ctx, &call)
+	defer ev.end()
+	out, err := ev.eval(p.prg)
 	if err != nil {
-		if cause := context.Cause(ctx); cause != nil {
-			return false, cause
-		}
 		return false, err
 	}
 	b, ok := out.Value().(bool)
@@ -211,6 +227,50 @@ func (p *Program) Matches(ctx context.Context, call Call) (bool, error) {
 		return false, fmt.Errorf("the expression gave %s, not a bool", out.Type())
 	}
 	return b, nil
+}
+
+// evaluation is what the programs evaluated on one call share: the
+// variables (the body is parsed once), the allocation budget and the
+// deadline.
+type evaluation struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   context.CancelCauseFunc
+	act    activation
+}
+
+// startEvaluation starts an evaluation on call: it stops after
+// EvalTimeout, when ctx ends (the caller hung up), and when what its
+// programs read of the body would allocate more than 4 times the body.
+// end releases it.
+func startEvaluation(ctx context.Context, call *Call) *evaluation {
+	ev := &evaluation{}
+	ev.ctx, ev.cancel = context.WithTimeoutCause(ctx, EvalTimeout, ErrTimeout)
+	ev.ctx, ev.stop = context.WithCancelCause(ev.ctx)
+	ev.act = activation{call: call, budget: newBudget(len(call.Body), func() { ev.stop(ErrTooLarge) })}
+	return ev
+}
+
+func (ev *evaluation) end() {
+	ev.stop(nil)
+	ev.cancel()
+}
+
+// eval evaluates prg. The result of an evaluation that ran out of budget
+// may rest on a value cut short: it is ErrTooLarge; an error of one that
+// was stopped is the stop's cause.
+func (ev *evaluation) eval(prg cel.Program) (ref.Val, error) {
+	out, _, err := prg.ContextEval(ev.ctx, &ev.act)
+	if ev.act.budget.over {
+		return nil, ErrTooLarge
+	}
+	if err != nil {
+		if cause := context.Cause(ev.ctx); cause != nil {
+			return nil, cause
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 // activation resolves the variables. Each is built the first time the

@@ -189,7 +189,7 @@ func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.Agen
 	if live.Status.TaskID != "" || live.Status.State != agentsv1alpha1.RunRunning {
 		return ctrl.Result{RequeueAfter: pollInterval(0)}, nil // the cache will catch up
 	}
-	body, err := r.payload(ctx, run)
+	p, err := r.payload(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -206,7 +206,7 @@ func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.Agen
 	callCtx, span := r.Tracer.call(callCtx, tracing.SpanSend, run)
 	// The cache holds no prompt (stripForCache): it comes from the read
 	// above, of the run in full.
-	task, err := c.SendMessage(callCtx, runMessage(run, live.Spec.Prompt, agent, body))
+	task, err := c.SendMessage(callCtx, runMessage(run, live.Spec.Prompt, agent, p))
 	timedOutCall := callCtx.Err() != nil && ctx.Err() == nil
 	cancel()
 	endCall(span, taskState(task), err)
@@ -221,9 +221,14 @@ func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.Agen
 }
 
 // runMessage is the A2A message of a run: prompt (its spec.prompt) and
-// payload, with the run's UID as messageId.
-func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alpha1.Agent, body []byte) a2a.Message {
-	text, file := composeMessage(prompt, body, run.Spec.Payload.ContentType)
+// payload (the body, or the fields with spec.payload.send Fields), with
+// the run's UID as messageId.
+func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alpha1.Agent, p payload) a2a.Message {
+	wrapped, contentType := p.body, run.Spec.Payload.ContentType
+	if run.Spec.Payload.Send == agentsv1alpha1.PayloadFields {
+		wrapped, contentType = p.fields, "application/json"
+	}
+	text, file := composeMessage(prompt, wrapped, contentType)
 	model := run.Spec.Model
 	if model == "" {
 		model = agent.Spec.Model
@@ -233,7 +238,7 @@ func runMessage(run *agentsv1alpha1.AgentRun, prompt string, agent *agentsv1alph
 		ContextID: run.Status.Thread.ContextID,
 		Text:      text,
 		File:      file,
-		Metadata:  runMetadata(run, model, run.Status.Thread.Title),
+		Metadata:  runMetadata(run, model, run.Status.Thread.Title, p),
 	}
 }
 

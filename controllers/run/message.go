@@ -163,8 +163,10 @@ func composeMessage(prompt string, body []byte, contentType string) (string, *a2
 		&a2a.File{Name: payloadFileName, MediaType: binaryMediaType, Bytes: body}
 }
 
-// runMetadata is the object sent under MetadataKey.
-func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string) map[string]any {
+// runMetadata is the object sent under MetadataKey; with the run's fields
+// (its endpoint's spec.fields) "fields" and "fieldErrors" (an empty list
+// when every field has its value).
+func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string, p payload) map[string]any {
 	m := map[string]any{
 		"runId":    run.Name,
 		"endpoint": run.Namespace + "/" + run.Spec.EndpointRef.Name,
@@ -182,6 +184,10 @@ func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string) map[st
 		m["threadTitle"] = threadTitle
 	}
 	m["sender"] = senderMetadata(run.Spec.Sender)
+	if p.fields != nil {
+		m["fields"] = p.fields
+		m["fieldErrors"] = append([]string{}, p.fieldErrors...)
+	}
 	return map[string]any{MetadataKey: m}
 }
 

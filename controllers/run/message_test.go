@@ -280,7 +280,7 @@ func TestRunMetadata(t *testing.T) {
 	run.Spec.EndpointRef.Name = "ep"
 	run.Spec.Trust = agentsv1alpha1.TrustLow
 	run.Spec.Owner = &agentsv1alpha1.Owner{User: "alice"}
-	m, _ := runMetadata(run, "small", "Webhook: Triage bot")[MetadataKey].(map[string]any)
+	m, _ := runMetadata(run, "small", "Webhook: Triage bot", payload{})[MetadataKey].(map[string]any)
 	want := map[string]any{"runId": "ep-01", "endpoint": "team-a/ep", "owner": "alice", "trust": "Low", "model": "small", "threadTitle": "Webhook: Triage bot"}
 	for k, v := range want {
 		if m[k] != v {
@@ -288,7 +288,7 @@ func TestRunMetadata(t *testing.T) {
 		}
 	}
 	run.Spec.ThreadNamingHint = "use the number"
-	m, _ = runMetadata(run, "", "ignored")[MetadataKey].(map[string]any)
+	m, _ = runMetadata(run, "", "ignored", payload{})[MetadataKey].(map[string]any)
 	if m["threadNamingHint"] != "use the number" || m["threadTitle"] != nil || m["model"] != nil {
 		t.Errorf("with a hint and no model: %v", m)
 	}
@@ -296,12 +296,12 @@ func TestRunMetadata(t *testing.T) {
 		t.Errorf("a run without a recorded sender: sender %v, want {type: Header}", m["sender"])
 	}
 	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderGitHub, Event: "issues", DeliveryID: "d-1"}
-	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	m, _ = runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
 	if s, _ := m["sender"].(map[string]any); len(s) != 3 || s["type"] != "GitHub" || s["event"] != "issues" || s["deliveryId"] != "d-1" {
 		t.Errorf("a GitHub run: sender %v", m["sender"])
 	}
 	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderBearer}
-	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	m, _ = runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
 	if s, _ := m["sender"].(map[string]any); len(s) != 1 || s["type"] != "Bearer" {
 		t.Errorf("a Bearer run without an Idempotency-Key: sender %v", m["sender"])
 	}
@@ -311,14 +311,14 @@ func TestRunMetadataCloudEventsSender(t *testing.T) {
 	run := &agentsv1alpha1.AgentRun{}
 	run.Namespace, run.Name = "team-a", "ep-01"
 	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderCloudEvents, Event: "com.example.order.refunded", DeliveryID: "A-1", Source: "/shop/orders"}
-	m, _ := runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	m, _ := runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
 	want := map[string]any{"type": "CloudEvents", "event": "com.example.order.refunded", "deliveryId": "A-1", "source": "/shop/orders"}
 	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
 		t.Errorf("a CloudEvents run without a subject: sender %v, want %v", s, want)
 	}
 	run.Spec.Sender.Subject = "orders/A-1"
 	want["subject"] = "orders/A-1"
-	m, _ = runMetadata(run, "", "")[MetadataKey].(map[string]any)
+	m, _ = runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
 	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
 		t.Errorf("a CloudEvents run with a subject: sender %v, want %v", s, want)
 	}

@@ -41,9 +41,10 @@ const maxFilterLength = 4096
 
 // largestSpec is a WebhookEndpoint spec as large as the schema allows where
 // a tenant would make it large: a prompt of 32,768 two-byte characters
-// (65,536 bytes), 64 event names of 256 characters and a 4,096-character
+// (65,536 bytes), 64 event names of 256 characters, a 4,096-character
 // filter that compiles (a list of 300-odd event names: many nodes, the
-// most a compiled program holds).
+// most a compiled program holds), and 32 fields of 63-character names and
+// 1,024-character expressions.
 func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 	events := make([]string, 64)
 	for j := range events {
@@ -54,6 +55,10 @@ func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 	for len(expr()) < maxFilterLength-14 {
 		names = append(names, fmt.Sprintf(`"e%05d-%04d"`, i, len(names)))
 	}
+	fields := map[string]agentsv1alpha1.FieldExpression{}
+	for j := range agentsv1alpha1.MaxFields {
+		fields[fmt.Sprintf("f%02d_", j)+strings.Repeat("n", 63-4)] = agentsv1alpha1.FieldExpression(fmt.Sprintf(`"%05d-%02d`, i, j) + strings.Repeat("x", 1024-10) + `"`)
+	}
 	return agentsv1alpha1.WebhookEndpointSpec{
 		AgentRef:       agentsv1alpha1.LocalObjectReference{Name: "triage"},
 		Prompt:         fmt.Sprintf("%05d ", i) + strings.Repeat("é", 32768-6),
@@ -61,6 +66,8 @@ func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 		Owner:          &agentsv1alpha1.Owner{User: "owner@example.com"},
 		Sender:         &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitLab, Events: events},
 		Filter:         expr(),
+		Fields:         fields,
+		Payload:        agentsv1alpha1.PayloadFields,
 	}
 }
 
@@ -119,6 +126,6 @@ func measureLargest(ctx context.Context, c *devcluster.Cluster, o options, logf 
 		return row{}, err
 	}
 	logf("receiver resident memory %.1f MiB", rss)
-	return row{fmt.Sprintf("%d endpoints of the largest spec (64 KiB prompt, 64 events of 256 characters, a 4,096-character filter): receiver resident memory", largestEndpoints),
+	return row{fmt.Sprintf("%d endpoints of the largest spec (64 KiB prompt, 64 events of 256 characters, a 4,096-character filter, 32 fields of 1,024 characters): receiver resident memory", largestEndpoints),
 		"< 200 MiB", fmt.Sprintf("%.1f MiB", rss), rss < 200}, nil
 }

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -70,15 +71,15 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 50000, "finished runs the scale measurement stores over its endpoints before it reads the operator's memory")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
-	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters); empty: all, and docs/benchmarks.md is written")
+	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields); empty: all, and docs/benchmarks.md is written")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses; the scale measurement also records a CPU profile of kube-apiserver")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest", "filters"}, m) {
-				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters)", m)
+			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest", "filters", "fields"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields)", m)
 			}
 			o.only[m] = true
 		}
@@ -134,9 +135,16 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		filterRows = r
-		if len(o.only) == 1 {
-			return report(o, filterRows)
+	}
+	if o.wants("fields") {
+		r, err := measureFields(o.repeat, logf)
+		if err != nil {
+			return err
 		}
+		filterRows = append(filterRows, r...)
+	}
+	if len(o.only) > 0 && !slices.ContainsFunc(slices.Collect(maps.Keys(o.only)), func(m string) bool { return m != "filters" && m != "fields" }) {
+		return report(o, filterRows)
 	}
 	addrs, err := devcluster.FreeAddresses(5)
 	if err != nil {

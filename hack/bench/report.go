@@ -121,6 +121,12 @@ How each is measured:
   most heap bytes one call allocated (Go's ` + "`TotalAlloc`" + `), as a multiple of the body. An evaluation
   is stopped after 100 ms, or when what it reads of the body would take more than 4 times the body:
   the call is then ignored (200, ` + "`filter_error`" + `). Alone: ` + "`bin/hookrun-bench --only filters`" + `.
+- Fields: in the bench's own process, on three real GitHub deliveries (octokit/webhooks' examples of
+  ` + "`issues` opened, `pull_request` opened and `push`, in `controllers/filter/testdata/github`" + `), four
+  fields a triage agent needs of each: the bytes of the message text with prompt ` + "`Triage this.`" + ` and
+  the fields in the wrapper (` + "`spec.payload: Fields`" + `) against the same message with the body; and the
+  median time of one evaluation of the four fields (1000 calls a run) against one of the documented
+  filter of that event on the same body. Alone: ` + "`bin/hookrun-bench --only fields`" + `.
 
 Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
 `)

@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,6 +61,7 @@ type delivered struct {
 	URL        string                   `json:"url"`
 	HTTPStatus int                      `json:"httpStatus"`
 	Answer     json.RawMessage          `json:"answer,omitempty"`
+	Fields     *runFields               `json:"fields,omitempty"`
 	Run        *agentsv1alpha1.AgentRun `json:"run,omitempty"`
 }
 
@@ -136,132 +136,45 @@ func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o send
 	return e.deliver(ctx, ep, body, o.contentType, d, o)
 }
 
-func newRedeliverCommand(e *env) *cobra.Command {
-	var o sendOptions
-	cmd := &cobra.Command{
-		Use:   "redeliver RUN",
-		Short: "Send a past run's stored payload again through the receiver, and follow the new run",
-		Long: `Send the body a run received, stored while its payload is retained, to its endpoint
-again, as the endpoint's sender would, with the event type the run recorded and a
-new delivery ID (a sender that carries the delivery ID in the body, Stripe,
-Slack or a CloudEvent in structured mode, repeats it: while the first run exists
-the receiver answers with that run's id and starts nothing). Every check of the receiver applies. Needs get on
-Secrets in the namespace (the payload and the endpoint's secret are Secrets).`,
-		Args:              exactlyOne("run name (the runId)"),
-		ValidArgsFunction: e.completeRuns,
-		RunE: e.onNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
-			return e.redeliver(cmd.Context(), ns, name, o)
-		}),
-	}
-	o.addFlags(cmd)
-	return cmd
-}
-
-// errPayloadGone: the run's payload is no longer stored.
-var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
-
-func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) error {
-	if err := e.connect(); err != nil {
-		return err
-	}
-	run := &agentsv1alpha1.AgentRun{}
-	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("run %q not found in namespace %s: %w", name, ns, errPayloadGone)
-		}
-		return refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
-	}
-	if run.Spec.Payload == nil {
-		return fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",
-			ns, name, run.EffectiveState(), oneLine(run.Status.Message, 200))
-	}
-	payload := &corev1.Secret{}
-	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
-		}
-		return refused(err, fmt.Sprintf("read the payload of run %s/%s (Secret %s)", ns, name, run.Spec.Payload.SecretName), roleSecrets)
-	}
-	body, ok := payload.Data[agentsv1alpha1.PayloadBodyKey]
-	if !ok {
-		return fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
-	}
-	ep, err := e.endpoint(ctx, ns, run.Spec.EndpointRef.Name)
-	if err != nil {
-		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
-	}
-	var d delivery
-	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
-		d.event, d.source = run.Spec.Sender.Event, run.Spec.Sender.Source
-	}
-	if !bodyCarriesID(ep.Spec.SenderOf()) {
-		d.id = newDeliveryID("hookrun-redeliver-")
-	}
-	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), age(&run.Spec.ReceivedAt, e.now()))
-	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
-}
-
 // errRunFailed: the call was refused, ignored, or its run did not succeed.
 var errRunFailed = errors.New("no successful run")
 
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
 func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d delivery, o sendOptions) error {
-	target, err := e.target(ep, o.receiverURL)
+	secret, err := e.callSecret(ctx, ep)
 	if err != nil {
 		return err
-	}
-	secret := ""
-	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
-		if secret, err = e.secretOf(ctx, ep); err != nil {
-			return fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
-		}
-	}
-	c, err := buildCall(&ep.Spec, secret, body, contentType, d, e.now())
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(c.body))
-	if err != nil {
-		return err
-	}
-	if c.contentType != "" {
-		req.Header.Set("Content-Type", c.contentType)
-	}
-	for _, h := range c.headers {
-		req.Header.Set(h.name, h.value)
 	}
 	human := o.format == ""
-	if human {
-		fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", printableLine(target), printableLine(string(ep.Spec.SenderOf())), describeDelivery(d), len(c.body))
-	}
-	sent := e.now()
-	resp, err := e.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("calling the receiver at %s: %w (from outside the cluster, --receiver-url can name a port-forward)", target, err)
-	}
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	_ = resp.Body.Close()
+	a, err := e.post(ctx, ep, secret, body, contentType, d, o.receiverURL, func(target string, n int) {
+		if human {
+			fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", printableLine(target), printableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
+		}
+	})
 	if err != nil {
 		return err
 	}
-	answer = bytes.TrimSpace(answer)
-	out := delivered{Endpoint: ep.Namespace + "/" + ep.Name, URL: target, HTTPStatus: resp.StatusCode}
-	if json.Valid(answer) {
-		out.Answer = answer
+	out := delivered{Endpoint: ep.Namespace + "/" + ep.Name, URL: a.target, HTTPStatus: a.status}
+	if json.Valid(a.answer) {
+		out.Answer = a.answer
 	}
 	if human {
-		fmt.Fprintf(e.out, "%s %s\n", printable(resp.Status), printable(string(answer)))
+		fmt.Fprintf(e.out, "%s %s\n", printable(a.statusText), printable(string(a.answer)))
 	}
-	result := e.judgeAnswer(resp.StatusCode, answer, d)
-	if resp.StatusCode == http.StatusAccepted && !o.noFollow {
-		var accepted struct {
-			RunID string `json:"runId"`
+	result := e.judgeAnswer(a.status, a.answer, d)
+	if a.status == http.StatusAccepted && !o.noFollow {
+		if a.runID == "" {
+			return fmt.Errorf("the receiver answered 202 without a runId: %s", a.answer)
 		}
-		if err := json.Unmarshal(answer, &accepted); err != nil || accepted.RunID == "" {
-			return fmt.Errorf("the receiver answered 202 without a runId: %s", answer)
+		if len(ep.Spec.Fields) > 0 {
+			if out.Fields, err = e.fieldsOf(ctx, ep.Namespace, a.runID); err != nil {
+				fmt.Fprintf(e.errOut, "Not showing the run's fields: %v\n", err)
+			} else if human {
+				printFields(e.out, ep.Spec.Payload, out.Fields)
+			}
 		}
-		out.Run, result = e.follow(ctx, ep.Namespace, accepted.RunID, human, o.followTimeout, sent)
+		out.Run, result = e.follow(ctx, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
 	}
 	if !human {
 		if err := printData(e.out, o.format, out); err != nil {
@@ -269,6 +182,77 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		}
 	}
 	return result
+}
+
+// callSecret is the secret calls to ep carry, "" for an endpoint without.
+func (e *env) callSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	if ep.Status.AuthMode == agentsv1alpha1.AuthNone {
+		return "", nil
+	}
+	secret, err := e.secretOf(ctx, ep)
+	if err != nil {
+		return "", fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
+	}
+	return secret, nil
+}
+
+// answered is the receiver's answer to one call.
+type answered struct {
+	target     string
+	sent       time.Time
+	status     int
+	statusText string
+	answer     []byte
+	// runID is the runId of a 202; retryAfter the Retry-After header.
+	runID, retryAfter string
+}
+
+// post sends body to ep as its sender would, with secret; sending (if not
+// nil) is told the URL and the bytes first.
+func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d delivery, receiverURL string,
+	sending func(target string, n int)) (answered, error) {
+	target, err := e.target(ep, receiverURL)
+	if err != nil {
+		return answered{}, err
+	}
+	c, err := buildCall(&ep.Spec, secret, body, contentType, d, e.now())
+	if err != nil {
+		return answered{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(c.body))
+	if err != nil {
+		return answered{}, err
+	}
+	if c.contentType != "" {
+		req.Header.Set("Content-Type", c.contentType)
+	}
+	for _, h := range c.headers {
+		req.Header.Set(h.name, h.value)
+	}
+	if sending != nil {
+		sending(target, len(c.body))
+	}
+	a := answered{target: target, sent: e.now()}
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return answered{}, fmt.Errorf("calling the receiver at %s: %w (from outside the cluster, --receiver-url can name a port-forward)", target, err)
+	}
+	a.answer, err = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if err != nil {
+		return answered{}, err
+	}
+	a.answer = bytes.TrimSpace(a.answer)
+	a.status, a.statusText, a.retryAfter = resp.StatusCode, resp.Status, resp.Header.Get("Retry-After")
+	if a.status == http.StatusAccepted {
+		var accepted struct {
+			RunID string `json:"runId"`
+		}
+		if json.Unmarshal(a.answer, &accepted) == nil {
+			a.runID = accepted.RunID
+		}
+	}
+	return a, nil
 }
 
 // target is the URL to send to: the endpoint's, or its path on base.

@@ -45,6 +45,8 @@ type card struct {
 	URL        string                             `json:"url"`
 	Sender     agentsv1alpha1.SenderType          `json:"sender"`
 	Setup      []string                           `json:"setup"`
+	Payload    agentsv1alpha1.PayloadMode         `json:"payload"`
+	Fields     []cardField                        `json:"fields,omitempty"`
 	Secret     string                             `json:"secret,omitempty"` // where it is, never the value
 	Curl       string                             `json:"curl,omitempty"`
 	CurlNote   string                             `json:"curlNote,omitempty"`
@@ -95,6 +97,7 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
 	}
 	c.Setup = senderSetup(&ep.Spec, name)
+	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
 	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
 	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name})
 	if err != nil {
@@ -211,6 +214,7 @@ func (c *card) print(out io.Writer, now time.Time) error {
 	for _, line := range c.Setup {
 		fmt.Fprintf(w, "\t%s\n", printableLine(line))
 	}
+	c.printPayload(w)
 	if c.Secret != "" {
 		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", printableLine(c.Name), printableLine(c.Secret))
 	} else {

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// kubectl hookrun redeliver --endpoint NAME: an endpoint's runs sent again,
+// after an outage, oldest first; a dry run unless --yes.
+
+// bulkOptions are the flags of redeliver --endpoint.
+type bulkOptions struct {
+	endpoint string
+	states   []string
+	since    time.Duration
+	yes      bool
+}
+
+func (b *bulkOptions) addFlags(cmd *cobra.Command, e *env) {
+	fs := cmd.Flags()
+	fs.StringVar(&b.endpoint, "endpoint", "", "Redeliver the runs of this endpoint (instead of one run): a list unless --yes.")
+	fs.StringSliceVar(&b.states, "state", []string{string(agentsv1alpha1.RunError)}, "With --endpoint: the runs in these states ("+strings.Join(runStates, ", ")+").")
+	fs.DurationVar(&b.since, "since", 0, "With --endpoint: only runs received within this duration, for example 2h (0: every run retained).")
+	fs.BoolVar(&b.yes, "yes", false, "With --endpoint: send them; without it, list what would be sent and send nothing.")
+	_ = cmd.RegisterFlagCompletionFunc("endpoint", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return e.completeEndpoints(cmd, nil, toComplete)
+	})
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(runStates, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// changed tells whether a flag that goes only with --endpoint was given.
+func (b *bulkOptions) changed(cmd *cobra.Command) bool {
+	fs := cmd.Flags()
+	return fs.Changed("state") || fs.Changed("since") || fs.Changed("yes")
+}
+
+// bulkDeliveryPrefix starts the delivery ID of a run sent again in bulk; the
+// run's name follows, so sending it again while its new run exists is
+// answered with that run.
+const bulkDeliveryPrefix = "hookrun-redeliver-"
+
+// redeliverAll lists the endpoint's runs b selects, oldest first, and with
+// b.yes sends each again: a line per run with its new runId, stopping at
+// the first 429.
+func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o sendOptions) error {
+	for _, s := range b.states {
+		if !slices.Contains(runStates, s) {
+			return usageError{fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", "))}
+		}
+	}
+	if b.since < 0 {
+		return usageError{fmt.Errorf("--since must not be negative")}
+	}
+	if o.format != "" {
+		return usageError{fmt.Errorf("-o: redeliver --endpoint prints lines, not %s", o.format)}
+	}
+	ep, err := e.endpoint(ctx, ns, b.endpoint)
+	if err != nil {
+		return err
+	}
+	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: b.endpoint, states: b.states, since: b.since})
+	if err != nil {
+		return err
+	}
+	slices.Reverse(runs) // oldest first, as they were received
+	which := "in state " + strings.Join(b.states, ", ")
+	if b.since > 0 {
+		which += ", received within " + b.since.String()
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(e.out, "No run of endpoint %s/%s %s.\n", ns, b.endpoint, which)
+		return nil
+	}
+	if !b.yes {
+		fmt.Fprintf(e.out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(runs), ns, b.endpoint, which)
+		for i := range runs {
+			r := &runs[i]
+			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", printableLine(r.Name), r.EffectiveState(), age(&r.Spec.ReceivedAt, e.now()), payloadSize(r))
+		}
+		fmt.Fprintln(e.out, "Nothing was sent: add --yes to send them.")
+		return nil
+	}
+	secret, err := e.callSecret(ctx, ep)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(runs), ns, b.endpoint, which)
+	var sent, skipped int
+	for i := range runs {
+		r := &runs[i]
+		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), printableLine(r.Name))
+		body, err := e.storedBody(ctx, r)
+		if err != nil {
+			fmt.Fprintf(e.out, "%s: skipped: %v\n", prefix, err)
+			skipped++
+			continue
+		}
+		a, err := e.post(ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.receiverURL, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(runs)-i)
+		}
+		switch {
+		case a.status == http.StatusAccepted:
+			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, printableLine(a.runID))
+			sent++
+		case a.status == http.StatusTooManyRequests:
+			left := len(runs) - i
+			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, printable(a.statusText), printable(string(a.answer)))
+			return fmt.Errorf("%w: stopped at the first 429: %d sent, %d left; try again in %s (the same command: the runs sent are answered with their new runs and not started twice)",
+				errRunFailed, sent, left, retryIn(a.retryAfter))
+		default:
+			fmt.Fprintf(e.out, "%s: not sent again: %v\n", prefix, e.judgeAnswer(a.status, a.answer, delivery{}))
+			skipped++
+		}
+	}
+	fmt.Fprintf(e.out, "Done: %d sent, %d not.\n", sent, skipped)
+	if skipped > 0 {
+		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(runs))
+	}
+	return nil
+}
+
+// payloadSize is the size of the body the run stored, for the list.
+func payloadSize(r *agentsv1alpha1.AgentRun) string {
+	if r.Spec.Payload == nil {
+		return "no payload"
+	}
+	return fmt.Sprintf("%d bytes", r.Spec.Payload.Bytes)
+}
+
+// retryIn reads a Retry-After of seconds.
+func retryIn(retryAfter string) string {
+	if retryAfter == "" {
+		return "a minute"
+	}
+	return printableLine(retryAfter) + " s"
+}

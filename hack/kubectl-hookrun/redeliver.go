@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// redeliver: a past run's stored body sent again through the receiver, one
+// run (followed), or an endpoint's runs in bulk (redeliverAll).
+
+func newRedeliverCommand(e *env) *cobra.Command {
+	var o sendOptions
+	var b bulkOptions
+	cmd := &cobra.Command{
+		Use:   "redeliver RUN | --endpoint NAME [--state STATE] [--since DURATION] [--yes]",
+		Short: "Send past runs' stored payloads again through the receiver: one run, and follow it, or an endpoint's runs",
+		Long: `Send the body a run received, stored while its payload is retained, to its endpoint
+again, as the endpoint's sender would, with the event type the run recorded and a
+new delivery ID (a sender that carries the delivery ID in the body, Stripe,
+Slack or a CloudEvent in structured mode, repeats it: while the first run exists
+the receiver answers with that run's id and starts nothing). Every check of the receiver applies. Needs get on
+Secrets in the namespace (the payload and the endpoint's secret are Secrets).
+
+With --endpoint instead of a run: the endpoint's runs in --state (default error)
+received within --since, oldest first. Without --yes it lists them and sends
+nothing; with --yes it sends each, printing its new runId, and stops at the first
+429, saying how many are left and when to try again. Each is sent with the
+delivery ID hookrun-redeliver-<RUN>, so sending them again (after a 429, say)
+starts no second run for those already sent while their new runs exist.`,
+		Example: `  kubectl hookrun redeliver github-issues-01jd5v3x7q9m2k8w4r6t0y1z2a
+  kubectl hookrun redeliver --endpoint github-issues --since 2h
+  kubectl hookrun redeliver --endpoint github-issues --since 2h --yes`,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case b.endpoint == "" && len(args) != 1:
+				return usageError{fmt.Errorf("expected one argument, the run name (the runId), or --endpoint; got %d arguments", len(args))}
+			case b.endpoint != "" && len(args) != 0:
+				return usageError{errors.New("name either a run or --endpoint, not both")}
+			}
+			return nil
+		},
+		ValidArgsFunction: e.completeRuns,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(o.format); err != nil {
+				return err
+			}
+			ns, err := e.namespace()
+			if err != nil {
+				return err
+			}
+			if b.endpoint != "" {
+				return e.redeliverAll(cmd.Context(), ns, b, o)
+			}
+			if b.changed(cmd) {
+				return usageError{errors.New("--state, --since and --yes go with --endpoint")}
+			}
+			return e.redeliver(cmd.Context(), ns, args[0], o)
+		},
+	}
+	o.addFlags(cmd)
+	b.addFlags(cmd, e)
+	return cmd
+}
+
+// errPayloadGone: the run's payload is no longer stored.
+var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
+
+func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) error {
+	if err := e.connect(); err != nil {
+		return err
+	}
+	run := &agentsv1alpha1.AgentRun{}
+	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("run %q not found in namespace %s: %w", name, ns, errPayloadGone)
+		}
+		return refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
+	}
+	body, err := e.storedBody(ctx, run)
+	if err != nil {
+		return err
+	}
+	ep, err := e.endpoint(ctx, ns, run.Spec.EndpointRef.Name)
+	if err != nil {
+		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
+	}
+	d := redelivery(ep, run, newDeliveryID("hookrun-redeliver-"))
+	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), age(&run.Spec.ReceivedAt, e.now()))
+	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
+}
+
+// storedBody reads the body the receiver stored for run.
+func (e *env) storedBody(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+	ns, name := run.Namespace, run.Name
+	if run.Spec.Payload == nil {
+		return nil, fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",
+			ns, name, run.EffectiveState(), oneLine(run.Status.Message, 200))
+	}
+	payload := &corev1.Secret{}
+	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
+		}
+		return nil, refused(err, fmt.Sprintf("read the payload of run %s/%s (Secret %s)", ns, name, run.Spec.Payload.SecretName), roleSecrets)
+	}
+	body, ok := payload.Data[agentsv1alpha1.PayloadBodyKey]
+	if !ok {
+		return nil, fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
+	}
+	return body, nil
+}
+
+// redelivery is the delivery that sends run's payload again through ep:
+// the event (and CloudEvents source) the run recorded, and id as the
+// delivery ID where the sender type names it outside the body.
+func redelivery(ep *agentsv1alpha1.WebhookEndpoint, run *agentsv1alpha1.AgentRun, id string) delivery {
+	var d delivery
+	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
+		d.event, d.source = run.Spec.Sender.Event, run.Spec.Sender.Source
+	}
+	if !bodyCarriesID(ep.Spec.SenderOf()) {
+		d.id = id
+	}
+	return d
+}

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
+)
+
+// spec.fields: values taken from a call once it is accepted (CEL, as the
+// filter), stored beside its body in the payload Secret.
+
+// CodeFieldsInvalid answers a call to an endpoint whose spec.fields do not
+// compile.
+const CodeFieldsInvalid = "fields_invalid"
+
+var answerFieldsInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFieldsInvalid,
+	"The endpoint's spec.fields do not compile; see the endpoint's Ready condition")
+
+// slotFieldsInvalid is the rejection-report slot of CodeFieldsInvalid.
+var slotFieldsInvalid = slotOf(CodeFieldsInvalid)
+
+const (
+	reasonFieldsInvalid = "fields do not compile"
+	reasonFieldsBusy    = "field evaluations of the endpoint busy"
+)
+
+// evaluateFieldsOf evaluates compiled fields; tests replace it with one
+// that blocks.
+var evaluateFieldsOf = func(ctx context.Context, f *filter.Fields, call filter.Call) filter.Values {
+	return f.Eval(ctx, call)
+}
+
+// endpointFields is an endpoint's spec.fields compiled at generation, or
+// why they do not compile.
+type endpointFields struct {
+	generation int64
+	fields     *filter.Fields
+	err        error
+}
+
+// fieldsKey is the key of an endpoint's compiled fields among the compiled
+// filters (filterCacheEntries bounds both together).
+type fieldsKey types.UID
+
+// fieldsOf returns e's fields compiled at its generation or later. The
+// informer keeps none (stripToUse): on a miss they are read through the
+// store (the read that also gives the prompt) and compiled.
+func (h *Handler) fieldsOf(ctx context.Context, e *endpoint) (*endpointFields, error) {
+	if v, ok := h.table.filters.Get(fieldsKey(e.obj.UID)); ok {
+		if f := v.(*endpointFields); f.generation >= e.obj.Generation { //nolint:errcheck // only *endpointFields is stored under a fieldsKey
+			return f, nil
+		}
+	}
+	spec, generation, err := h.store.fields(ctx, e.obj)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := filter.CompileFields(spec)
+	f := &endpointFields{generation: generation, fields: compiled, err: err}
+	h.table.filters.Add(fieldsKey(e.obj.UID), f)
+	return f, nil
+}
+
+// evaluateFields is the step before the duplicate check for an endpoint
+// with spec.fields: fields that do not compile answer 422 fields_invalid;
+// otherwise they are evaluated once, within the endpoint's evaluation
+// slots (as its filter is: a call that finds none within filterWait is
+// answered 503 with Retry-After), and kept for the payload Secret. A field
+// that fails is null, and counted as a filter error is.
+func (h *Handler) evaluateFields(c *callState) int {
+	if len(c.ep.Spec.Fields) == 0 {
+		return notAnswered
+	}
+	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+		c.w.Header()["Retry-After"] = busyRetryAfter
+		return c.reject(answerFilterBusy, reasonFieldsBusy)
+	}
+	defer h.filterGate.leave(c.ep.UID)
+	f, err := h.fieldsOf(c.r.Context(), c.e)
+	if err != nil {
+		h.log.Error(err, "reading an endpoint's fields", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
+		return h.unavailable(c, reasonStoreFailed)
+	}
+	if f.err != nil {
+		return c.reject(answerFieldsInvalid, reasonFieldsInvalid)
+	}
+	// Not stopped when the caller hangs up: the run is stored anyway (the
+	// store's writes outlive the call), so its fields must be whole.
+	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	c.fields = v.Object
+	if len(v.Errors) > 0 {
+		h.metrics.fieldErrors.Inc()
+		c.fieldErrors, _ = json.Marshal(v.Errors) // names: identifiers
+	}
+	return notAnswered
+}
+
+// payloadData is what the payload Secret of the call holds: its body, and
+// its fields when the endpoint names some.
+func (c *callState) payloadData() map[string][]byte {
+	data := map[string][]byte{agentsv1alpha1.PayloadBodyKey: c.body}
+	if c.fields != nil {
+		data[agentsv1alpha1.PayloadFieldsKey] = c.fields
+	}
+	if c.fieldErrors != nil {
+		data[agentsv1alpha1.PayloadFieldErrorsKey] = c.fieldErrors
+	}
+	return data
+}

@@ -37,9 +37,6 @@ const CodeFieldsInvalid = "fields_invalid"
 var answerFieldsInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFieldsInvalid,
 	"The endpoint's spec.fields do not compile; see the endpoint's Ready condition")
 
-// slotFieldsInvalid is the rejection-report slot of CodeFieldsInvalid.
-var slotFieldsInvalid = slotOf(CodeFieldsInvalid)
-
 const (
 	reasonFieldsInvalid = "fields do not compile"
 	reasonFieldsBusy    = "field evaluations of the endpoint busy"

@@ -86,7 +86,7 @@ var _ = Describe("spec.fields", func() {
 		s := payloadSecret(ctx, f.ns, r.runID)
 		Expect(s.Data[agentsv1alpha1.PayloadBodyKey]).To(Equal(body))
 		Expect(string(s.Data[agentsv1alpha1.PayloadFieldsKey])).To(Equal(
-			`{"labels":["bug"],"missing":null,"number":1,"text":"It looks like you accidently spelled 'commit' with two 't's.","title":"Spelling error in the README file"}`))
+			`{"labels":["bug"],"missing":null,"number":1,"text":"It looks like you accidently spelled 'commit' with two 't's.","title":"Spelling error in the README file"}`)) //nolint:misspell // the example delivery's own text
 		Expect(string(s.Data[agentsv1alpha1.PayloadFieldErrorsKey])).To(Equal(`["missing"]`))
 
 		By("an endpoint that sends the body keeps the fields too, and its runs do not send them")

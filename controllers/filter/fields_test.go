@@ -152,14 +152,22 @@ func oracleField(t *testing.T, d map[string]any, name, file string) any {
 	t.Helper()
 	obj := func(v any, keys ...string) any {
 		for _, k := range keys {
-			v = v.(map[string]any)[k]
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("%s: %v is not an object", file, v)
+			}
+			v = m[k]
 		}
 		return v
 	}
 	names := func(list any, key string) []any {
+		elems, ok := list.([]any)
+		if !ok {
+			t.Fatalf("%s: %v is not a list", file, list)
+		}
 		out := []any{}
-		for _, e := range list.([]any) {
-			out = append(out, e.(map[string]any)[key])
+		for _, e := range elems {
+			out = append(out, obj(e, key))
 		}
 		return out
 	}

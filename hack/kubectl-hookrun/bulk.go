@@ -123,11 +123,11 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 		if err != nil {
 			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(runs)-i)
 		}
-		switch {
-		case a.status == http.StatusAccepted:
+		switch a.status {
+		case http.StatusAccepted:
 			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, printableLine(a.runID))
 			sent++
-		case a.status == http.StatusTooManyRequests:
+		case http.StatusTooManyRequests:
 			left := len(runs) - i
 			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, printable(a.statusText), printable(string(a.answer)))
 			return fmt.Errorf("%w: stopped at the first 429: %d sent, %d left; try again in %s (the same command: the runs sent are answered with their new runs and not started twice)",

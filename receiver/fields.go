@@ -37,10 +37,38 @@ const CodeFieldsInvalid = "fields_invalid"
 var answerFieldsInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFieldsInvalid,
 	"The endpoint's spec.fields do not compile; see the endpoint's Ready condition")
 
+var answerFieldsBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+	"The receiver is evaluating as many calls of this endpoint's spec.filter or spec.fields as one endpoint may; retry after the number of seconds in Retry-After")
+
+var answerNoRoomForFields = newAnswer(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+	"The body and the endpoint's spec.fields of it together are larger than a payload may be (1 MiB, 1048576 bytes)")
+
 const (
 	reasonFieldsInvalid = "fields do not compile"
 	reasonFieldsBusy    = "field evaluations of the endpoint busy"
+	reasonNoRoom        = "body and fields over the payload's size"
 )
+
+// secretHeaders carry the secrets of the sender types (signatures are not
+// secrets): no field sees them, since a field's value is stored in the
+// payload Secret and sent to the agent (the filter, whose value goes
+// nowhere, does).
+var secretHeaders = []string{secretHeaderKey, hdrAuthorization, hdrGitLabToken, "Proxy-Authorization", "Cookie"}
+
+// withoutCredentials is h without secretHeaders (h itself when it has none
+// of them).
+func withoutCredentials(h http.Header) http.Header {
+	for _, k := range secretHeaders {
+		if _, ok := h[k]; ok {
+			out := h.Clone()
+			for _, k := range secretHeaders {
+				delete(out, k)
+			}
+			return out
+		}
+	}
+	return h
+}
 
 // evaluateFieldsOf evaluates compiled fields; tests replace it with one
 // that blocks.
@@ -83,15 +111,18 @@ func (h *Handler) fieldsOf(ctx context.Context, e *endpoint) (*endpointFields, e
 // with spec.fields: fields that do not compile answer 422 fields_invalid;
 // otherwise they are evaluated once, within the endpoint's evaluation
 // slots (as its filter is: a call that finds none within filterWait is
-// answered 503 with Retry-After), and kept for the payload Secret. A field
-// that fails is null, and counted as a filter error is.
+// answered 503 with Retry-After), on the call's headers without its
+// credentials, and kept for the payload Secret. A field that fails is
+// null, and the call is counted in hookrun_receiver_field_errors_total. A
+// body that leaves its fields no room in the payload Secret (1 MiB for
+// all of its values) is answered 413.
 func (h *Handler) evaluateFields(c *callState) int {
 	if len(c.ep.Spec.Fields) == 0 {
 		return notAnswered
 	}
 	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
-		return c.reject(answerFilterBusy, reasonFieldsBusy)
+		return c.reject(answerFieldsBusy, reasonFieldsBusy)
 	}
 	defer h.filterGate.leave(c.ep.UID)
 	f, err := h.fieldsOf(c.r.Context(), c.e)
@@ -104,12 +135,19 @@ func (h *Handler) evaluateFields(c *callState) int {
 	}
 	// Not stopped when the caller hangs up: the run is stored anyway (the
 	// store's writes outlive the call), so its fields must be whole.
-	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
-	c.fields = v.Object
+	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields,
+		filter.Call{Header: withoutCredentials(c.r.Header), Event: c.d.event, Body: c.body})
+	var errs []byte
 	if len(v.Errors) > 0 {
-		h.metrics.fieldErrors.Inc()
-		c.fieldErrors, _ = json.Marshal(v.Errors) // names: identifiers
+		errs, _ = json.Marshal(v.Errors) // names: identifiers
 	}
+	if len(c.body)+len(v.Object)+len(errs) > agentsv1alpha1.MaxPayloadBytes {
+		return c.reject(answerNoRoomForFields, reasonNoRoom)
+	}
+	if errs != nil {
+		h.metrics.fieldErrors.Inc()
+	}
+	c.fields, c.fieldErrors = v.Object, errs
 	return notAnswered
 }
 

@@ -100,7 +100,7 @@ var _ = Describe("spec.fields", func() {
 		Expect(s.Data).NotTo(HaveKey(agentsv1alpha1.PayloadFieldErrorsKey))
 	})
 
-	It("answers 422 fields_invalid for fields that do not compile, after authentication, until they are fixed, and counts it in the rejection report", func(ctx SpecContext) {
+	It("answers 422 fields_invalid for fields that do not compile, after authentication, until they are fixed", func(ctx SpecContext) {
 		ep, id := f.withFields(ctx, "invalid-fields", map[string]agentsv1alpha1.FieldExpression{
 			"ok": `body.action`, "broken": `body.action ==`,
 		}, agentsv1alpha1.PayloadFields)
@@ -114,6 +114,29 @@ var _ = Describe("spec.fields", func() {
 		ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"ok": `body.action`}
 		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
 		Eventually(func() int { return post(id, ptr(senderSecret), `{"action":"opened"}`).status }).Should(Equal(http.StatusAccepted))
+	})
+
+	It("shows no field the call's credentials, and answers 413 when a body leaves its fields no room in the payload Secret", func(ctx SpecContext) {
+		_, id := f.withFields(ctx, "no-credentials", map[string]agentsv1alpha1.FieldExpression{
+			"secret": `"x-service-webhook-secret" in headers`, "auth": `"authorization" in headers`, "kind": `headers["content-type"]`,
+		}, agentsv1alpha1.PayloadFields)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url(id), strings.NewReader(`{}`))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(agentsv1alpha1.SecretHeader, senderSecret)
+		req.Header.Set("Authorization", "Bearer not-for-the-agent")
+		r := do(req)
+		Expect(r.status).To(Equal(http.StatusAccepted), string(r.body))
+		Expect(string(payloadSecret(ctx, f.ns, r.runID).Data[agentsv1alpha1.PayloadFieldsKey])).To(Equal(`{"auth":false,"kind":"application/json","secret":false}`))
+
+		By("a body of 1 MiB less 6 bytes fits alone, not with its fields")
+		_, sized := f.withFields(ctx, "sized", map[string]agentsv1alpha1.FieldExpression{"n": `size(rawBody)`}, agentsv1alpha1.PayloadFields)
+		body := `{"p":"` + strings.Repeat("x", agentsv1alpha1.MaxPayloadBytes-6-8) + `"}`
+		tooLarge := post(sized, ptr(senderSecret), body)
+		Expect(tooLarge.status).To(Equal(http.StatusRequestEntityTooLarge), string(tooLarge.body))
+		Expect(tooLarge.code).To(Equal(CodePayloadTooLarge))
+		_, plain := f.withFields(ctx, "plain", nil, "")
+		Expect(post(plain, ptr(senderSecret), body).status).To(Equal(http.StatusAccepted), "the same body without fields")
 	})
 
 	It("evaluates the fields within the endpoint's evaluation slots: a third call waits, then gets 503 with Retry-After, while another endpoint is served", func(ctx SpecContext) {

@@ -29,7 +29,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,67 +37,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
-
-// In-memory stand-ins for the API server, for fuzzing and the bad-input
-// table; the behaviour against a real API server is in receiver_test.go.
-
-type memoryStore struct {
-	mu      sync.Mutex
-	runs    []*agentsv1alpha1.AgentRun
-	bodies  map[string][]byte
-	skipped []string
-}
-
-func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.bodies[run.Name]; ok {
-		return true, nil
-	}
-	m.runs = append(m.runs, run)
-	if m.bodies == nil {
-		m.bodies = map[string][]byte{}
-	}
-	m.bodies[run.Name] = bytes.Clone(data[agentsv1alpha1.PayloadBodyKey])
-	return false, nil
-}
-
-func (m *memoryStore) fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
-	return ep.Spec.Fields, ep.Generation, nil
-}
-
-func (m *memoryStore) duplicate(_ context.Context, _, name string, _ map[string][]byte) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.bodies[name]
-	return ok, nil
-}
-
-func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.AgentRun, message string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.skipped = append(m.skipped, message)
-	return nil
-}
-
-// prompt returns the prompt the endpoint holds: in memory nothing strips it.
-func (m *memoryStore) prompt(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
-	return ep.Spec.Prompt, nil
-}
-
-func (m *memoryStore) forget(types.UID) {}
-
-type allowAll struct{}
-
-func (allowAll) IsMember(context.Context, string, string, *agentsv1alpha1.Owner) (bool, error) {
-	return true, nil
-}
 
 const (
 	memID       = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"

@@ -80,12 +80,14 @@ const (
 	cleanupTimeout = 10 * time.Second
 	// runNamePrefixLength is how much of the endpoint name starts a run name.
 	runNamePrefixLength = 30
-	// promptCacheEntries bounds the prompts a replica keeps of the
-	// endpoints called last (promptCache): at most 16 MiB of 64 KiB
-	// prompts.
+	// promptCacheEntries bounds the prompts and spec.fields a replica
+	// keeps of the endpoints called last (promptCache): at most 16 MiB of
+	// 64 KiB prompts, and 32 MiB of fields (32 of 1,024 characters, up to
+	// 4 bytes each).
 	promptCacheEntries = 256
-	// filterCacheEntries bounds the compiled filters a replica keeps of the
-	// endpoints called last (filterCache).
+	// filterCacheEntries bounds the compiled filters and fields a replica
+	// keeps of the endpoints called last (filterOf, fieldsOf): an endpoint
+	// with both takes two entries.
 	filterCacheEntries = 128
 	// maxReportEntries bounds the lines of a replica's rejection report,
 	// shared between the namespaces (shareLines): a line is at most about

@@ -82,7 +82,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		fieldErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hookrun_receiver_field_errors_total",
-			Help: "Accepted calls of which at least one of the endpoint's spec.fields failed (a missing key, a value over 4 KiB); the field is null in the run's fields, named in fieldErrors.",
+			Help: "Calls of which at least one of the endpoint's spec.fields failed (a missing key, a value over 4 KiB), counted when the fields are evaluated (after the rate limits, before the duplicate check); the field is null in the run's fields, named in fieldErrors.",
 		}),
 	}
 	var err error

@@ -66,24 +66,30 @@ type filterVerdict struct {
 	problem    *lookup.Summary
 }
 
-// of returns the verdict on ep's filter, compiling it if its generation has
-// none yet.
-func (f *filterVerdicts) of(ep *agentsv1alpha1.WebhookEndpoint) *lookup.Summary {
+// of returns the verdict on ep's filter and fields, compiling them if its
+// generation has none yet; the fields are read around the cache, which
+// keeps none (lookup.SpecWithFields): the filter's verdict is then that
+// of the spec read, at its generation.
+func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint) (*lookup.Summary, error) {
 	key := client.ObjectKeyFromObject(ep)
 	f.mu.Lock()
 	v, ok := f.m[key]
 	f.mu.Unlock()
-	if ok && v.generation == ep.Generation {
-		return v.problem
+	if ok && v.generation >= ep.Generation {
+		return v.problem, nil
 	}
-	problem := filterSummary(&ep.Spec)
+	spec, generation, err := lookup.SpecWithFields(ctx, reader, ep)
+	if err != nil {
+		return nil, err
+	}
+	problem := filterSummary(spec)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
 		f.m = map[types.NamespacedName]filterVerdict{}
 	}
-	f.m[key] = filterVerdict{generation: ep.Generation, problem: problem}
-	return problem
+	f.m[key] = filterVerdict{generation: generation, problem: problem}
+	return problem, nil
 }
 
 func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
@@ -96,9 +102,12 @@ func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
 // generation. A filter that does not compile makes the endpoint Ready=False
 // FilterInvalid, fields that do not FieldsInvalid (before anything but an
 // ID problem), with a Warning event of that reason once per generation.
-func (r *Reconciler) reconcileFilter(_ context.Context, s *endpointScope) error {
-	s.filterProblem = r.filterVerdicts.of(s.ep)
-	if s.filterProblem == nil {
+func (r *Reconciler) reconcileFilter(ctx context.Context, s *endpointScope) error {
+	problem, err := r.filterVerdicts.of(ctx, r.APIReader, s.ep)
+	if err != nil {
+		return err
+	}
+	if s.filterProblem = problem; s.filterProblem == nil {
 		return nil
 	}
 	ep, msg, reason := s.ep, s.filterProblem.Ready.Message, s.filterProblem.Ready.Reason

@@ -73,15 +73,18 @@ func appendValue(buf []byte, v ref.Val, limit int) ([]byte, error) {
 	case types.Double:
 		return appendDouble(buf, float64(v))
 	case types.String:
-		return appendString(buf, string(v)), nil
+		return appendString(buf, string(v), limit)
 	case types.Bytes:
+		if len(buf)+base64.StdEncoding.EncodedLen(len(v))+2 > limit {
+			return buf, errTooLong
+		}
 		buf = append(buf, '"')
 		buf = base64.StdEncoding.AppendEncode(buf, []byte(v))
 		return append(buf, '"'), nil
 	case types.Timestamp:
-		return appendString(buf, v.UTC().Format(time.RFC3339Nano)), nil
+		return appendString(buf, v.UTC().Format(time.RFC3339Nano), limit)
 	case types.Duration:
-		return appendString(buf, strconv.FormatFloat(v.Seconds(), 'f', -1, 64)+"s"), nil
+		return appendString(buf, durationString(v.Duration), limit)
 	case *types.Err:
 		return buf, v
 	case traits.Mapper:
@@ -93,6 +96,11 @@ func appendValue(buf []byte, v ref.Val, limit int) ([]byte, error) {
 }
 
 func appendArray(buf []byte, l traits.Lister, limit int) ([]byte, error) {
+	// Each element takes a byte and a comma at least: a list longer than
+	// that is refused before it is read.
+	if n, ok := l.Size().(types.Int); !ok || int(n) > (limit-len(buf))/2+1 {
+		return buf, errTooLong
+	}
 	buf = append(buf, '[')
 	it := l.Iterator()
 	for first := true; it.HasNext() == types.True; first = false {
@@ -108,7 +116,14 @@ func appendArray(buf []byte, l traits.Lister, limit int) ([]byte, error) {
 }
 
 func appendObject(buf []byte, m traits.Mapper, limit int) ([]byte, error) {
-	var keys []string
+	// Each member takes four bytes and a comma at least ("":0,): a map
+	// with more members is refused before its keys are collected and
+	// sorted.
+	n, ok := m.Size().(types.Int)
+	if !ok || int(n) > (limit-len(buf))/5+1 {
+		return buf, errTooLong
+	}
+	keys := make([]string, 0, int(n))
 	it := m.Iterator()
 	for it.HasNext() == types.True {
 		k, ok := it.Next().(types.String)
@@ -123,9 +138,11 @@ func appendObject(buf []byte, m traits.Mapper, limit int) ([]byte, error) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, k)
-		buf = append(buf, ':')
 		var err error
+		if buf, err = appendString(buf, k, limit); err != nil {
+			return buf, err
+		}
+		buf = append(buf, ':')
 		if buf, err = appendJSON(buf, m.Get(types.String(k)), limit); err != nil {
 			return buf, err
 		}
@@ -155,13 +172,32 @@ func appendDouble(buf []byte, f float64) ([]byte, error) {
 	return strconv.AppendFloat(buf, f, 'f', -1, 64), nil
 }
 
+// durationString is d in seconds as CEL's JSON mapping writes a duration:
+// "90.5s", whole nanoseconds without rounding.
+func durationString(d time.Duration) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	secs, nanos := int64(d/time.Second), int64(d%time.Second)
+	if nanos == 0 {
+		return sign + strconv.FormatInt(secs, 10) + "s"
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%09d", nanos), "0")
+	return sign + strconv.FormatInt(secs, 10) + "." + frac + "s"
+}
+
 // appendString writes s as a JSON string: '"' and '\' escaped, control
 // characters as \b \t \n \f \r or \u00xx, bytes that are not UTF-8 as
-// U+FFFD, everything else as it is.
-func appendString(buf []byte, s string) []byte {
+// U+FFFD, everything else as it is. It stops once buf is longer than
+// limit: a string of 1 MiB of control characters would be 6 MiB.
+func appendString(buf []byte, s string, limit int) ([]byte, error) {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	for i := 0; i < len(s); {
+		if len(buf) > limit {
+			return buf, errTooLong
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
@@ -187,5 +223,5 @@ func appendString(buf []byte, s string) []byte {
 		}
 		i++
 	}
-	return append(buf, '"')
+	return append(buf, '"'), nil
 }

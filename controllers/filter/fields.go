@@ -19,11 +19,13 @@ package filter
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
 )
 
 // spec.fields: named CEL expressions over the filter's variables, evaluated
@@ -118,9 +120,15 @@ func (f *Fields) Eval(ctx context.Context, call Call) Values {
 		if i > 0 {
 			out.Object = append(out.Object, ',')
 		}
-		out.Object = appendString(out.Object, name)
+		out.Object, _ = appendString(out.Object, name, math.MaxInt) // an identifier
 		out.Object = append(out.Object, ':')
-		v, err := ev.eval(f.progs[i])
+		// cel-go looks at the deadline only within comprehensions: once
+		// it has passed, no field is evaluated any more.
+		err := context.Cause(ev.ctx)
+		var v ref.Val
+		if err == nil {
+			v, err = ev.eval(f.progs[i])
+		}
 		if err == nil {
 			start := len(out.Object)
 			if out.Object, err = appendJSON(out.Object, v, start+MaxFieldBytes); err != nil || ev.act.budget.over {
@@ -133,6 +141,7 @@ func (f *Fields) Eval(ctx context.Context, call Call) Values {
 		}
 	}
 	out.Object = append(out.Object, '}')
+	out.Object = slices.Clip(out.Object)
 	return out
 }
 

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -283,5 +284,44 @@ func TestEncodeJSON(t *testing.T) {
 	}
 	if got := f.Eval(context.Background(), Call{Body: []byte("{\"s\":\"a\xffb\"}")}); string(got.Object) != "{\"s\":\"a\ufffdb\"}" {
 		t.Fatalf("got %s", got.Object)
+	}
+}
+
+// TestFieldsStopAtTheirLimit: a value far larger than a field may take is
+// refused as it is written (a string) or before it is read (a map or list
+// of more members than 4 KiB can hold), not written whole first.
+func TestFieldsStopAtTheirLimit(t *testing.T) {
+	f, err := CompileFields(map[string]string{"raw": `rawBody`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 MiB of control characters: 6 MiB as a JSON string.
+	body := bytes.Repeat([]byte{1}, MaxInputBytes)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := f.Eval(context.Background(), Call{Body: body})
+	runtime.ReadMemStats(&after)
+	if string(got.Object) != `{"raw":null}` {
+		t.Fatalf("got %.100s", got.Object)
+	}
+	// rawBody is one copy of the body; writing it whole would be 6 more.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*uint64(len(body)) {
+		t.Errorf("the evaluation allocated %d bytes for a %d-byte body", alloc, len(body))
+	}
+
+	var keys strings.Builder
+	// 2,000 members of 70 bytes: 820 at most fit 4 KiB.
+	keys.WriteString(`{"k0":0`)
+	for i := 1; i < 2000; i++ {
+		fmt.Fprintf(&keys, `,"k%d":"%s"`, i, strings.Repeat("v", 60))
+	}
+	keys.WriteString("}")
+	f, err = CompileFields(map[string]string{"all": `body`, "list": `body.map(k, k)`, "few": `body.k1`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = f.Eval(context.Background(), Call{Body: []byte(keys.String())})
+	if want := `{"all":null,"few":"` + strings.Repeat("v", 60) + `","list":null}`; string(got.Object) != want {
+		t.Fatalf("got %s, want %s", got.Object, want)
 	}
 }

@@ -32,6 +32,9 @@ import (
 // kubectl hookrun redeliver --endpoint NAME: an endpoint's runs sent again,
 // after an outage, oldest first; a dry run unless --yes.
 
+// finishedStates are the states of runs that may be sent again in bulk.
+var finishedStates = []string{string(agentsv1alpha1.RunError), string(agentsv1alpha1.RunSuccess), string(agentsv1alpha1.RunSkipped)}
+
 // bulkOptions are the flags of redeliver --endpoint.
 type bulkOptions struct {
 	endpoint string
@@ -43,13 +46,13 @@ type bulkOptions struct {
 func (b *bulkOptions) addFlags(cmd *cobra.Command, e *env) {
 	fs := cmd.Flags()
 	fs.StringVar(&b.endpoint, "endpoint", "", "Redeliver the runs of this endpoint (instead of one run): a list unless --yes.")
-	fs.StringSliceVar(&b.states, "state", []string{string(agentsv1alpha1.RunError)}, "With --endpoint: the runs in these states ("+strings.Join(runStates, ", ")+").")
+	fs.StringSliceVar(&b.states, "state", []string{string(agentsv1alpha1.RunError)}, "With --endpoint: the runs in these states ("+strings.Join(finishedStates, ", ")+").")
 	fs.DurationVar(&b.since, "since", 0, "With --endpoint: only runs received within this duration, for example 2h (0: every run retained).")
 	fs.BoolVar(&b.yes, "yes", false, "With --endpoint: send them; without it, list what would be sent and send nothing.")
 	_ = cmd.RegisterFlagCompletionFunc("endpoint", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return e.completeEndpoints(cmd, nil, toComplete)
 	})
-	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(runStates, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(finishedStates, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // changed tells whether a flag that goes only with --endpoint was given.
@@ -68,8 +71,8 @@ const bulkDeliveryPrefix = "hookrun-redeliver-"
 // the first 429.
 func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o sendOptions) error {
 	for _, s := range b.states {
-		if !slices.Contains(runStates, s) {
-			return usageError{fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", "))}
+		if !slices.Contains(finishedStates, s) {
+			return usageError{fmt.Errorf("--state %q: runs that ended can be sent again, in state %s (a queued or running run would reach the agent twice)", s, strings.Join(finishedStates, ", "))}
 		}
 	}
 	if b.since < 0 {
@@ -82,10 +85,19 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 	if err != nil {
 		return err
 	}
-	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: b.endpoint, states: b.states, since: b.since})
+	all, _, _, err := e.recentRuns(ctx, runFilter{endpoint: b.endpoint})
 	if err != nil {
 		return err
 	}
+	// The runs sent again before, by the run they resend: their delivery
+	// ID names it.
+	resentAs := map[string]string{}
+	for i := range all {
+		if s := all[i].Spec.Sender; s != nil && strings.HasPrefix(s.DeliveryID, bulkDeliveryPrefix) {
+			resentAs[strings.TrimPrefix(s.DeliveryID, bulkDeliveryPrefix)] = all[i].Name
+		}
+	}
+	runs := e.selectRuns(all, runFilter{states: b.states, since: b.since})
 	slices.Reverse(runs) // oldest first, as they were received
 	which := "in state " + strings.Join(b.states, ", ")
 	if b.since > 0 {
@@ -99,7 +111,11 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 		fmt.Fprintf(e.out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(runs), ns, b.endpoint, which)
 		for i := range runs {
 			r := &runs[i]
-			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", printableLine(r.Name), r.EffectiveState(), age(&r.Spec.ReceivedAt, e.now()), payloadSize(r))
+			note := payloadSize(r)
+			if again, ok := resentAs[r.Name]; ok {
+				note = "sent again before, as run " + printableLine(again) + ": skipped"
+			}
+			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", printableLine(r.Name), r.EffectiveState(), age(&r.Spec.ReceivedAt, e.now()), note)
 		}
 		fmt.Fprintln(e.out, "Nothing was sent: add --yes to send them.")
 		return nil
@@ -109,10 +125,17 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 		return err
 	}
 	fmt.Fprintf(e.out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(runs), ns, b.endpoint, which)
-	var sent, skipped int
+	var sent, before, skipped int
 	for i := range runs {
 		r := &runs[i]
 		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), printableLine(r.Name))
+		if again, ok := resentAs[r.Name]; ok {
+			// Sent again before: sending it now would be answered with
+			// that run, and take a call from the endpoint's rate limit.
+			fmt.Fprintf(e.out, "%s: sent again before, as run %s\n", prefix, printableLine(again))
+			before++
+			continue
+		}
 		body, err := e.storedBody(ctx, r)
 		if err != nil {
 			fmt.Fprintf(e.out, "%s: skipped: %v\n", prefix, err)
@@ -125,19 +148,26 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 		}
 		switch a.status {
 		case http.StatusAccepted:
+			if a.runID == r.Name {
+				// A sender type whose delivery ID is in the body:
+				// the receiver answered with this very run.
+				fmt.Fprintf(e.out, "%s: not started again: its delivery ID is in the body, and the receiver answered with this run\n", prefix)
+				skipped++
+				continue
+			}
 			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, printableLine(a.runID))
 			sent++
-		case http.StatusTooManyRequests:
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 			left := len(runs) - i
 			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, printable(a.statusText), printable(string(a.answer)))
-			return fmt.Errorf("%w: stopped at the first 429: %d sent, %d left; try again in %s (the same command: the runs sent are answered with their new runs and not started twice)",
-				errRunFailed, sent, left, retryIn(a.retryAfter))
+			return fmt.Errorf("%w: stopped at the first %d: %d sent, %d left; try again in %s (the same command skips the runs sent)",
+				errRunFailed, a.status, sent, left, retryIn(a.retryAfter))
 		default:
 			fmt.Fprintf(e.out, "%s: not sent again: %v\n", prefix, e.judgeAnswer(a.status, a.answer, delivery{}))
 			skipped++
 		}
 	}
-	fmt.Fprintf(e.out, "Done: %d sent, %d not.\n", sent, skipped)
+	fmt.Fprintf(e.out, "Done: %d sent, %d sent before, %d not sent.\n", sent, before, skipped)
 	if skipped > 0 {
 		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(runs))
 	}

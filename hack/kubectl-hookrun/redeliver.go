@@ -48,9 +48,9 @@ Secrets in the namespace (the payload and the endpoint's secret are Secrets).
 With --endpoint instead of a run: the endpoint's runs in --state (default error)
 received within --since, oldest first. Without --yes it lists them and sends
 nothing; with --yes it sends each, printing its new runId, and stops at the first
-429, saying how many are left and when to try again. Each is sent with the
-delivery ID hookrun-redeliver-<RUN>, so sending them again (after a 429, say)
-starts no second run for those already sent while their new runs exist.`,
+429 or 503, saying how many are left and when to try again. Each is sent with the
+delivery ID hookrun-redeliver-<RUN>: run again (after a 429, say), the command
+skips the runs it sent before and sends only the resends that failed too.`,
 		Example: `  kubectl hookrun redeliver github-issues-01jd5v3x7q9m2k8w4r6t0y1z2a
   kubectl hookrun redeliver --endpoint github-issues --since 2h
   kubectl hookrun redeliver --endpoint github-issues --since 2h --yes`,

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -131,35 +132,40 @@ var _ = Describe("kubectl hookrun redeliver --endpoint, and fields", Ordered, fu
 		Expect(r.code).To(Equal(0), r.stderr)
 		sent := regexp.MustCompile(`\[\d/3\] github-issues-[0-9a-z]{26}: 202, run (github-issues-[0-9a-z]{26})`).FindAllStringSubmatch(r.stdout, -1)
 		Expect(sent).To(HaveLen(3), r.stdout)
-		Expect(r.stdout).To(ContainSubstring("Done: 3 sent, 0 not."))
+		Expect(r.stdout).To(ContainSubstring("Done: 3 sent, 0 sent before, 0 not sent."))
 		Eventually(func() int { return inState(runsOf(ctx, "github-issues"), agentsv1alpha1.RunError) }).Should(Equal(6), "the agent is still down")
 		for _, s := range sent {
 			run := get(ctx, &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: bulkNS, Name: s[1]}})
 			Expect(run.Spec.Sender.DeliveryID).To(HavePrefix("hookrun-redeliver-github-issues-"))
 		}
 
-		By("again: a run sent before is answered with its new run, only the resends that failed start again")
+		By("again: the runs sent before are skipped, and only the resends that failed too are sent")
 		r = plugin(ctx, "redeliver", "--endpoint", "github-issues", "--yes")
 		Expect(r.code).To(Equal(0), r.stderr)
 		for _, s := range sent {
-			Expect(r.stdout).To(ContainSubstring(": 202, run "+s[1]), "the original's delivery is answered with the run it started")
+			Expect(r.stdout).To(ContainSubstring(": sent again before, as run " + s[1]))
 		}
-		Expect(r.stdout).To(ContainSubstring("Done: 6 sent, 0 not."))
+		Expect(r.stdout).To(ContainSubstring("Done: 3 sent, 3 sent before, 0 not sent."))
 		Expect(runsOf(ctx, "github-issues")).To(HaveLen(9), "three new runs, not six")
+		Eventually(func() int { return inState(runsOf(ctx, "github-issues"), agentsv1alpha1.RunError) }).Should(Equal(9))
 
-		By("the window full (12 calls so far): the next bulk stops at the first 429, saying how many are left and when to try again")
-		for range rateLimit - 12 {
+		By("the window full (9 calls so far): the next bulk stops at the first 429, saying how many are left and when to try again")
+		for range rateLimit - 9 {
 			Expect(call(ctx, ep.URL, ep.Secret, "{}").Status).To(Equal(http.StatusAccepted))
 		}
 		r = plugin(ctx, "redeliver", "--endpoint", "github-issues", "--yes")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stdout).To(MatchRegexp(`\[1/\d+\] github-issues-[0-9a-z]{26}: 429 Too Many Requests`))
-		Expect(r.stdout).NotTo(ContainSubstring("[2/"))
-		Expect(r.stderr).To(MatchRegexp(`stopped at the first 429: 0 sent, \d+ left; try again in \d+ s`))
+		Expect(strings.Count(r.stdout, ": sent again before, as run ")).To(Equal(6))
+		Expect(r.stdout).To(MatchRegexp(`\[7/9\] github-issues-[0-9a-z]{26}: 429 Too Many Requests`))
+		Expect(r.stdout).NotTo(ContainSubstring("[8/9]"))
+		Expect(r.stderr).To(MatchRegexp(`stopped at the first 429: 0 sent, 3 left; try again in \d+ s`))
 	})
 
-	It("refuses a run with --endpoint, and --yes without it", func(ctx SpecContext) {
-		r := plugin(ctx, "redeliver", "--endpoint", "github-issues", "github-issues-x")
+	It("refuses --state of runs that have not ended, a run with --endpoint, and --yes without it", func(ctx SpecContext) {
+		r := plugin(ctx, "redeliver", "--endpoint", "github-issues", "--state", "running")
+		Expect(r.code).To(Equal(2))
+		Expect(r.stderr).To(ContainSubstring("a queued or running run would reach the agent twice"))
+		r = plugin(ctx, "redeliver", "--endpoint", "github-issues", "github-issues-x")
 		Expect(r.code).To(Equal(2))
 		Expect(r.stderr).To(ContainSubstring("name either a run or --endpoint, not both"))
 		r = plugin(ctx, "redeliver", "github-issues-x", "--yes")

@@ -17,8 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"time"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,12 +34,7 @@ var _ = Describe("A run with fields", func() {
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		agent = newTestAgent()
-		a := newAgent(ns, "triage")
-		a.Spec.A2A.URL = agent.srv.URL
-		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
-		a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
-		Expect(k8sClient.Create(ctx, a)).To(Succeed())
+		agent = serveTestAgent(ctx, ns, nil)
 	})
 	sendFields := func(run *agentsv1alpha1.AgentRun) { run.Spec.Payload.Send = agentsv1alpha1.PayloadFields }
 	stateOf := func(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {

@@ -24,11 +24,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,11 +166,45 @@ func matchesGolden(name, out string, secrets ...string) {
 	Expect(got).To(Equal(string(want)), "output differs from %s (masked)", path)
 }
 
+// samplesIn applies the samples at paths (under config/samples) in
+// namespace as the developer, points their Agent triage at the suite's
+// demo agent, and waits until endpoints are Ready and Active.
+func samplesIn(ctx context.Context, namespace string, endpoints []string, paths ...string) {
+	GinkgoHelper()
+	samples := filepath.Join(testenv.Root(), "config", "samples")
+	files := make([]string, 0, len(paths))
+	for _, p := range paths {
+		files = append(files, filepath.Join(samples, p))
+	}
+	Eventually(func() error { return clusterinstall.ApplyIn(ctx, developer(), namespace, files...) }).Should(Succeed())
+	e2eAgent := &agentsv1alpha1.Agent{}
+	Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "triage"}, e2eAgent)).To(Succeed())
+	agent := &agentsv1alpha1.Agent{}
+	Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "triage"}, agent)).To(Succeed())
+	patch := client.MergeFrom(agent.DeepCopy())
+	agent.Spec.A2A.URL = e2eAgent.Spec.A2A.URL
+	Expect(developer().Patch(ctx, agent, patch)).To(Succeed())
+	Eventually(func(g Gomega) {
+		for _, name := range endpoints {
+			ep := &agentsv1alpha1.WebhookEndpoint{}
+			g.Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, ep)).To(Succeed())
+			g.Expect(conditionStatus(ep.Status.Conditions, agentsv1alpha1.ConditionReady)).To(Equal(metav1.ConditionTrue), name)
+			g.Expect(ep.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive), name)
+		}
+	}).WithTimeout(time.Minute).Should(Succeed())
+}
+
 // bindRole binds a ClusterRole to user in the plugin namespace.
 func bindRole(ctx context.Context, user, role string) *rbacv1.RoleBinding {
 	GinkgoHelper()
+	return bindRoleIn(ctx, pluginNS, user, role)
+}
+
+// bindRoleIn binds a ClusterRole to user in namespace.
+func bindRoleIn(ctx context.Context, namespace, user, role string) *rbacv1.RoleBinding {
+	GinkgoHelper()
 	rb := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: pluginNS, GenerateName: role + "-"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, GenerateName: role + "-"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 	}
@@ -244,28 +280,9 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		bindRole(ctx, devcluster.Developer, "edit")
 		bindRole(ctx, viewer, "view")
 		bindRole(ctx, member, "hookrun-agent-user")
-		samples := filepath.Join(testenv.Root(), "config", "samples")
-		Eventually(func() error {
-			return clusterinstall.ApplyIn(ctx, developer(), pluginNS, filepath.Join(samples, "agent.yaml"),
-				filepath.Join(samples, "webhookendpoint_github.yaml"), filepath.Join(samples, "senders"))
-		}).Should(Succeed())
 		// The samples' Stripe and Slack Secrets hold placeholders; they
 		// are at least 32 bytes, so they sign as well as real ones.
-		e2eAgent := &agentsv1alpha1.Agent{}
-		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "triage"}, e2eAgent)).To(Succeed())
-		agent := &agentsv1alpha1.Agent{}
-		Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: pluginNS, Name: "triage"}, agent)).To(Succeed())
-		patch := client.MergeFrom(agent.DeepCopy())
-		agent.Spec.A2A.URL = e2eAgent.Spec.A2A.URL
-		Expect(developer().Patch(ctx, agent, patch)).To(Succeed())
-		Eventually(func(g Gomega) {
-			for name := range senderEndpoints {
-				ep := &agentsv1alpha1.WebhookEndpoint{}
-				g.Expect(cluster.AdminClient.Get(ctx, client.ObjectKey{Namespace: pluginNS, Name: name}, ep)).To(Succeed())
-				g.Expect(conditionStatus(ep.Status.Conditions, agentsv1alpha1.ConditionReady)).To(Equal(metav1.ConditionTrue), name)
-				g.Expect(ep.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive), name)
-			}
-		}).WithTimeout(time.Minute).Should(Succeed())
+		samplesIn(ctx, pluginNS, slices.Collect(maps.Keys(senderEndpoints)), "agent.yaml", "webhookendpoint_github.yaml", "senders")
 	})
 
 	It("lists the endpoints, and tells a user without a role which one they need", func(ctx SpecContext) {

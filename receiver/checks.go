@@ -63,8 +63,9 @@ type callState struct {
 
 	// fields and fieldErrors are the call's spec.fields (evaluateFields):
 	// the JSON object, and the names of those that failed as a JSON array;
-	// nil without.
+	// nil without. send is the spec.payload read with them.
 	fields, fieldErrors []byte
+	send                agentsv1alpha1.PayloadMode
 }
 
 // checkRoute answers anything but POST /api/webhooks/{endpointId}/receive,
@@ -308,7 +309,9 @@ func (h *Handler) storeRun(c *callState) (code int) {
 		SHA256:      hex.EncodeToString(sum[:]),
 		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
 	}
-	if c.ep.Spec.Payload == agentsv1alpha1.PayloadFields {
+	if c.fields != nil && c.send == agentsv1alpha1.PayloadFields {
+		// Of the read that gave the fields: the informer's spec.payload
+		// may be of another generation.
 		run.Spec.Payload.Send = agentsv1alpha1.PayloadFields
 	}
 	span := h.startReceive(c, run)

@@ -77,11 +77,12 @@ var evaluateFieldsOf = func(ctx context.Context, f *filter.Fields, call filter.C
 }
 
 // endpointFields is an endpoint's spec.fields compiled at generation, or
-// why they do not compile.
+// why they do not compile, and its spec.payload at that generation.
 type endpointFields struct {
 	generation int64
 	fields     *filter.Fields
 	err        error
+	payload    agentsv1alpha1.PayloadMode
 }
 
 // fieldsKey is the key of an endpoint's compiled fields among the compiled
@@ -97,12 +98,12 @@ func (h *Handler) fieldsOf(ctx context.Context, e *endpoint) (*endpointFields, e
 			return f, nil
 		}
 	}
-	spec, generation, err := h.store.fields(ctx, e.obj)
+	spec, err := h.store.fields(ctx, e.obj)
 	if err != nil {
 		return nil, err
 	}
-	compiled, err := filter.CompileFields(spec)
-	f := &endpointFields{generation: generation, fields: compiled, err: err}
+	compiled, err := filter.CompileFields(spec.fields)
+	f := &endpointFields{generation: spec.generation, fields: compiled, err: err, payload: spec.payload}
 	h.table.filters.Add(fieldsKey(e.obj.UID), f)
 	return f, nil
 }
@@ -147,7 +148,7 @@ func (h *Handler) evaluateFields(c *callState) int {
 	if errs != nil {
 		h.metrics.fieldErrors.Inc()
 	}
-	c.fields, c.fieldErrors = v.Object, errs
+	c.fields, c.fieldErrors, c.send = v.Object, errs, f.payload
 	return notAnswered
 }
 

@@ -87,9 +87,9 @@ type store interface {
 	// prompt returns ep's prompt at ep's generation or later (the informer
 	// keeps none), for the run of a call.
 	prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
-	// fields returns ep's spec.fields at ep's generation or later (the
-	// informer keeps none), and that generation.
-	fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error)
+	// fields returns ep's spec.fields and spec.payload at ep's generation
+	// or later (the informer keeps no fields), and that generation.
+	fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error)
 	// forget drops what the store keeps of a deleted endpoint.
 	forget(uid types.UID)
 }

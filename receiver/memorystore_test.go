@@ -50,8 +50,8 @@ func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun,
 	return false, nil
 }
 
-func (m *memoryStore) fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
-	return ep.Spec.Fields, ep.Generation, nil
+func (m *memoryStore) fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
+	return fieldsSpec{generation: ep.Generation, fields: ep.Spec.Fields, payload: ep.Spec.Payload}, nil
 }
 
 func (m *memoryStore) duplicate(_ context.Context, _, name string, _ map[string][]byte) (bool, error) {

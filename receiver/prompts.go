@@ -45,7 +45,15 @@ type promptCache struct {
 type promptEntry struct {
 	generation int64
 	prompt     string
+	fields     fieldsSpec
+}
+
+// fieldsSpec is an endpoint's spec.fields and spec.payload at generation:
+// read together, so that a run sends the fields it has.
+type fieldsSpec struct {
+	generation int64
 	fields     map[string]agentsv1alpha1.FieldExpression
+	payload    agentsv1alpha1.PayloadMode
 }
 
 func newPromptCache(reader client.Reader) *promptCache {
@@ -59,11 +67,11 @@ func (p *promptCache) promptOf(ctx context.Context, ep *agentsv1alpha1.WebhookEn
 	return e.prompt, err
 }
 
-// fieldsOf returns ep's spec.fields at ep's generation or later, and that
-// generation.
-func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
+// fieldsOf returns ep's spec.fields and spec.payload at ep's generation or
+// later.
+func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
 	e, err := p.entryOf(ctx, ep)
-	return e.fields, e.generation, err
+	return e.fields, err
 }
 
 // entryOf returns what is kept of ep at ep's generation or later, reading
@@ -81,7 +89,8 @@ func (p *promptCache) entryOf(ctx context.Context, ep *agentsv1alpha1.WebhookEnd
 	if fresh.UID != ep.UID {
 		return promptEntry{}, fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: it was deleted and created again", ep.Namespace, ep.Name)
 	}
-	e := promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt, fields: fresh.Spec.Fields}
+	e := promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt,
+		fields: fieldsSpec{generation: fresh.Generation, fields: fresh.Spec.Fields, payload: fresh.Spec.Payload}}
 	p.entries.Add(ep.UID, e)
 	return e, nil
 }

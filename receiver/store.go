@@ -56,7 +56,7 @@ func (s *kubeStore) prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoi
 	return s.prompts.promptOf(ctx, ep)
 }
 
-func (s *kubeStore) fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (map[string]agentsv1alpha1.FieldExpression, int64, error) {
+func (s *kubeStore) fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
 	return s.prompts.fieldsOf(ctx, ep)
 }
 

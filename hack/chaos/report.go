@@ -221,9 +221,12 @@ const HandHeading = "## Figures quoted in the guides"
 
 // SplitDoc cuts docs/benchmarks.md into the part `make bench` writes, the
 // part `make chaos` writes and the hand-written part both keep.
+// The parts share doc's array, but each is capped at its own end: a writer
+// that appends its section to bench copies it, and cannot overwrite the
+// hand-written part after it (it once did, when the chaos section grew).
 func SplitDoc(doc []byte) (bench, chaos, hand []byte) {
 	if i := bytes.Index(doc, []byte(HandHeading)); i >= 0 {
-		doc, hand = doc[:i], doc[i:]
+		doc, hand = doc[:i:i], doc[i:]
 		// The writers put one blank line before it again.
 		for bytes.HasSuffix(doc, []byte("\n\n")) {
 			doc = doc[:len(doc)-1]
@@ -231,7 +234,7 @@ func SplitDoc(doc []byte) (bench, chaos, hand []byte) {
 	}
 	i := bytes.Index(doc, []byte(ReportHeading))
 	if i < 0 {
-		return doc, nil, hand
+		return doc[:len(doc):len(doc)], nil, hand
 	}
-	return doc[:i], doc[i:], hand
+	return doc[:i:i], doc[i:len(doc):len(doc)], hand
 }

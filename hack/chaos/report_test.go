@@ -64,3 +64,17 @@ func TestSplitDocKeepsTheHandSection(t *testing.T) {
 		t.Errorf("after two rewrites:\n%s\nwant:\n%s", doc, want)
 	}
 }
+
+// TestSplitDocPartsDoNotOverlap: appending a longer section to bench, as
+// make chaos does, leaves the hand-written part as it was (the parts share
+// the document's array).
+func TestSplitDocPartsDoNotOverlap(t *testing.T) {
+	doc := []byte("# Benchmarks\n\n" + ReportHeading + "\n\nold\n\n" + HandHeading + "\n\n- kept\n")
+	bench, _, hand := SplitDoc(doc)
+	want := string(hand)
+	grown := append(bench, ReportHeading+"\n\na much longer section than the old one\n"...)
+	if string(hand) != want {
+		t.Fatalf("appending to bench overwrote the hand-written part: %q", hand)
+	}
+	_ = grown
+}

@@ -23,10 +23,6 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// fieldsElsewhere stands, in the cache, for the spec.fields of every
-// endpoint that has some: one entry, never read for its contents.
-var fieldsElsewhere = map[string]agentsv1alpha1.FieldExpression{"": ""}
-
 // stripToUse is the receiver's cache transform: every object keeps only the
 // fields the receiver reads. Each replica holds every endpoint, Agent and
 // AgentThread of the cluster, and what a tenant may write into them
@@ -41,10 +37,8 @@ func stripToUse(obj any) (any, error) {
 		// filter compiled when a call needs it (table.filterOf).
 		o.Spec.Prompt = ""
 		// spec.fields are read and compiled when a call needs them
-		// (table.fieldsOf); what stays says that there are some.
-		if len(o.Spec.Fields) > 0 {
-			o.Spec.Fields = fieldsElsewhere
-		}
+		// (Handler.fieldsOf); what stays says that there are some.
+		o.Spec.StripFields()
 		s := &o.Status
 		o.Status = agentsv1alpha1.WebhookEndpointStatus{
 			EndpointID: s.EndpointID, EndpointIDSince: s.EndpointIDSince, Phase: s.Phase, PauseReason: s.PauseReason,

@@ -113,7 +113,7 @@ var _ = Describe("The receiver's cache", func() {
 		ep, id := f.endpoint(ctx, endpointSpec{name: "fields", secret: "s", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"n": `body.n`, "long": agentsv1alpha1.FieldExpression(`"` + strings.Repeat("x", 1014) + `" != ""`)}
 		}})
-		Expect(handler.table.lookup(id).obj.Spec.Fields).To(Equal(fieldsElsewhere), "the informer keeps only a mark that there are fields")
+		Expect(handler.table.lookup(id).obj.Spec.FieldsStripped()).To(BeTrue(), "the informer keeps only a mark that there are fields")
 		_, compiled := handler.table.filters.Get(fieldsKey(ep.UID))
 		Expect(compiled).To(BeFalse(), "nothing is compiled before a call needs it")
 

@@ -45,7 +45,8 @@ type promptCache struct {
 type promptEntry struct {
 	generation int64
 	prompt     string
-	fields     fieldsSpec
+	fields     map[string]agentsv1alpha1.FieldExpression
+	payload    agentsv1alpha1.PayloadMode
 }
 
 // fieldsSpec is an endpoint's spec.fields and spec.payload at generation:
@@ -71,7 +72,7 @@ func (p *promptCache) promptOf(ctx context.Context, ep *agentsv1alpha1.WebhookEn
 // later.
 func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
 	e, err := p.entryOf(ctx, ep)
-	return e.fields, err
+	return fieldsSpec{generation: e.generation, fields: e.fields, payload: e.payload}, err
 }
 
 // entryOf returns what is kept of ep at ep's generation or later, reading
@@ -89,8 +90,7 @@ func (p *promptCache) entryOf(ctx context.Context, ep *agentsv1alpha1.WebhookEnd
 	if fresh.UID != ep.UID {
 		return promptEntry{}, fmt.Errorf("reading the prompt of WebhookEndpoint %s/%s: it was deleted and created again", ep.Namespace, ep.Name)
 	}
-	e := promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt,
-		fields: fieldsSpec{generation: fresh.Generation, fields: fresh.Spec.Fields, payload: fresh.Spec.Payload}}
+	e := promptEntry{generation: fresh.Generation, prompt: fresh.Spec.Prompt, fields: fresh.Spec.Fields, payload: fresh.Spec.Payload}
 	p.entries.Add(ep.UID, e)
 	return e, nil
 }

@@ -188,8 +188,25 @@ type WebhookEndpointSpec struct {
 	Payload PayloadMode `json:"payload,omitempty"`
 }
 
-// MaxFields is the most names spec.fields may have.
-const MaxFields = 32
+// fieldsStripped is the one name of the spec.fields a cache keeps of an
+// endpoint that has some (StripFields): no field may have it (names are
+// identifiers).
+const fieldsStripped = ""
+
+// StripFields replaces spec.fields, when there are some, with a mark that
+// there are: the operator's and the receiver's caches keep no fields (32
+// of 1,024 characters per endpoint) and read them when they compile them.
+func (s *WebhookEndpointSpec) StripFields() {
+	if len(s.Fields) > 0 {
+		s.Fields = map[string]FieldExpression{fieldsStripped: ""}
+	}
+}
+
+// FieldsStripped tells whether spec.fields is StripFields' mark.
+func (s *WebhookEndpointSpec) FieldsStripped() bool {
+	_, marked := s.Fields[fieldsStripped]
+	return marked && len(s.Fields) == 1
+}
 
 // FieldExpression is the CEL expression of one of spec.fields.
 // +kubebuilder:validation:MinLength=1

@@ -145,7 +145,8 @@ func (f *Fields) Eval(ctx context.Context, call Call) Values {
 	return out
 }
 
-// cut is s, cut to at most n bytes at a character's start.
+// cut is s, cut to at most n bytes at a character's start, and " …" after
+// it when anything was cut.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -153,5 +154,5 @@ func cut(s string, n int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n] + " …"
 }

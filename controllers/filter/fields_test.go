@@ -268,11 +268,7 @@ func TestEncodeJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := f.Eval(context.Background(), Call{})
-			want := `{"v":` + tc.want + `}`
-			if tc.want == "" {
-				want = `{"v":null}`
-			}
-			if string(got.Object) != want {
+			if want := `{"v":` + tc.want + `}`; string(got.Object) != want {
 				t.Fatalf("got %s, want %s", got.Object, want)
 			}
 		})

@@ -177,14 +177,7 @@ func firstIssue(report string) string {
 	if i := strings.Index(report[1:], "\nERROR: "); i >= 0 {
 		report = report[:i+1]
 	}
-	if len(report) > MaxIssueBytes {
-		cut := MaxIssueBytes
-		for cut > 0 && !utf8.RuneStart(report[cut]) {
-			cut--
-		}
-		report = report[:cut] + " …"
-	}
-	return report
+	return cut(report, MaxIssueBytes)
 }
 
 func costString(c uint64) string {

@@ -93,25 +93,18 @@ func StripForCache(obj any) {
 		}
 	case *agentsv1alpha1.WebhookEndpoint:
 		o.Spec.Prompt = "" // the receiver copies it into each run; the operator never reads it
-		// spec.fields (32 of 1,024 characters) are compiled once per
-		// generation from a read of their own (SpecWithFields); the cache
-		// keeps a mark that there are some.
-		if len(o.Spec.Fields) > 0 {
-			o.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{fieldsElsewhere: ""}
-		}
+		// spec.fields are compiled once per generation from a read of their
+		// own (SpecWithFields).
+		o.Spec.StripFields()
 	}
 }
-
-// fieldsElsewhere is the one name of the spec.fields the cache keeps of an
-// endpoint that has some: no field may have it (names are identifiers).
-const fieldsElsewhere = ""
 
 // SpecWithFields returns ep's spec with its spec.fields, and the
 // generation it is of: ep's own when the cache kept them (or there are
 // none), else the spec read around the cache, which keeps only the mark
 // that there are some (StripForCache).
 func SpecWithFields(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint) (*agentsv1alpha1.WebhookEndpointSpec, int64, error) {
-	if _, marked := ep.Spec.Fields[fieldsElsewhere]; !marked || len(ep.Spec.Fields) != 1 {
+	if !ep.Spec.FieldsStripped() {
 		return &ep.Spec, ep.Generation, nil
 	}
 	fresh := &agentsv1alpha1.WebhookEndpoint{}

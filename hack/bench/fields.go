@@ -36,16 +36,16 @@ import (
 // fieldsDeliveries are the deliveries, their four fields, and the
 // documented filter of their event.
 var fieldsDeliveries = []struct {
-	file, name, filter string
-	fields             map[string]string
+	file, name, event, filter string
+	fields                    map[string]string
 }{
-	{"issues-opened.json", "GitHub issues opened", `event == "issues" && body.action == "opened"`, map[string]string{
+	{"issues-opened.json", "GitHub issues opened", "issues", `event == "issues" && body.action == "opened"`, map[string]string{
 		"title": `body.issue.title`, "number": `body.issue.number`, "labels": `body.issue.labels.map(l, l.name)`, "text": `body.issue.body`,
 	}},
-	{"pull_request-opened.json", "GitHub pull_request opened", `event == "pull_request" && body.action == "opened"`, map[string]string{
+	{"pull_request-opened.json", "GitHub pull_request opened", "pull_request", `event == "pull_request" && body.action == "opened"`, map[string]string{
 		"title": `body.pull_request.title`, "number": `body.number`, "branch": `body.pull_request.head.ref`, "text": `body.pull_request.body`,
 	}},
-	{"push.json", "GitHub push", `event == "push" && body.ref == "refs/heads/main"`, map[string]string{
+	{"push.json", "GitHub push", "push", `event == "push" && body.ref == "refs/heads/main"`, map[string]string{
 		"ref": `body.ref`, "repository": `body.repository.full_name`, "commits": `body.commits.map(c, c.message)`, "pusher": `body.pusher.name`,
 	}},
 }
@@ -71,7 +71,7 @@ func measureFields(repeat int, logf func(string, ...any)) ([]row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.name, err)
 		}
-		call := filter.Call{Event: eventOf(d.file), Body: body}
+		call := filter.Call{Event: d.event, Body: body}
 		v := fields.Eval(context.Background(), call)
 		if len(v.Errors) > 0 {
 			return nil, fmt.Errorf("%s: fields %v failed", d.name, v.Errors)
@@ -97,16 +97,6 @@ func measureFields(repeat int, logf func(string, ...any)) ([]row, error) {
 		})
 	}
 	return rows, nil
-}
-
-func eventOf(file string) string {
-	switch file {
-	case "issues-opened.json":
-		return "issues"
-	case "pull_request-opened.json":
-		return "pull_request"
-	}
-	return "push"
 }
 
 // median is the median time of fn over 1000 runs, repeat times.

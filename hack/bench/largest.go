@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/hack/devcluster"
 )
 
@@ -56,7 +57,7 @@ func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 		names = append(names, fmt.Sprintf(`"e%05d-%04d"`, i, len(names)))
 	}
 	fields := map[string]agentsv1alpha1.FieldExpression{}
-	for j := range agentsv1alpha1.MaxFields {
+	for j := range filter.MaxFields {
 		fields[fmt.Sprintf("f%02d_", j)+strings.Repeat("n", 63-4)] = agentsv1alpha1.FieldExpression(fmt.Sprintf(`"%05d-%02d`, i, j) + strings.Repeat("x", 1024-10) + `"`)
 	}
 	return agentsv1alpha1.WebhookEndpointSpec{

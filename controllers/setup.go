@@ -36,6 +36,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/endpointruns"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/report"
 	"github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/controllers/thread"
@@ -88,6 +89,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if err != nil {
 		return err
 	}
+	issuers, err := oidc.ParseIssuers(opts.OIDCIssuers)
+	if err != nil {
+		return err
+	}
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
 		deps.A2A = run.NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
@@ -123,6 +128,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		RunCountDelay:        opts.RunCountDelay,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
+		OIDCIssuers:          issuers,
 	}
 	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{

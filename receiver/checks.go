@@ -66,6 +66,9 @@ type callState struct {
 	// nil without. send is the spec.payload read with them.
 	fields, fieldErrors []byte
 	send                agentsv1alpha1.PayloadMode
+
+	// tokenSubject is the sub of an OIDC sender's verified token.
+	tokenSubject string
 }
 
 // checkRoute answers anything but POST /api/webhooks/{endpointId}/receive,
@@ -137,6 +140,9 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	}
 	if len(values) != 1 {
 		return c.reject(answerForbidden, reasonRepeatedCredential)
+	}
+	if c.snd.oidc != nil {
+		return h.checkToken(c, values[0])
 	}
 	if !c.snd.kind.Signed() {
 		secret, ok := c.snd.secretOf(values[0])
@@ -313,6 +319,9 @@ func (h *Handler) storeRun(c *callState) (code int) {
 		// Of the read that gave the fields: the informer's spec.payload
 		// may be of another generation.
 		run.Spec.Payload.Send = agentsv1alpha1.PayloadFields
+	}
+	if c.tokenSubject != "" {
+		run.Spec.Sender.TokenSubject = c.tokenSubject
 	}
 	span := h.startReceive(c, run)
 	defer func() { endReceive(span, code) }()

@@ -87,10 +87,12 @@ func (t *table) filterOf(e *endpoint) *endpointFilter {
 	return f
 }
 
-// forgetFilter drops a deleted endpoint's compiled filter and fields.
+// forgetFilter drops a deleted endpoint's compiled filter, fields and
+// claims.
 func (t *table) forgetFilter(uid types.UID) {
 	t.filters.Remove(uid)
 	t.filters.Remove(fieldsKey(uid))
+	t.filters.Remove(claimsKey(uid))
 }
 
 // applyFilter is the endpoint's spec.filter: a filter that does not compile

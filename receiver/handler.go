@@ -35,6 +35,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
 const (
@@ -113,6 +114,9 @@ type Handler struct {
 	preParse             *limiters
 	backlog              *backlog
 	bodies               *bodyBudget
+	// oidc verifies the tokens of OIDC senders, at tokenClock's time.
+	oidc       *oidc.Verifier
+	tokenClock clock.PassiveClock
 	// filterGate bounds the evaluations of each endpoint's spec.filter.
 	filterGate filterGate
 	// bodyReadTimeout bounds reading a body (BodyReadTimeout).

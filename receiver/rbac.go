@@ -26,7 +26,9 @@ package receiver
 // payload could not be stored is deleted (its Secret, if any, goes with it).
 // /readyz confirms a denied SubjectAccessReview (see package membership).
 // In its own namespace it writes its rejection report, a ConfigMap per
-// replica (report.go): create, and update to replace it.
+// replica (report.go): create, and update to replace it. It reads the
+// cluster's service account issuer and keys (OIDC senders; the URLs of
+// ClusterRole system:service-account-issuer-discovery).
 
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=webhookendpoints;agents;agentthreads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agents.hookrun.dev,resources=agentruns,verbs=get;create;patch;delete
@@ -36,3 +38,4 @@ package receiver
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch,namespace=hookrun-system
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:urls=/readyz,verbs=get
+// +kubebuilder:rbac:urls=/.well-known/openid-configuration;/openid/v1/jwks,verbs=get

@@ -92,10 +92,13 @@ type sender struct {
 	// send it under the sender's next ID, and the real call would get that
 	// run's ID and never run.
 	bodyKeysDelivery bool
+	// oidc, when not nil, is the token the credential must be
+	// (spec.sender.oidc) instead of a secret.
+	oidc *agentsv1alpha1.OIDCSender
 }
 
 func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
-	s := &sender{kind: spec.SenderOf(), tolerance: spec.ToleranceOf()}
+	s := &sender{kind: spec.SenderOf(), tolerance: spec.ToleranceOf(), oidc: spec.OIDCOf()}
 	switch s.kind {
 	case agentsv1alpha1.SenderGitHub:
 		s.credential = hdrGitHubSignature

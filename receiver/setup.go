@@ -40,6 +40,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -58,6 +59,13 @@ type Dependencies struct {
 	// TracerProvider makes the receive spans; nil: one that exports
 	// nothing (traces still propagate to the operator).
 	TracerProvider trace.TracerProvider
+	// TokenClock is what OIDC senders' tokens are checked against (exp,
+	// nbf) and their issuers' key reads paced by; nil: Clock. Tokens of the
+	// API server carry its real time, whatever Clock a test injects.
+	TokenClock clock.PassiveClock
+	// OIDCClient reads the keys of the issuers in --oidc-issuers; nil: a
+	// client with oidc.FetchTimeout.
+	OIDCClient *http.Client
 }
 
 // CacheOptions limits the receiver's informers to the watched namespaces
@@ -134,8 +142,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 // withDefaults fills in what tests did not inject: the real clock,
 // crypto/rand and the membership check against mgr's API server.
 func (deps Dependencies) withDefaults(mgr ctrl.Manager) (Dependencies, error) {
+	if deps.OIDCClient == nil {
+		deps.OIDCClient = oidcClient()
+	}
 	if deps.Clock == nil {
 		deps.Clock = clock.RealClock{}
+	}
+	if deps.TokenClock == nil {
+		deps.TokenClock = deps.Clock
 	}
 	if deps.Rand == nil {
 		deps.Rand = rand.Reader
@@ -165,6 +179,7 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		store:                newKubeStore(mgr.GetClient(), mgr.GetAPIReader()),
 		membership:           deps.Membership,
 		clock:                deps.Clock,
+		tokenClock:           deps.TokenClock,
 		rand:                 deps.Rand,
 		log:                  ctrl.Log.WithName("receiver"),
 		metrics:              m,
@@ -179,6 +194,15 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		rejections:           newRejectionCounter(),
 		flagDisabled:         opts.DisableTriggering,
 	}
+	get, err := clusterGetter(mgr)
+	if err != nil {
+		return nil, err
+	}
+	issuers, err := oidc.ParseIssuers(opts.OIDCIssuers)
+	if err != nil {
+		return nil, err
+	}
+	h.oidc = oidc.NewVerifier(get, issuers, deps.OIDCClient)
 	h.table.onUpsert = h.backlog.observe
 	h.table.onDelete = h.forget
 	return h, nil

@@ -47,6 +47,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
@@ -78,7 +79,25 @@ var (
 	apiRequests atomic.Int64
 	// spans holds the receiver's finished spans.
 	spans = tracetest.NewInMemoryExporter()
+	// listedIssuer is an OIDC issuer on loopback in --oidc-issuers.
+	listedIssuer *oidctest.Issuer
+	// tokenClock is the real time, moved by what a spec adds: the API
+	// server's tokens carry its real time, and fakeClock may be hours
+	// ahead of it.
+	tokenClock = &skewedClock{}
 )
+
+// skewedClock is the real clock plus skew.
+type skewedClock struct{ skew atomic.Int64 }
+
+func (c *skewedClock) Now() time.Time                  { return time.Now().Add(time.Duration(c.skew.Load())) }
+func (c *skewedClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// add moves the clock by d until the spec ends.
+func (c *skewedClock) add(d time.Duration) {
+	c.skew.Add(int64(d))
+	DeferCleanup(func() { c.skew.Add(-int64(d)) })
+}
 
 func TestReceiver(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -128,6 +147,9 @@ var _ = BeforeSuite(func() {
 	opts.UnauthenticatedRateLimit = testUnauthLimit
 	opts.PodName = reportPod
 	opts.RejectionReportInterval = reportInterval
+	listedIssuer = oidctest.NewIssuer()
+	DeferCleanup(listedIssuer.Close)
+	opts.OIDCIssuers = []string{listedIssuer.URL}
 	mgr, err := ctrl.NewManager(counted, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -136,7 +158,10 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
-	handler, err = Setup(ctx, mgr, opts, Dependencies{Clock: fakeClock, TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(spans))})
+	handler, err = Setup(ctx, mgr, opts, Dependencies{
+		Clock: fakeClock, TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(spans)),
+		OIDCClient: listedIssuer.Client(), TokenClock: tokenClock,
+	})
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan struct{})
 	go func() {

@@ -72,6 +72,13 @@ const (
 	// not compile, or together they may cost more than the limit; calls
 	// answer 422 fields_invalid.
 	ReasonFieldsInvalid = "FieldsInvalid"
+	// ReasonOIDCIssuerNotAllowed: spec.sender.oidc.issuer is not among the
+	// issuers the receiver trusts (--oidc-issuers); no call can
+	// authenticate, and the issuer is never contacted.
+	ReasonOIDCIssuerNotAllowed = "OIDCIssuerNotAllowed"
+	// ReasonOIDCClaimsInvalid: spec.sender.oidc.claims does not compile;
+	// every call is refused 403.
+	ReasonOIDCClaimsInvalid = "OIDCClaimsInvalid"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"
@@ -94,6 +101,9 @@ const (
 	// ReasonAuthenticationDisabled: the endpoint allows unauthenticated calls
 	// and needs no secret.
 	ReasonAuthenticationDisabled = "AuthenticationDisabled"
+	// ReasonOIDCTokens: calls authenticate with an issuer's tokens
+	// (spec.sender.oidc) and the endpoint needs no secret.
+	ReasonOIDCTokens = "OIDCTokens"
 	// ReasonSecretNotStandardWebhooks: the sender type is StandardWebhooks
 	// but the secret is not of the form whsec_<base64>.
 	ReasonSecretNotStandardWebhooks = "SecretNotStandardWebhooks"

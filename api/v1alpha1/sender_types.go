@@ -126,6 +126,8 @@ type HMACSettings struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.events) || size(self.events) == 0 || self.type in ['GitHub', 'GitLab', 'StandardWebhooks', 'Stripe', 'Slack', 'CloudEvents']",message="spec.sender.events needs a sender that names its events (GitHub, GitLab, StandardWebhooks, Stripe, Slack or CloudEvents): remove events or change the type"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerance) || self.type in ['StandardWebhooks', 'Stripe', 'Slack']",message="spec.sender.tolerance applies only to timestamped signatures (StandardWebhooks, Stripe, Slack): remove it"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerance) || (duration(self.tolerance) >= duration('1s') && duration(self.tolerance) <= duration('1h'))",message="spec.sender.tolerance must be between 1s and 1h"
+// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || self.type in ['Bearer', 'CloudEvents']",message="spec.sender.oidc needs type Bearer or CloudEvents: the token is sent as Authorization: Bearer <token>"
+// +kubebuilder:validation:XValidation:rule="!has(self.oidc) || !has(self.rotationOverlap)",message="spec.sender.rotationOverlap applies to secrets; an endpoint with spec.sender.oidc has none: remove it"
 // +kubebuilder:validation:XValidation:rule="!has(self.rotationOverlap) || (duration(self.rotationOverlap) >= duration('0s') && duration(self.rotationOverlap) <= duration('24h'))",message="spec.sender.rotationOverlap must be between 0s and 24h"
 type Sender struct {
 	// type is the sender's scheme: Header (the default: the secret in
@@ -164,6 +166,52 @@ type Sender struct {
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
 	RotationOverlap *metav1.Duration `json:"rotationOverlap,omitempty"`
+	// oidc, for types Bearer and CloudEvents, authenticates calls with a
+	// signed token (a JWT) instead of a secret: a service account token of
+	// the cluster, or one of another OpenID Connect issuer the receiver
+	// trusts. No secret is generated. See docs/senders.md.
+	// +optional
+	OIDC *OIDCSender `json:"oidc,omitempty"`
+}
+
+// MaxClaimsLength bounds spec.sender.oidc.claims (the CRD's bound).
+const MaxClaimsLength = 4096
+
+// OIDCSender is what a call's bearer token must be: a JWT of issuer, for
+// audience, whose claims pass claims.
+type OIDCSender struct {
+	// issuer is the token's iss. Empty (the default): the cluster's own
+	// service account tokens, whatever the API server names its issuer.
+	// Any other issuer must be listed in the receiver's --oidc-issuers
+	// (chart value receiver.oidcIssuers); until it is, the endpoint is
+	// Ready=False OIDCIssuerNotAllowed and the issuer is never contacted.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^https://[^\s?#]+$`
+	Issuer string `json:"issuer,omitempty"`
+	// audience must be among the token's aud: a value only this endpoint's
+	// senders ask for (a token for another service must not be accepted).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Audience string `json:"audience"`
+	// claims, if set, is a CEL expression over the token's claims (the map
+	// claims) that must be true, for example
+	// claims.sub == "system:serviceaccount:team-a:nightly" or
+	// claims.repository == "org/repo" && claims.ref == "refs/heads/main".
+	// Without it every token of the issuer for the audience is accepted.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Claims string `json:"claims,omitempty"`
+}
+
+// OIDCOf returns spec.sender.oidc, nil when the endpoint authenticates
+// otherwise.
+func (s *WebhookEndpointSpec) OIDCOf() *OIDCSender {
+	if s.Sender == nil {
+		return nil
+	}
+	return s.Sender.OIDC
 }
 
 // SenderOf returns the endpoint's sender type: Header when spec.sender is absent.
@@ -215,6 +263,11 @@ type RunSender struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Subject string `json:"subject,omitempty"`
+	// tokenSubject is the sub of the sender's verified token (OIDC senders
+	// only); the agent receives it as the metadata's sender.subject.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	TokenSubject string `json:"tokenSubject,omitempty"`
 }
 
 // ErrNotStandardWebhooksSecret: a StandardWebhooks sender's secret must be

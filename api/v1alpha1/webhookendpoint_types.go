@@ -45,7 +45,7 @@ const (
 )
 
 // AuthMode tells whether calls must carry the endpoint's secret.
-// +kubebuilder:validation:Enum=Secret;None
+// +kubebuilder:validation:Enum=Secret;None;OIDC
 type AuthMode string
 
 const (
@@ -53,6 +53,9 @@ const (
 	AuthSecret AuthMode = "Secret"
 	// AuthNone: anyone with the URL can call (spec.allowUnauthenticated).
 	AuthNone AuthMode = "None"
+	// AuthOIDC: calls must carry a token of spec.sender.oidc's issuer, for
+	// its audience; the endpoint has no secret.
+	AuthOIDC AuthMode = "OIDC"
 )
 
 // WebhookEndpointSpec is what the endpoint's owner declares.
@@ -61,6 +64,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.threadStrategy == 'NewThreadEachRun' || !has(self.threadNamingHint) || size(self.threadNamingHint) == 0",message="spec.threadNamingHint is only allowed when threadStrategy is NewThreadEachRun"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.secretRef)",message="spec.secretRef cannot be set when allowUnauthenticated is true: remove one of them"
 // +kubebuilder:validation:XValidation:rule="!self.allowUnauthenticated || !has(self.sender) || self.sender.type == 'Header'",message="spec.sender.type needs a secret: remove allowUnauthenticated (a secret is then generated), or remove spec.sender"
+// +kubebuilder:validation:XValidation:rule="!has(self.sender) || !has(self.sender.oidc) || !has(self.secretRef)",message="spec.secretRef cannot be set with spec.sender.oidc: calls authenticate with the issuer's tokens, and the endpoint has no secret"
 // +kubebuilder:validation:XValidation:rule="!has(self.payload) || self.payload != 'Fields' || (has(self.fields) && size(self.fields) > 0)",message="spec.fields is required when spec.payload is Fields: name the values the agent is sent instead of the body"
 // +kubebuilder:validation:XValidation:rule="!has(self.sender) || !(self.sender.type in ['Stripe', 'Slack']) || has(self.secretRef)",message="spec.secretRef is required when sender.type is Stripe or Slack: the provider issues the signing secret; store it in a Secret and name it in spec.secretRef"
 type WebhookEndpointSpec struct {

@@ -40,6 +40,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
 // Generated Secrets are owned by their endpoint with blockOwnerDeletion,
@@ -82,6 +83,9 @@ type Reconciler struct {
 	OwnerRecheckInterval time.Duration
 	// Namespace is the receiver's namespace, where signing keys are kept.
 	Namespace string
+	// OIDCIssuers are the issuers besides the cluster's that OIDC senders
+	// may name (--oidc-issuers, as the receiver's).
+	OIDCIssuers oidc.Issuers
 
 	// idWaiters are the endpoints waiting for an ID another one holds.
 	idWaiters idWaiters
@@ -205,7 +209,7 @@ func needsOnceOnlyValue(ep *agentsv1alpha1.WebhookEndpoint) bool {
 	if ep.Status.EndpointID == "" {
 		return true
 	}
-	if ep.Spec.AllowUnauthenticated || ep.Spec.SecretRef != nil {
+	if ep.Spec.AllowUnauthenticated || ep.Spec.SecretRef != nil || ep.Spec.OIDCOf() != nil {
 		return false
 	}
 	fresh, rotate := generatedSecretAction(ep)

@@ -28,14 +28,32 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
 // filterSummary is the Ready summary of an endpoint whose spec.filter does
 // not compile (filter.Compile: syntax, type, cost), or whose spec.fields do
-// not (filter.CompileFields), or nil when neither is set or both compile.
-// The receiver compiles them too and answers 422 filter_invalid or
-// fields_invalid; this only tells the owner why.
-func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec) *lookup.Summary {
+// not (filter.CompileFields), or whose spec.sender.oidc names an issuer not
+// in issuers or claims that do not compile, or nil when all is well. The
+// receiver checks them too and answers 422 filter_invalid or
+// fields_invalid, or 403 for the OIDC problems; this only tells the owner
+// why.
+func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuers) *lookup.Summary {
+	if o := spec.OIDCOf(); o != nil {
+		if !issuers.Allows(o.Issuer) {
+			s := lookup.Stalled(agentsv1alpha1.ReasonOIDCIssuerNotAllowed,
+				"spec.sender.oidc.issuer "+o.Issuer+" is not among the issuers the receiver trusts (--oidc-issuers, chart value receiver.oidcIssuers). "+
+					"Every call is refused 403 and the issuer is not contacted until an administrator lists it")
+			return &s
+		}
+		if o.Claims != "" {
+			if _, err := filter.CompileClaims(o.Claims); err != nil {
+				s := lookup.Stalled(agentsv1alpha1.ReasonOIDCClaimsInvalid,
+					"spec.sender.oidc.claims is not a valid expression: "+err.Error()+". Every call is refused 403 until it is fixed")
+				return &s
+			}
+		}
+	}
 	if spec.Filter != "" {
 		if _, err := filter.Compile(spec.Filter); err != nil {
 			s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
@@ -70,7 +88,7 @@ type filterVerdict struct {
 // generation has none yet; the fields are read around the cache, which
 // keeps none (lookup.SpecWithFields): the filter's verdict is then that
 // of the spec read, at its generation.
-func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint) (*lookup.Summary, error) {
+func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers) (*lookup.Summary, error) {
 	key := client.ObjectKeyFromObject(ep)
 	f.mu.Lock()
 	v, ok := f.m[key]
@@ -82,7 +100,7 @@ func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agent
 	if err != nil {
 		return nil, err
 	}
-	problem := filterSummary(spec)
+	problem := filterSummary(spec, issuers)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
@@ -103,7 +121,7 @@ func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
 // FilterInvalid, fields that do not FieldsInvalid (before anything but an
 // ID problem), with a Warning event of that reason once per generation.
 func (r *Reconciler) reconcileFilter(ctx context.Context, s *endpointScope) error {
-	problem, err := r.filterVerdicts.of(ctx, r.APIReader, s.ep)
+	problem, err := r.filterVerdicts.of(ctx, r.APIReader, s.ep, r.OIDCIssuers)
 	if err != nil {
 		return err
 	}

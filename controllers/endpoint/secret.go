@@ -54,6 +54,11 @@ func (r *Reconciler) reconcileSecretSource(ctx context.Context, s *endpointScope
 		ep.Status.SecretHash, ep.Status.SecretName, ep.Status.SecretRotatedAt = "", "", nil
 		s.setCondition(secretReadyCondition(secretAuthDisabled, "", "", 0))
 		return r.deleteGeneratedSecret(ctx, s)
+	case ep.Spec.OIDCOf() != nil:
+		ep.Status.AuthMode = agentsv1alpha1.AuthOIDC
+		ep.Status.SecretHash, ep.Status.SecretName, ep.Status.SecretRotatedAt = "", "", nil
+		s.setCondition(secretReadyCondition(secretOIDC, "", "", 0))
+		return r.deleteGeneratedSecret(ctx, s)
 	case ep.Spec.SecretRef != nil:
 		ep.Status.AuthMode = agentsv1alpha1.AuthSecret
 		if err := r.reconcileSecretRef(ctx, s); err != nil {

@@ -87,6 +87,7 @@ const (
 	secretRefWhiteSpace
 	secretNameTaken
 	secretRefNotReferable
+	secretOIDC
 )
 
 // secretReadyCondition describes the secret phase's outcome. name is the
@@ -98,6 +99,9 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 	case secretAuthDisabled:
 		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonAuthenticationDisabled,
 			"spec.allowUnauthenticated is true: calls need no secret")
+	case secretOIDC:
+		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonOIDCTokens,
+			"Calls authenticate with a token of the issuer in spec.sender.oidc (Authorization: Bearer <token>); the endpoint has no secret")
 	case secretGenerated, secretUnchanged:
 		return agentsv1alpha1.NewCondition(t, true, agentsv1alpha1.ReasonSecretGenerated,
 			fmt.Sprintf("The secret is in Secret %q, key %q; give it to the sender (type Header: in the %s header; other types: docs/senders.md)", name, agentsv1alpha1.WebhookSecretKey, agentsv1alpha1.SecretHeader))

@@ -64,7 +64,7 @@ func (sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate
 	}
 	if path := element.Path(); len(path) > 0 {
 		switch path[0] {
-		case VarHeaders, VarEvent, VarBody, VarRawBody:
+		case VarHeaders, VarEvent, VarBody, VarRawBody, VarClaims:
 			return &checker.SizeEstimate{Min: 0, Max: MaxInputBytes}
 		}
 	}

@@ -73,11 +73,11 @@ func CompileFields[E ~string](fields map[string]E) (*Fields, error) {
 		if !fieldName.MatchString(name) {
 			return nil, fmt.Errorf("field name %q is not an identifier of at most 63 characters (letters, digits, _)", cut(name, 80))
 		}
-		ast, err := check(string(fields[name]), MaxFieldLength)
+		ast, err := check(env, string(fields[name]), MaxFieldLength)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
 		}
-		cost, err := estimate(ast)
+		cost, err := estimate(env, ast)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
 		}
@@ -85,7 +85,7 @@ func CompileFields[E ~string](fields map[string]E) (*Fields, error) {
 			return nil, fmt.Errorf("the fields up to %s may cost %s units on a large call, more than the limit of %d for all of them: "+
 				"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", name, costString(max(total, cost)), CostLimit)
 		}
-		prg, err := program(ast)
+		prg, err := program(env, ast)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
 		}

@@ -105,14 +105,24 @@ type Program struct {
 // variables, and have a worst-case cost within CostLimit. The error says
 // what is wrong, for the endpoint's Ready condition.
 func Compile(expr string) (*Program, error) {
-	ast, err := check(expr, MaxLength)
+	prg, err := compileBool(env, expr)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{prg: prg}, nil
+}
+
+// compileBool compiles a bool expression of at most MaxLength characters
+// in e, within CostLimit.
+func compileBool(e *cel.Env, expr string) (cel.Program, error) {
+	ast, err := check(e, expr, MaxLength)
 	if err != nil {
 		return nil, err
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, fmt.Errorf("the expression is of type %s, not bool", ast.OutputType())
 	}
-	cost, err := estimate(ast)
+	cost, err := estimate(e, ast)
 	if err != nil {
 		return nil, err
 	}
@@ -120,20 +130,16 @@ func Compile(expr string) (*Program, error) {
 		return nil, fmt.Errorf("the expression may cost up to %s units on a large call, more than the limit of %d: "+
 			"avoid comprehensions over rawBody, nested comprehensions and repeated scans of large values", costString(cost), CostLimit)
 	}
-	prg, err := program(ast)
-	if err != nil {
-		return nil, err
-	}
-	return &Program{prg: prg}, nil
+	return program(e, ast)
 }
 
-// check parses and type-checks expr, at most maxLength characters, and
-// refuses patterns it cannot price (checkPatterns).
-func check(expr string, maxLength int) (*cel.Ast, error) {
+// check parses and type-checks expr in e, at most maxLength characters,
+// and refuses patterns it cannot price (checkPatterns).
+func check(e *cel.Env, expr string, maxLength int) (*cel.Ast, error) {
 	if n := utf8.RuneCountInString(expr); n > maxLength {
 		return nil, fmt.Errorf("the expression has %d characters, more than %d", n, maxLength)
 	}
-	ast, iss := env.Compile(expr)
+	ast, iss := e.Compile(expr)
 	if iss.Err() != nil {
 		return nil, errors.New(firstIssue(iss.Err().Error()))
 	}
@@ -144,8 +150,8 @@ func check(expr string, maxLength int) (*cel.Ast, error) {
 }
 
 // estimate is the most cost units ast may take, every input at its largest.
-func estimate(ast *cel.Ast) (uint64, error) {
-	est, err := env.EstimateCost(ast, sizeEstimator{})
+func estimate(e *cel.Env, ast *cel.Ast) (uint64, error) {
+	est, err := e.EstimateCost(ast, sizeEstimator{})
 	if err != nil {
 		return 0, fmt.Errorf("estimating the cost: %w", err)
 	}
@@ -154,8 +160,8 @@ func estimate(ast *cel.Ast) (uint64, error) {
 
 // program builds a checked expression's program. OptOptimize compiles each
 // pattern of matches() once, here, rather than at every call.
-func program(ast *cel.Ast) (cel.Program, error) {
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
+func program(e *cel.Env, ast *cel.Ast) (cel.Program, error) {
+	prg, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}

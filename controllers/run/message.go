@@ -193,7 +193,9 @@ func runMetadata(run *agentsv1alpha1.AgentRun, model, threadTitle string, p payl
 
 // senderMetadata is the "sender" object: always the type (Header for runs
 // recorded before senders existed), the event and delivery ID when known,
-// and a CloudEvent's source and subject.
+// and a CloudEvent's source and subject. An OIDC sender's subject is its
+// verified token's sub (DESIGN.md section 11); a CloudEvent's own subject
+// attribute is then eventSubject.
 func senderMetadata(s *agentsv1alpha1.RunSender) map[string]any {
 	m := map[string]any{"type": string(agentsv1alpha1.SenderHeader)}
 	if s == nil {
@@ -213,6 +215,12 @@ func senderMetadata(s *agentsv1alpha1.RunSender) map[string]any {
 	}
 	if s.Subject != "" {
 		m["subject"] = s.Subject
+	}
+	if s.TokenSubject != "" {
+		if s.Subject != "" {
+			m["eventSubject"] = s.Subject
+		}
+		m["subject"] = s.TokenSubject
 	}
 	return m
 }

@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package oidc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+const (
+	// MaxTokenBytes is the longest token read: service account and CI
+	// tokens are 1 to 2 KiB.
+	MaxTokenBytes = 16 << 10
+	// Leeway is how far exp and nbf may be off the receiver's clock.
+	Leeway = 60 * time.Second
+)
+
+// algorithms are the signature algorithms a token may use: those of
+// Kubernetes service account keys (RS256, ES256) and of common OIDC
+// issuers. Never "none", nor an HMAC (the key set is public).
+var algorithms = []jose.SignatureAlgorithm{
+	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
+}
+
+// Why a token is refused; every error of Verify is one of them (wrapped).
+var (
+	ErrIssuerNotAllowed = errors.New("the endpoint's issuer is not among the receiver's --oidc-issuers")
+	ErrMalformed        = errors.New("not a signed JWT")
+	ErrSignature        = errors.New("the signature does not verify with the issuer's keys")
+	ErrClaims           = errors.New("the token's iss, aud, exp or nbf do not hold")
+)
+
+// Token is what a verified token tells.
+type Token struct {
+	// Subject is the token's sub.
+	Subject string
+	// Payload is its claims as JSON, for spec.sender.oidc.claims.
+	Payload []byte
+}
+
+// Verifier verifies tokens of the cluster's issuer and of the listed ones.
+type Verifier struct {
+	sets map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
+}
+
+// NewVerifier returns a verifier of the cluster's tokens, read through get
+// (nil: none), and of issuers, read with client.
+func NewVerifier(get Getter, issuers Issuers, client *http.Client) *Verifier {
+	v := &Verifier{sets: make(map[string]*keySet, len(issuers)+1)}
+	if get != nil {
+		v.sets[""] = &keySet{fetch: clusterKeys(get)}
+	}
+	for _, iss := range issuers {
+		v.sets[iss] = &keySet{fetch: remoteKeys(client, iss)}
+	}
+	return v
+}
+
+// claims are the registered claims Verify checks.
+type claims struct {
+	jwt.Claims
+}
+
+// Verify checks raw, a compact JWS, as a token of issuer ("" the
+// cluster's) for audience at now: signed by one of the issuer's keys,
+// iss the issuer's name, audience among aud, exp present and not passed,
+// nbf reached (each within Leeway). It contacts no issuer that is not
+// listed, and an issuer listed only to read its keys, at most once per
+// RefreshInterval.
+func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now time.Time) (Token, error) {
+	set := v.sets[issuer]
+	if set == nil {
+		return Token{}, ErrIssuerNotAllowed
+	}
+	if len(raw) > MaxTokenBytes {
+		return Token{}, ErrMalformed
+	}
+	jws, err := jose.ParseSignedCompact(raw, algorithms)
+	if err != nil || len(jws.Signatures) != 1 {
+		return Token{}, ErrMalformed
+	}
+	name, keys, err := set.lookup(ctx, jws.Signatures[0].Header.KeyID, now)
+	if err != nil {
+		return Token{}, err
+	}
+	payload, err := verifyWith(jws, keys)
+	if err != nil {
+		return Token{}, err
+	}
+	var c claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return Token{}, errors.Join(ErrMalformed, err)
+	}
+	if c.Expiry == nil {
+		return Token{}, errors.Join(ErrClaims, errors.New("the token has no exp"))
+	}
+	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: now}, Leeway); err != nil {
+		return Token{}, errors.Join(ErrClaims, err)
+	}
+	return Token{Subject: c.Subject, Payload: payload}, nil
+}
+
+// verifyWith returns the payload of the first key that verifies jws.
+func verifyWith(jws *jose.JSONWebSignature, keys []jose.JSONWebKey) ([]byte, error) {
+	for i := range keys {
+		if payload, err := jws.Verify(&keys[i]); err == nil {
+			return payload, nil
+		}
+	}
+	return nil, ErrSignature
+}

@@ -1,0 +1,253 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package oidc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/hookrun/hookrun/controllers/oidc"
+	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
+)
+
+const audience = "https://hooks.example.com/deploys"
+
+// oracle is go-oidc's verifier of iss's tokens for audience at now: a
+// second, well-kept implementation each verdict is checked against.
+func oracle(t *testing.T, iss *oidctest.Issuer, now time.Time) *gooidc.IDTokenVerifier {
+	t.Helper()
+	ctx := gooidc.ClientContext(t.Context(), iss.Client())
+	p, err := gooidc.NewProvider(ctx, iss.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.VerifierContext(ctx, &gooidc.Config{ClientID: audience, Now: func() time.Time { return now }})
+}
+
+func TestAGitHubActionsTokenIsVerified(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	tok, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Subject != "repo:octo-org/deploys:ref:refs/heads/main" || !strings.Contains(string(tok.Payload), `"repository":"octo-org/deploys"`) {
+		t.Errorf("got subject %q, payload %s", tok.Subject, tok.Payload)
+	}
+}
+
+// TestRefusalsAgreeWithGoOIDC: every token go-oidc refuses, Verify refuses
+// with the error that names why; the one it accepts, Verify accepts.
+func TestRefusalsAgreeWithGoOIDC(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	claims := func(change func(map[string]any)) map[string]any {
+		c := iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)
+		change(c)
+		return c
+	}
+	forged := oidctest.NewKey(iss.KeyID()) // the issuer's key ID, another key
+	none := strings.Join([]string{b64(`{"alg":"none","typ":"JWT"}`), b64(`{"iss":"` + iss.URL + `","aud":"` + audience + `"}`), ""}, ".")
+	hs256 := signHS256(t, claims(func(map[string]any) {}))
+	for _, tc := range []struct {
+		name  string
+		token string
+		want  error // nil: accepted
+	}{
+		{"valid", iss.Sign(claims(func(map[string]any) {})), nil},
+		{"another audience", iss.Sign(claims(func(c map[string]any) { c["aud"] = "https://other.example.com" })), oidc.ErrClaims},
+		{"audience among several", iss.Sign(claims(func(c map[string]any) { c["aud"] = []string{"x", audience} })), nil},
+		{"expired", iss.Sign(claims(func(c map[string]any) { c["exp"] = now.Add(-10 * time.Minute).Unix() })), oidc.ErrClaims},
+		{"not valid yet", iss.Sign(claims(func(c map[string]any) { c["nbf"] = now.Add(10 * time.Minute).Unix() })), oidc.ErrClaims},
+		{"no exp", iss.Sign(claims(func(c map[string]any) { delete(c, "exp") })), oidc.ErrClaims},
+		{"another issuer's name", iss.Sign(claims(func(c map[string]any) { c["iss"] = "https://token.actions.githubusercontent.com" })), oidc.ErrClaims},
+		{"forged with the issuer's key ID", oidctest.Sign(forged, claims(func(map[string]any) {})), oidc.ErrSignature},
+		{"alg none", none, oidc.ErrMalformed},
+		{"HS256 with the public key as secret", hs256, oidc.ErrMalformed},
+		{"not a JWT", "secret-shared-by-everyone", oidc.ErrMalformed},
+		{"too long", iss.Sign(claims(func(c map[string]any) { c["pad"] = strings.Repeat("x", oidc.MaxTokenBytes) })), oidc.ErrMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+			_, err := v.Verify(t.Context(), iss.URL, audience, tc.token, now)
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("Verify: %v, want %v", err, tc.want)
+			}
+			if tc.name == "too long" || tc.name == "no exp" {
+				return // go-oidc has no length bound, and takes a token without exp
+			}
+			_, oerr := oracle(t, iss, now).Verify(t.Context(), tc.token)
+			if (oerr == nil) != (err == nil) {
+				t.Errorf("go-oidc says %v, Verify %v", oerr, err)
+			}
+		})
+	}
+}
+
+func TestAnIssuerNotListedIsNeverContacted(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	v := oidc.NewVerifier(nil, nil, iss.Client())
+	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
+	if !errors.Is(err, oidc.ErrIssuerNotAllowed) || iss.Requests.Load() != 0 {
+		t.Errorf("Verify: %v, %d requests to the issuer; want ErrIssuerNotAllowed and none", err, iss.Requests.Load())
+	}
+}
+
+// TestKeysAreReadAgainAtMostOncePerMinute: a rotation at the issuer is
+// followed at once when the last read is a minute old, else a minute
+// later; tokens with made-up key IDs never cost more than one read a
+// minute; a token of a retired key is refused.
+func TestKeysAreReadAgainAtMostOncePerMinute(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	verify := func(token string, at time.Time) error {
+		_, err := v.Verify(t.Context(), iss.URL, audience, token, at)
+		return err
+	}
+	old := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
+	if err := verify(old, now); err != nil || iss.Requests.Load() != 2 {
+		t.Fatalf("first token: %v after %d requests; want accepted after 2 (discovery, keys)", err, iss.Requests.Load())
+	}
+	forger := oidctest.NewKey("")
+	for i := range 100 {
+		forger.KeyID = fmt.Sprintf("made-up-%d", i)
+		forged := oidctest.Sign(forger, iss.GitHubActions("o/r", "refs/heads/main", audience, now))
+		if err := verify(forged, now.Add(time.Second)); !errors.Is(err, oidc.ErrUnknownKey) {
+			t.Fatalf("a made-up key ID: %v, want ErrUnknownKey", err)
+		}
+	}
+	if iss.Requests.Load() != 2 {
+		t.Errorf("100 tokens of made-up key IDs cost %d requests to the issuer; want none", iss.Requests.Load()-2)
+	}
+	iss.Rotate(false)
+	rotated := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
+	if err := verify(rotated, now.Add(30*time.Second)); !errors.Is(err, oidc.ErrUnknownKey) || iss.Requests.Load() != 2 {
+		t.Errorf("the new key within the minute: %v after %d requests; want ErrUnknownKey, no read", err, iss.Requests.Load())
+	}
+	if err := verify(rotated, now.Add(oidc.RefreshInterval)); err != nil || iss.Requests.Load() != 4 {
+		t.Errorf("the new key a minute later: %v after %d requests; want accepted after one more read", err, iss.Requests.Load())
+	}
+	if err := verify(old, now.Add(oidc.RefreshInterval+time.Second)); !errors.Is(err, oidc.ErrUnknownKey) || iss.Requests.Load() != 4 {
+		t.Errorf("the retired key: %v after %d requests; want ErrUnknownKey, no read", err, iss.Requests.Load())
+	}
+}
+
+func TestConcurrentFirstCallsReadTheKeysOnce(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	token := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = v.Verify(t.Context(), iss.URL, audience, token, now) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil || iss.Requests.Load() != 2 {
+		t.Errorf("20 calls at once: %v, %d requests; want all accepted after 2", err, iss.Requests.Load())
+	}
+}
+
+func TestAnIssuerThatNamesAnotherIsRefused(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	iss.Claims = "https://token.actions.githubusercontent.com" // its document names another issuer than the one listed
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
+	if !errors.Is(err, oidc.ErrKeysUnavailable) || !strings.Contains(err.Error(), "names issuer") {
+		t.Errorf("Verify: %v, want ErrKeysUnavailable naming the issuer mismatch", err)
+	}
+}
+
+func TestTheClusterIssuerIsReadThroughTheGetter(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	var paths []string
+	get := func(ctx context.Context, path string) ([]byte, error) {
+		paths = append(paths, path)
+		switch path {
+		case oidc.DiscoveryPath:
+			return []byte(`{"issuer":"https://kubernetes.default.svc.cluster.local","jwks_uri":"https://unreachable.example/keys"}`), nil
+		case oidc.JWKSPath:
+			resp, err := iss.Client().Get(iss.URL + "/keys")
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close() //nolint:errcheck // test
+			var set jose.JSONWebKeySet
+			if err := jsonDecode(resp, &set); err != nil {
+				return nil, err
+			}
+			return jsonEncode(set)
+		}
+		return nil, errors.New("unexpected path " + path)
+	}
+	v := oidc.NewVerifier(get, nil, nil)
+	claims := iss.GitHubActions("o/r", "refs/heads/main", audience, now)
+	claims["iss"], claims["sub"] = "https://kubernetes.default.svc.cluster.local", "system:serviceaccount:team-a:nightly"
+	tok, err := v.Verify(t.Context(), "", audience, iss.Sign(claims), now)
+	if err != nil || tok.Subject != "system:serviceaccount:team-a:nightly" || strings.Join(paths, " ") != oidc.DiscoveryPath+" "+oidc.JWKSPath {
+		t.Errorf("Verify: %v, subject %q, paths read %v", err, tok.Subject, paths)
+	}
+}
+
+func TestParseIssuers(t *testing.T) {
+	got, err := oidc.ParseIssuers([]string{"https://token.actions.githubusercontent.com", " https://accounts.google.com ", "https://token.actions.githubusercontent.com"})
+	if err != nil || len(got) != 2 || !got.Allows("https://accounts.google.com") || !got.Allows("") || got.Allows("https://evil.example") {
+		t.Errorf("ParseIssuers: %v, %v", got, err)
+	}
+	_, err = oidc.ParseIssuers([]string{"http://plain.example", "https://a.example/?q=1", "https://a.example/#f", "https://" + strings.Repeat("a", 300)})
+	for _, want := range []string{"http://plain.example", "?q=1", "#f", "longer than"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseIssuers: %v, want it to name %q", err, want)
+		}
+	}
+}
+
+// signHS256 signs claims with HMAC-SHA256: a token an attacker makes with
+// the issuer's public key as the secret, which must not verify.
+func signHS256(t *testing.T, claims any) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte("the issuer's public key, taken as an HMAC secret")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := jwt.Signed(signer).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}

@@ -90,6 +90,7 @@ var (
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       testCallTimeout,
 		Namespace:            clusterinstall.Namespace,
+		OIDCIssuers:          []string{listedIssuer},
 	}
 )
 

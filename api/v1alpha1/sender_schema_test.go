@@ -89,6 +89,25 @@ var _ = Describe("spec.sender validation", func() {
 		Entry("a repeated event", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub, Events: []string{"push", "push"}}
 		}, "Duplicate value"),
+		Entry("oidc on a type that sends no bearer token", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub, OIDC: &agentsv1alpha1.OIDCSender{Audience: "a"}}
+		}, "spec.sender.oidc needs type Bearer or CloudEvents"),
+		Entry("oidc with a secretRef", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "s", Key: "k"}
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Audience: "a"}}
+		}, "spec.secretRef cannot be set with spec.sender.oidc"),
+		Entry("oidc with a rotationOverlap", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, RotationOverlap: duration(time.Hour), OIDC: &agentsv1alpha1.OIDCSender{Audience: "a"}}
+		}, "spec.sender.rotationOverlap applies to secrets"),
+		Entry("oidc without an audience", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{}}
+		}, "spec.sender.oidc.audience"),
+		Entry("an issuer that is not an https URL", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Issuer: "http://issuer.example", Audience: "a"}}
+		}, "spec.sender.oidc.issuer"),
+		Entry("claims of 4097 characters", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents, OIDC: &agentsv1alpha1.OIDCSender{Audience: "a", Claims: strings.Repeat(" ", 4093) + "true"}}
+		}, "spec.sender.oidc.claims"),
 	)
 
 	It("refuses durations that are not durations", func(ctx SpecContext) {
@@ -117,6 +136,10 @@ var _ = Describe("spec.sender validation", func() {
 			{Type: agentsv1alpha1.SenderStandardWebhooks, Events: []string{"invoice.paid"}, Tolerance: duration(time.Hour)},
 			{Type: agentsv1alpha1.SenderStripe, Tolerance: duration(time.Second)},
 			{Type: agentsv1alpha1.SenderSlack, Events: []string{"app_mention"}},
+			{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Audience: "https://hooks.example.com/nightly"}},
+			{Type: agentsv1alpha1.SenderCloudEvents, OIDC: &agentsv1alpha1.OIDCSender{
+				Issuer: "https://token.actions.githubusercontent.com", Audience: "hookrun", Claims: `claims.repository == "o/r"`,
+			}},
 		} {
 			ep := validEndpoint(ns)
 			ep.Name = fmt.Sprintf("ep-%d", i)

@@ -322,4 +322,22 @@ func TestRunMetadataCloudEventsSender(t *testing.T) {
 	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
 		t.Errorf("a CloudEvents run with a subject: sender %v, want %v", s, want)
 	}
+	// An OIDC sender: subject is the token's sub, the event's own subject eventSubject.
+	run.Spec.Sender.TokenSubject = "system:serviceaccount:team-a:shop"
+	want["subject"], want["eventSubject"] = "system:serviceaccount:team-a:shop", "orders/A-1"
+	m, _ = runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
+	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
+		t.Errorf("a CloudEvents run of an OIDC sender: sender %v, want %v", s, want)
+	}
+}
+
+func TestRunMetadataOIDCSender(t *testing.T) {
+	run := &agentsv1alpha1.AgentRun{}
+	run.Namespace, run.Name = "team-a", "ep-01"
+	run.Spec.Sender = &agentsv1alpha1.RunSender{Type: agentsv1alpha1.SenderBearer, TokenSubject: "repo:octo-org/deploys:ref:refs/heads/main"}
+	m, _ := runMetadata(run, "", "", payload{})[MetadataKey].(map[string]any)
+	want := map[string]any{"type": "Bearer", "subject": "repo:octo-org/deploys:ref:refs/heads/main"}
+	if s, _ := m["sender"].(map[string]any); !reflect.DeepEqual(s, want) {
+		t.Errorf("a Bearer run of an OIDC sender: sender %v, want %v", s, want)
+	}
 }

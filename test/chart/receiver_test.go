@@ -18,11 +18,13 @@ package chart
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/hookrun/hookrun/controllers"
 	"github.com/hookrun/hookrun/controllers/manager"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
@@ -53,6 +55,34 @@ func TestChartReceiverBounds(t *testing.T) {
 	g.Expect(opts.MaxQueuedRunsPerEndpoint).To(Equal(7))
 	g.Expect(opts.MaxQueuedRunsPerAgent).To(Equal(receiver.DefaultMaxQueuedRunsPerAgent))
 	g.Expect(opts.MaxInflightBodyBytes).To(Equal(int64(64 << 20)))
+}
+
+// receiver.oidcIssuers reaches the receiver and the operator as the same
+// --oidc-issuers, which both accept; the schema refuses what they would.
+func TestChartOIDCIssuers(t *testing.T) {
+	g := NewWithT(t)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	const issuers = "https://token.actions.githubusercontent.com,https://accounts.google.com"
+	objs := objects(t, helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.oidcIssuers={"+issuers+"}"))
+	argsOf := func(name string) []string {
+		args, _, err := unstructured.NestedStringSlice(onlyContainer(g, objs["apps/v1/Deployment/"+release+"/"+name]), "args")
+		g.Expect(err).NotTo(HaveOccurred())
+		return args
+	}
+	rcv, shared := receiver.NewOptions(), manager.NewOptions()
+	parseArgs(g, argsOf("hookrun-receiver"), rcv.BindFlags, sharedFlags(shared, "receiver"))
+	g.Expect(rcv.Validate()).To(Succeed())
+	op, opShared := controllers.NewOperatorOptions(), manager.NewOptions()
+	parseArgs(g, argsOf("hookrun-operator"), op.BindFlags, sharedFlags(opShared, "operator"))
+	g.Expect(op.Validate()).To(Succeed())
+	g.Expect(rcv.OIDCIssuers).To(Equal(strings.Split(issuers, ",")))
+	g.Expect(op.OIDCIssuers).To(Equal(rcv.OIDCIssuers))
+
+	out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
+		"--set", "receiver.oidcIssuers={http://issuer.example}").CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "an issuer that is not https:\n%s", out)
+	g.Expect(string(out)).To(ContainSubstring("does not match pattern"))
 }
 
 // onlyContainer is the one container of a rendered Deployment.

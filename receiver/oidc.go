@@ -39,6 +39,7 @@ const (
 	reasonOIDCUnknownKey       = "token key ID unknown to the issuer"
 	reasonOIDCSignature        = "token signature mismatch"
 	reasonOIDCClaims           = "token iss, aud, exp or nbf wrong"
+	reasonOIDCNamespace        = "service account token of another namespace"
 	reasonOIDCClaimsRefused    = "token claims refused by spec.sender.oidc.claims"
 	reasonOIDCClaimsInvalid    = "spec.sender.oidc.claims does not compile"
 	reasonOIDCKeysUnavailable  = "issuer keys could not be read"
@@ -58,7 +59,8 @@ func clusterGetter(mgr ctrl.Manager) (oidc.Getter, error) {
 }
 
 // checkToken verifies an OIDC sender's bearer token: its issuer's
-// signature, iss, aud, exp and nbf, then spec.sender.oidc.claims. Every
+// signature, iss, aud, exp and nbf; a cluster token's namespace, which must
+// be the endpoint's; then spec.sender.oidc.claims. Every
 // refusal is 403 forbidden, as a wrong secret's; an issuer whose keys
 // cannot be read answers 503 with Retry-After (the sender may try again).
 func (h *Handler) checkToken(c *callState, value string) int {
@@ -74,6 +76,11 @@ func (h *Handler) checkToken(c *callState, value string) int {
 			return h.unavailable(c, reasonOIDCKeysUnavailable)
 		}
 		return c.reject(answerForbidden, tokenRefusal(err))
+	}
+	if spec.Issuer == "" && tok.Namespace != c.ep.Namespace {
+		// Any account of the cluster may ask for a token of any audience:
+		// only the endpoint's namespace's accounts call it.
+		return c.reject(answerForbidden, reasonOIDCNamespace)
 	}
 	if spec.Claims != "" {
 		claims := h.table.claimsOf(c.e)

@@ -99,6 +99,9 @@ var _ = Describe("OIDC senders", func() {
 		Expect(other.status).To(Equal(http.StatusForbidden))
 		Expect(other.body).To(Equal(postToken(id, secret).body), "the same body as a wrong secret")
 		Expect(postToken(id, serviceAccountToken(ctx, f.ns, "intruder", audience)).code).To(Equal(CodeForbidden))
+		elsewhere := newFixture(ctx)
+		Expect(postToken(f.oidcEndpoint(ctx, "any-account", "", audience, ""), serviceAccountToken(ctx, elsewhere.ns, "nightly", audience)).code).
+			To(Equal(CodeForbidden), "an account of another namespace, with no claims to pass")
 
 		tokenClock.add(10*time.Minute + oidc.Leeway + time.Second) // TokenRequest's 600 s, and the leeway
 		Expect(postToken(id, token).code).To(Equal(CodeForbidden), "expired")

@@ -55,6 +55,9 @@ var (
 type Token struct {
 	// Subject is the token's sub.
 	Subject string
+	// Namespace is a service account token's namespace (the claim
+	// kubernetes.io.namespace); "" for other tokens.
+	Namespace string
 	// Payload is its claims as JSON, for spec.sender.oidc.claims.
 	Payload []byte
 }
@@ -80,6 +83,9 @@ func NewVerifier(get Getter, issuers Issuers, client *http.Client) *Verifier {
 // claims are the registered claims Verify checks.
 type claims struct {
 	jwt.Claims
+	Kubernetes struct {
+		Namespace string `json:"namespace"`
+	} `json:"kubernetes.io"`
 }
 
 // Verify checks raw, a compact JWS, as a token of issuer ("" the
@@ -118,7 +124,7 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: now}, Leeway); err != nil {
 		return Token{}, errors.Join(ErrClaims, err)
 	}
-	return Token{Subject: c.Subject, Payload: payload}, nil
+	return Token{Subject: c.Subject, Namespace: c.Kubernetes.Namespace, Payload: payload}, nil
 }
 
 // verifyWith returns the payload of the first key that verifies jws.

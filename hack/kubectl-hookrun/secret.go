@@ -70,6 +70,9 @@ func secretKey(ep *agentsv1alpha1.WebhookEndpoint) string {
 // secretOf reads the endpoint's plain secret, the one whose hash is in its
 // status (the receiver accepts no other).
 func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	if ep.Spec.OIDCOf() != nil {
+		return "", noSecretError(ep)
+	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone || (ep.Spec.AllowUnauthenticated && ep.Spec.SecretRef == nil) {
 		return "", fmt.Errorf("endpoint %s/%s: %w", ep.Namespace, ep.Name, errNoSecret)
 	}
@@ -153,6 +156,8 @@ func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
 			ns, name, ep.Spec.SecretRef.Name)
 	case ep.Spec.AllowUnauthenticated:
 		return fmt.Errorf("endpoint %s/%s cannot be rotated: %w", ns, name, errNoSecret)
+	case ep.Spec.OIDCOf() != nil:
+		return noSecretError(ep)
 	}
 	oldHash := ep.Status.SecretHash
 	value := e.now().UTC().Format(time.RFC3339Nano)

@@ -278,6 +278,9 @@ func senderSetup(spec *agentsv1alpha1.WebhookEndpointSpec, name string) []string
 	if spec.SecretRef != nil {
 		secret = fmt.Sprintf("the secret in Secret %s, key %s", spec.SecretRef.Name, spec.SecretRef.Key)
 	}
+	if token := tokenOf(spec); token != "" {
+		secret = token
+	}
 	var lines []string
 	switch t {
 	case agentsv1alpha1.SenderHeader:

@@ -48,6 +48,7 @@ type card struct {
 	Payload    agentsv1alpha1.PayloadMode         `json:"payload"`
 	Fields     []cardField                        `json:"fields,omitempty"`
 	Secret     string                             `json:"secret,omitempty"` // where it is, never the value
+	Token      string                             `json:"token,omitempty"`  // an OIDC sender's, instead of a secret
 	Curl       string                             `json:"curl,omitempty"`
 	CurlNote   string                             `json:"curlNote,omitempty"`
 	Conditions []metav1.Condition                 `json:"conditions,omitempty"`
@@ -93,7 +94,9 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
 		Conditions: ep.Status.Conditions, Rejections: ep.Status.Rejections,
 	}
-	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
+	switch c.Token = tokenOf(&ep.Spec); {
+	case c.Token != "":
+	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
 	}
 	c.Setup = senderSetup(&ep.Spec, name)
@@ -115,7 +118,10 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 		return "", "The endpoint has no URL yet: " + phaseOf(ep) + "."
 	}
 	secret := ""
-	if ep.Status.AuthMode != agentsv1alpha1.AuthNone {
+	switch {
+	case ep.Spec.OIDCOf() != nil:
+		secret = tokenPlaceholder
+	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
 		if secret, err = e.secretOf(ctx, ep); err != nil {
 			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
@@ -143,6 +149,10 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", shellQuote(ep.Status.URL))
 	fmt.Fprintf(&b, "  -H %s \\\n", shellQuote("Content-Type: "+call.contentType))
 	for _, h := range call.headers {
+		if secret == tokenPlaceholder && h.value == "Bearer "+tokenPlaceholder {
+			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.name, h.value) // the shell puts $TOKEN in
+			continue
+		}
 		fmt.Fprintf(&b, "  -H %s \\\n", shellQuote(h.name+": "+h.value))
 	}
 	fmt.Fprintf(&b, "  --data-binary %s", shellQuote(string(call.body)))
@@ -154,7 +164,9 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	if id != "" {
 		notes = append(notes, "It carries delivery ID "+id+": sent again, it is answered with the first run's id and starts nothing.")
 	}
-	if secret != "" && !t.Signed() {
+	if secret == tokenPlaceholder {
+		notes = append(notes, tokenHowTo(ep))
+	} else if secret != "" && !t.Signed() {
 		notes = append(notes, "It carries the secret: treat it as one.")
 	}
 	return b.String(), strings.Join(notes, " ")
@@ -215,9 +227,12 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		fmt.Fprintf(w, "\t%s\n", printableLine(line))
 	}
 	c.printPayload(w)
-	if c.Secret != "" {
+	switch {
+	case c.Token != "":
+		fmt.Fprintf(w, "Secret:\tnone: calls carry %s\n", printableLine(c.Token))
+	case c.Secret != "":
 		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", printableLine(c.Name), printableLine(c.Secret))
-	} else {
+	default:
 		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
 	}
 	runs := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)

@@ -52,12 +52,20 @@ type answer struct {
 // call POSTs body to url with the secret header (when secret is not empty).
 func call(ctx context.Context, url, secret, body string) answer {
 	GinkgoHelper()
+	h := http.Header{}
+	if secret != "" {
+		h.Set(agentsv1alpha1.SecretHeader, secret)
+	}
+	return callWith(ctx, url, h, body)
+}
+
+// callWith POSTs body, as JSON, to url with header.
+func callWith(ctx context.Context, url string, header http.Header, body string) answer {
+	GinkgoHelper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
+	req.Header = header.Clone()
 	req.Header.Set("Content-Type", "application/json")
-	if secret != "" {
-		req.Header.Set(agentsv1alpha1.SecretHeader, secret)
-	}
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = resp.Body.Close() }()

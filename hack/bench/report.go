@@ -127,6 +127,14 @@ How each is measured:
   the fields in the wrapper (` + "`spec.payload: Fields`" + `) against the same message with the body; and the
   median time of one evaluation of the four fields (1000 calls a run) against one of the documented
   filter of that event on the same body. Alone: ` + "`bin/hookrun-bench --only fields`" + `.
+- OIDC: two Bearer endpoints of the bench namespace, one with its generated secret, one with
+  ` + "`spec.sender.oidc`" + ` (the cluster's service account tokens, audience ` + "`hookrun-bench`" + `, a ` + "`claims`" + `
+  expression on the account's name), called with the same 1 KiB body: accepted calls with the secret
+  against accepted calls with a one-hour TokenRequest token of service account ` + "`bench-sender`" + ` (each
+  stores a run and its payload; the operator is stopped meanwhile), and a wrong secret against a
+  forged token (the token's claims signed with another RSA key under the cluster's key ID, which
+  costs a signature check). Alone: ` + "`bin/hookrun-bench --only oidc`" + `. The per-call cost of verifying
+  one token in process: ` + "`BenchmarkVerify`" + ` in ` + "`controllers/oidc`" + `.
 
 Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
 `)

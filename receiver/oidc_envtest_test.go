@@ -131,6 +131,32 @@ var _ = Describe("OIDC senders", func() {
 		Expect(postToken(id, gh("octo-org/deploys", "refs/heads/main")).status).To(Equal(http.StatusAccepted))
 	})
 
+	It("takes a CloudEvent with the token of its sender identity, as Knative sends it", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		_, id := f.endpoint(ctx, endpointSpec{name: "cluster-events", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents,
+				OIDC: &agentsv1alpha1.OIDCSender{Audience: audience}}
+		}})
+		req, err := http.NewRequest(http.MethodPost, url(id), strings.NewReader(`{"deployment":"web"}`))
+		Expect(err).NotTo(HaveOccurred())
+		for k, v := range map[string]string{
+			"Content-Type": "application/json", "ce-specversion": "1.0", "ce-id": "e-1", "ce-source": "/apis/v1/namespaces/" + f.ns,
+			"ce-type": "dev.knative.apiserver.resource.update", "ce-subject": "deployments/web",
+			"Authorization": "Bearer " + serviceAccountToken(ctx, f.ns, "oidc-trigger-cluster-events", audience),
+		} {
+			req.Header.Set(k, v)
+		}
+		r := do(req)
+		Expect(r.status).To(Equal(http.StatusAccepted), "%s", r.body)
+		run := &agentsv1alpha1.AgentRun{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: r.runID}, run)).To(Succeed())
+		Expect(run.Spec.Sender).To(Equal(&agentsv1alpha1.RunSender{
+			Type: agentsv1alpha1.SenderCloudEvents, Event: "dev.knative.apiserver.resource.update", DeliveryID: "e-1",
+			Source: "/apis/v1/namespaces/" + f.ns, Subject: "deployments/web",
+			TokenSubject: "system:serviceaccount:" + f.ns + ":oidc-trigger-cluster-events",
+		}))
+	})
+
 	It("refuses an issuer not in --oidc-issuers without contacting it", func(ctx SpecContext) {
 		f := newFixture(ctx)
 		unlisted := oidctest.NewIssuer()

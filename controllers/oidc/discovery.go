@@ -66,8 +66,11 @@ func clusterKeys(get Getter) fetchFunc {
 			return "", nil, fmt.Errorf("reading the API server's %s: %w", DiscoveryPath, err)
 		}
 		var doc discoveryDocument
-		if err := json.Unmarshal(b, &doc); err != nil || doc.Issuer == "" {
-			return "", nil, fmt.Errorf("the API server's %s names no issuer: %v", DiscoveryPath, err)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return "", nil, fmt.Errorf("the API server's %s is not JSON: %w", DiscoveryPath, err)
+		}
+		if doc.Issuer == "" {
+			return "", nil, fmt.Errorf("the API server's %s names no issuer", DiscoveryPath)
 		}
 		if b, err = get(ctx, JWKSPath); err != nil {
 			return "", nil, fmt.Errorf("reading the API server's %s: %w", JWKSPath, err)
@@ -115,7 +118,7 @@ func getDocument(ctx context.Context, client *http.Client, url string) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close() //nolint:errcheck // a read-only body
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}

@@ -206,7 +206,7 @@ func TestTheClusterIssuerIsReadThroughTheGetter(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			defer resp.Body.Close() //nolint:errcheck // test
+			defer resp.Body.Close()
 			var set jose.JSONWebKeySet
 			if err := jsonDecode(resp, &set); err != nil {
 				return nil, err

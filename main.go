@@ -105,7 +105,7 @@ type role struct {
 	configure func(*ctrl.Options)
 	// setup adds the role's controllers and servers to the manager, their
 	// spans made by tp.
-	setup func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error
+	setup func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error
 	// service is the role's service.name in its traces.
 	service string
 }
@@ -123,7 +123,8 @@ func newOperatorCommand() *cobra.Command {
 			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
 			o.Cache = controllers.CacheOptions(opts.Namespace)
 		},
-		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error {
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error {
+			opts.OIDCIssuers = shared.OIDCIssuers
 			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{TracerProvider: tp})
 		},
 		service: controllers.ServiceName,
@@ -138,7 +139,8 @@ func newReceiverCommand() *cobra.Command {
 		apiUse:    "two per accepted call",
 		options:   opts,
 		configure: func(o *ctrl.Options) { o.Cache = receiver.CacheOptions(opts) },
-		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider) error {
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error {
+			opts.OIDCIssuers = shared.OIDCIssuers
 			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{TracerProvider: tp})
 			return err
 		},
@@ -189,7 +191,7 @@ func run(ctx context.Context, r role, shared *manager.Options) error {
 		return err
 	}
 	otel.SetLogger(ctrl.Log.WithName("otel"))
-	if err := r.setup(ctx, mgr, tp); err != nil {
+	if err := r.setup(ctx, mgr, tp, shared); err != nil {
 		return err
 	}
 	err = mgr.Start(ctx)

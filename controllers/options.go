@@ -29,7 +29,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/run"
 )
 
@@ -85,7 +84,7 @@ type OperatorOptions struct {
 	AgentAllowedHosts []string
 	AgentAllowedCIDRs []string
 	// OIDCIssuers are the issuers besides the cluster's that OIDC senders
-	// may name; the receiver has the same flag.
+	// may name: manager.Options' --oidc-issuers, which the receiver shares.
 	OIDCIssuers []string
 }
 
@@ -121,7 +120,6 @@ func (o *OperatorOptions) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace: the operator keeps the signing keys of signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) there, as Secrets only the receiver reads.")
 	fs.StringSliceVar(&o.AgentAllowedHosts, "agent-allowed-hosts", o.AgentAllowedHosts, "Agent host names runs may be sent to, comma-separated: exact names, or *.example.com for every subdomain of example.com. A listed name is connected to at any address it resolves to. With this or --agent-allowed-cidrs set, any other agent is refused. Empty (with --agent-allowed-cidrs empty): every agent.")
 	fs.StringSliceVar(&o.AgentAllowedCIDRs, "agent-allowed-cidrs", o.AgentAllowedCIDRs, "Addresses runs may be sent to, as comma-separated CIDRs (a bare IP address stands for itself), checked on the address the operator connects to. With this or --agent-allowed-hosts set, any other agent is refused and no HTTP proxy is used. Empty (with --agent-allowed-hosts empty): every agent.")
-	fs.StringSliceVar(&o.OIDCIssuers, "oidc-issuers", o.OIDCIssuers, oidc.IssuersFlagHelp)
 	fs.IntVar(&o.DispatchWorkers, "dispatch-workers", o.DispatchWorkers, "How many A2A calls (sends, polls, cancels) are made in parallel; all the Agents of one namespace hold at most half of them, one Agent at most a quarter (each at least one); their other runs wait their turn without holding a worker.")
 	fs.DurationVar(&o.A2ACallTimeout, "a2a-call-timeout", o.A2ACallTimeout, "Deadline of every A2A HTTP call to an agent (also cut by the run's remaining time); a call cut off is retried like a failed connection until the run's timeout.")
 }
@@ -159,9 +157,7 @@ func (o *OperatorOptions) Validate() error {
 	if _, err := o.AgentAllowList(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := oidc.ParseIssuers(o.OIDCIssuers); err != nil {
-		errs = append(errs, err)
-	}
+
 	return errors.Join(errs...)
 }
 

@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
 // Defaults of the receiver's flags.
@@ -82,8 +81,8 @@ type Options struct {
 	// (only when a count changed).
 	RejectionReportInterval time.Duration
 	// OIDCIssuers are the issuers besides the cluster's whose tokens OIDC
-	// senders may use (spec.sender.oidc.issuer); the operator has the same
-	// flag.
+	// senders may use (spec.sender.oidc.issuer): manager.Options'
+	// --oidc-issuers, which the operator shares.
 	OIDCIssuers []string
 }
 
@@ -125,7 +124,6 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The receiver's namespace, holding ConfigMap hookrun-receiver (key triggering: disabled switches triggering off at run time).")
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
 	fs.StringVar(&o.PodName, "pod-name", o.PodName, "This replica's name: its rejection counts go to ConfigMap "+agentsv1alpha1.RejectionReportPrefix+"<pod name> in --namespace. Default: $POD_NAME, else the host name.")
-	fs.StringSliceVar(&o.OIDCIssuers, "oidc-issuers", o.OIDCIssuers, oidc.IssuersFlagHelp)
 	fs.DurationVar(&o.RejectionReportInterval, "rejection-report-interval", o.RejectionReportInterval, "How often, at most, this replica writes its rejection counts per endpoint for the operator (only when one changed).")
 }
 
@@ -152,9 +150,6 @@ func (o *Options) Validate() error {
 	}
 	if errs2 := validation.IsDNS1123Subdomain(agentsv1alpha1.RejectionReportPrefix + o.PodName); o.PodName == "" || len(errs2) > 0 {
 		errs = append(errs, fmt.Errorf("--pod-name %q does not make a ConfigMap name: %v", o.PodName, errs2))
-	}
-	if _, err := oidc.ParseIssuers(o.OIDCIssuers); err != nil {
-		errs = append(errs, err)
 	}
 	if o.RejectionReportInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--rejection-report-interval must be at least 1s, got %s", o.RejectionReportInterval))

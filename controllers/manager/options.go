@@ -31,6 +31,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -66,6 +67,10 @@ type Options struct {
 	// the spans go to; empty: $OTEL_EXPORTER_OTLP_ENDPOINT, else none
 	// (traces still propagate).
 	OTLPEndpoint string
+	// OIDCIssuers are the issuers besides the cluster's that OIDC senders
+	// may name (spec.sender.oidc.issuer): the receiver verifies their
+	// tokens, the operator refuses endpoints naming another.
+	OIDCIssuers []string
 }
 
 // NewOptions returns the options with their defaults.
@@ -93,6 +98,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, component, apiUse string) {
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address net/http/pprof (/debug/pprof/) binds to, for profiling; 0 disables it. Keep it on loopback.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Requests per second the "+component+" may make to the API server"+apiUse+".")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of requests the "+component+" may make to the API server.")
+	fs.StringSliceVar(&o.OIDCIssuers, "oidc-issuers", o.OIDCIssuers, oidc.IssuersFlagHelp)
 	fs.StringVar(&o.OTLPEndpoint, "otlp-endpoint", o.OTLPEndpoint, "Base URL of an OpenTelemetry collector (OTLP/HTTP, for example http://otel-collector:4318) the "+component+"'s spans are exported to. Empty: $OTEL_EXPORTER_OTLP_ENDPOINT, else no export (traceparents still propagate).")
 }
 
@@ -101,6 +107,9 @@ func (o *Options) Validate() error {
 	var errs []error
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
+	}
+	if _, err := oidc.ParseIssuers(o.OIDCIssuers); err != nil {
+		errs = append(errs, err)
 	}
 	if o.OTLPEndpoint != "" {
 		if _, err := tracing.TracesURL(o.OTLPEndpoint); err != nil {

@@ -19,6 +19,7 @@ package manager
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,14 +34,16 @@ func TestOptionsFlags(t *testing.T) {
 		"--kubeconfig=testdata-kubeconfig", "--metrics-bind-address=127.0.0.1:9000",
 		"--health-probe-bind-address=127.0.0.1:9001", "--pprof-bind-address=127.0.0.1:9002",
 		"--kube-api-qps=20.5", "--kube-api-burst=40", "--otlp-endpoint=http://otel-collector:4318",
+		"--oidc-issuers=https://token.actions.githubusercontent.com,https://accounts.google.com",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Options{Kubeconfig: "testdata-kubeconfig", MetricsBindAddress: "127.0.0.1:9000",
 		HealthProbeBindAddress: "127.0.0.1:9001", PprofBindAddress: "127.0.0.1:9002", KubeAPIQPS: 20.5, KubeAPIBurst: 40,
-		OTLPEndpoint: "http://otel-collector:4318"}
-	if *o != want {
+		OTLPEndpoint: "http://otel-collector:4318",
+		OIDCIssuers:  []string{"https://token.actions.githubusercontent.com", "https://accounts.google.com"}}
+	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("parsed %+v, want %+v", *o, want)
 	}
 	m := o.ManagerOptions()
@@ -54,7 +57,7 @@ func TestOptionsDefaults(t *testing.T) {
 	NewOptions().BindFlags(fs, "operator", "")
 	for name, want := range map[string]string{
 		"kubeconfig": "", "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
-		"pprof-bind-address": "0", "kube-api-qps": "500", "kube-api-burst": "1000", "otlp-endpoint": "",
+		"pprof-bind-address": "0", "kube-api-qps": "500", "kube-api-burst": "1000", "otlp-endpoint": "", "oidc-issuers": "[]",
 	} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != want {
 			t.Errorf("--%s: %+v, want default %q", name, f, want)
@@ -81,6 +84,9 @@ func TestOptionsValidate(t *testing.T) {
 		"collector": {func(o *Options) { o.OTLPEndpoint = "https://otel.example.com/prefix" }, ""},
 		"collector without a scheme": {func(o *Options) { o.OTLPEndpoint = "otel-collector:4318" },
 			"--otlp-endpoint must be an http or https URL"},
+		"an issuer": {func(o *Options) { o.OIDCIssuers = []string{"https://token.actions.githubusercontent.com"} }, ""},
+		"an issuer over http": {func(o *Options) { o.OIDCIssuers = []string{"http://issuer.example"} },
+			`--oidc-issuers: "http://issuer.example": not an https URL`},
 	} {
 		o := NewOptions()
 		tc.mutate(o)

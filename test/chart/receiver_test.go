@@ -76,8 +76,9 @@ func TestChartOIDCIssuers(t *testing.T) {
 	op, opShared := controllers.NewOperatorOptions(), manager.NewOptions()
 	parseArgs(g, argsOf("hookrun-operator"), op.BindFlags, sharedFlags(opShared, "operator"))
 	g.Expect(op.Validate()).To(Succeed())
-	g.Expect(rcv.OIDCIssuers).To(Equal(strings.Split(issuers, ",")))
-	g.Expect(op.OIDCIssuers).To(Equal(rcv.OIDCIssuers))
+	g.Expect(shared.Validate()).To(Succeed())
+	g.Expect(shared.OIDCIssuers).To(Equal(strings.Split(issuers, ",")))
+	g.Expect(opShared.OIDCIssuers).To(Equal(shared.OIDCIssuers))
 
 	out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
 		"--set", "receiver.oidcIssuers={http://issuer.example}").CombinedOutput()

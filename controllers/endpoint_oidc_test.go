@@ -65,7 +65,7 @@ var _ = Describe("An endpoint of an OIDC sender", func() {
 		ns := newNamespace(ctx)
 		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
 		ep := newEndpoint(ns, "deploys", "triage")
-		ep.Spec.Sender = oidcSender("https://issuer.example.com", "")
+		ep.Spec.Sender = oidcSender("https://issuer.example.com", `claims.sub == "deploy-bot"`)
 		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
 		Eventually(func() *metav1.Condition {
 			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)

@@ -19,6 +19,7 @@ package receiver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -40,9 +41,11 @@ const (
 	reasonOIDCSignature        = "token signature mismatch"
 	reasonOIDCClaims           = "token iss, aud, exp or nbf wrong"
 	reasonOIDCNamespace        = "service account token of another namespace"
+	reasonOIDCSubject          = "token sub holds control characters"
 	reasonOIDCClaimsRefused    = "token claims refused by spec.sender.oidc.claims"
 	reasonOIDCClaimsInvalid    = "spec.sender.oidc.claims does not compile"
 	reasonOIDCKeysUnavailable  = "issuer keys could not be read"
+	reasonOIDCGone             = "call ended while the issuer's keys were read"
 )
 
 // clusterGetter reads paths of mgr's API server with the receiver's
@@ -70,28 +73,46 @@ func (h *Handler) checkToken(c *callState, value string) int {
 	}
 	spec := c.snd.oidc
 	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw, h.tokenClock.Now())
-	if err != nil {
-		if errors.Is(err, oidc.ErrKeysUnavailable) {
-			h.log.Error(err, "reading an issuer's keys", "issuer", spec.Issuer, "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-			return h.unavailable(c, reasonOIDCKeysUnavailable)
-		}
+	switch {
+	case errors.Is(err, oidc.ErrKeysUnavailable):
+		// Logged once per failed read (Setup), not per call.
+		return h.unavailable(c, reasonOIDCKeysUnavailable)
+	case err != nil:
 		return c.reject(answerForbidden, tokenRefusal(err))
-	}
-	if spec.Issuer == "" && tok.Namespace != c.ep.Namespace {
+	case tok.Cluster && tok.Namespace != c.ep.Namespace:
 		// Any account of the cluster may ask for a token of any audience:
 		// only the endpoint's namespace's accounts call it.
 		return c.reject(answerForbidden, reasonOIDCNamespace)
+	case !ceString(tok.Subject):
+		// sub reaches the agent's metadata outside the payload wrapper.
+		return c.reject(answerForbidden, reasonOIDCSubject)
 	}
 	if spec.Claims != "" {
-		claims := h.table.claimsOf(c.e)
-		if claims.err != nil {
-			return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
-		}
-		if allowed, err := claims.program.Allow(c.r.Context(), tok.Payload); err != nil || !allowed {
-			return c.reject(answerForbidden, reasonOIDCClaimsRefused)
+		if code := h.checkClaims(c, tok.Payload); code != notAnswered {
+			return code
 		}
 	}
 	c.tokenSubject = recordable(tok.Subject, maxDeliveryIDBytes)
+	return notAnswered
+}
+
+// checkClaims evaluates spec.sender.oidc.claims on a verified token's
+// payload, within the endpoint's evaluation slots (filterGate): anyone
+// who can get a token of a listed issuer for the audience (any GitHub
+// user, for GitHub's) makes it evaluate.
+func (h *Handler) checkClaims(c *callState, payload []byte) int {
+	claims := h.table.claimsOf(c.e)
+	if claims.err != nil {
+		return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
+	}
+	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+		c.w.Header()["Retry-After"] = busyRetryAfter
+		return c.reject(answerFilterBusy, reasonFilterBusy)
+	}
+	defer h.filterGate.leave(c.ep.UID)
+	if allowed, err := claims.program.Allow(c.r.Context(), payload); err != nil || !allowed {
+		return c.reject(answerForbidden, reasonOIDCClaimsRefused)
+	}
 	return notAnswered
 }
 
@@ -106,6 +127,8 @@ func tokenRefusal(err error) string {
 		return reasonOIDCSignature
 	case errors.Is(err, oidc.ErrClaims):
 		return reasonOIDCClaims
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return reasonOIDCGone
 	}
 	return reasonOIDCMalformed
 }
@@ -137,7 +160,16 @@ func (t *table) claimsOf(e *endpoint) *endpointClaims {
 	return f
 }
 
-// oidcClient is the HTTP client that reads the listed issuers' keys.
+// oidcClient is the HTTP client that reads the listed issuers' keys. It
+// follows at most three redirects, each to an https URL: a redirect must
+// not take the read to plain HTTP.
 func oidcClient() *http.Client {
-	return &http.Client{Timeout: oidc.FetchTimeout}
+	return &http.Client{Timeout: oidc.FetchTimeout, CheckRedirect: httpsRedirectsOnly}
+}
+
+func httpsRedirectsOnly(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "https" || len(via) >= 3 {
+		return fmt.Errorf("redirected to %s: an issuer's keys are read over https, through at most three redirects", req.URL.Redacted())
+	}
+	return nil
 }

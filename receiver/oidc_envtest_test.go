@@ -157,11 +157,20 @@ var _ = Describe("OIDC senders", func() {
 		}))
 	})
 
+	It("answers 503 with Retry-After while a listed issuer's keys cannot be read", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		id := f.oidcEndpoint(ctx, "down", downIssuer.URL, audience, `claims.repository == "octo-org/deploys"`)
+		r := postToken(id, downIssuer.Sign(downIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())))
+		Expect(r.status).To(Equal(http.StatusServiceUnavailable), "%s", r.body)
+		Expect(r.code).To(Equal(CodeUnavailable))
+		Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
+	})
+
 	It("refuses an issuer not in --oidc-issuers without contacting it", func(ctx SpecContext) {
 		f := newFixture(ctx)
 		unlisted := oidctest.NewIssuer()
 		DeferCleanup(unlisted.Close)
-		id := f.oidcEndpoint(ctx, "elsewhere", unlisted.URL, audience, "")
+		id := f.oidcEndpoint(ctx, "elsewhere", unlisted.URL, audience, `claims.repository == "octo-org/deploys"`)
 		r := postToken(id, unlisted.Sign(unlisted.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())))
 		Expect(r.code).To(Equal(CodeForbidden))
 		Expect(unlisted.Requests.Load()).To(BeZero())

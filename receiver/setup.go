@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -202,7 +203,9 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 	if err != nil {
 		return nil, err
 	}
-	h.oidc = oidc.NewVerifier(get, issuers, deps.OIDCClient)
+	h.oidc = oidc.NewVerifier(get, issuers, deps.OIDCClient, func(issuer string, err error) {
+		h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
+	})
 	h.table.onUpsert = h.backlog.observe
 	h.table.onDelete = h.forget
 	return h, nil

@@ -79,8 +79,10 @@ var (
 	apiRequests atomic.Int64
 	// spans holds the receiver's finished spans.
 	spans = tracetest.NewInMemoryExporter()
-	// listedIssuer is an OIDC issuer on loopback in --oidc-issuers.
+	// listedIssuer is an OIDC issuer on loopback in --oidc-issuers;
+	// downIssuer one listed too, which stopped before it was ever read.
 	listedIssuer *oidctest.Issuer
+	downIssuer   *oidctest.Issuer
 	// tokenClock is the real time, moved by what a spec adds: the API
 	// server's tokens carry its real time, and fakeClock may be hours
 	// ahead of it.
@@ -149,7 +151,9 @@ var _ = BeforeSuite(func() {
 	opts.RejectionReportInterval = reportInterval
 	listedIssuer = oidctest.NewIssuer()
 	DeferCleanup(listedIssuer.Close)
-	opts.OIDCIssuers = []string{listedIssuer.URL}
+	downIssuer = oidctest.NewIssuer()
+	downIssuer.Close()
+	opts.OIDCIssuers = []string{listedIssuer.URL, downIssuer.URL}
 	mgr, err := ctrl.NewManager(counted, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -99,11 +99,14 @@ var _ = Describe("spec.sender validation", func() {
 		Entry("oidc with a rotationOverlap", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, RotationOverlap: duration(time.Hour), OIDC: &agentsv1alpha1.OIDCSender{Audience: "a"}}
 		}, "spec.sender.rotationOverlap applies to secrets"),
+		Entry("an issuer without claims", func(ep *agentsv1alpha1.WebhookEndpoint) {
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Issuer: "https://token.actions.githubusercontent.com", Audience: "a"}}
+		}, "spec.sender.oidc.claims is required with an issuer"),
 		Entry("oidc without an audience", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{}}
 		}, "spec.sender.oidc.audience"),
 		Entry("an issuer that is not an https URL", func(ep *agentsv1alpha1.WebhookEndpoint) {
-			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Issuer: "http://issuer.example", Audience: "a"}}
+			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer, OIDC: &agentsv1alpha1.OIDCSender{Issuer: "http://issuer.example", Audience: "a", Claims: "true"}}
 		}, "spec.sender.oidc.issuer"),
 		Entry("claims of 4097 characters", func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Sender = &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents, OIDC: &agentsv1alpha1.OIDCSender{Audience: "a", Claims: strings.Repeat(" ", 4093) + "true"}}

@@ -179,6 +179,7 @@ const MaxClaimsLength = 4096
 
 // OIDCSender is what a call's bearer token must be: a JWT of issuer, for
 // audience, whose claims pass claims.
+// +kubebuilder:validation:XValidation:rule="!has(self.issuer) || size(self.issuer) == 0 || (has(self.claims) && size(self.claims) > 0)",message="spec.sender.oidc.claims is required with an issuer: every user of the issuer (any GitHub repository, for GitHub's) can get a token for any audience; say whose tokens to accept, for example claims.repository == \"org/repo\""
 type OIDCSender struct {
 	// issuer is the token's iss. Empty (the default): the cluster's own
 	// service account tokens, whatever the API server names its issuer.
@@ -195,11 +196,12 @@ type OIDCSender struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	Audience string `json:"audience"`
-	// claims, if set, is a CEL expression over the token's claims (the map
-	// claims) that must be true, for example
+	// claims is a CEL expression over the token's claims (the map claims)
+	// that must be true, for example
 	// claims.sub == "system:serviceaccount:team-a:nightly" or
 	// claims.repository == "org/repo" && claims.ref == "refs/heads/main".
-	// Without it every token of the issuer for the audience is accepted.
+	// Required with an issuer; without one (the cluster's tokens, of the
+	// endpoint's namespace only) every account of the namespace is accepted.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
 	Claims string `json:"claims,omitempty"`

@@ -27,11 +27,16 @@ import (
 
 const (
 	// RefreshInterval is how often, at most, an issuer's keys are read
-	// again for a token whose key ID they lack: a flood of tokens with made
-	// up key IDs costs the issuer one request a minute per replica.
+	// again, counted from the end of the last read: a flood of tokens with
+	// made-up key IDs costs the issuer one request a minute per replica.
 	RefreshInterval = time.Minute
-	// RetryInterval is how soon keys are read again after a read failed.
+	// RetryInterval is how soon keys are read again after a read failed,
+	// while none were ever read (with keys, RefreshInterval).
 	RetryInterval = 10 * time.Second
+	// MaxKeyAge is how long keys serve before they are read again in the
+	// background (the calls meanwhile use them): a key the issuer dropped
+	// stops verifying within it, also for tokens without a key ID.
+	MaxKeyAge = 10 * time.Minute
 	// FetchTimeout bounds one read of an issuer's keys.
 	FetchTimeout = 10 * time.Second
 )
@@ -49,39 +54,43 @@ var (
 // read at a time, started by the first call that needs it (and finished
 // even if that call hangs up).
 type keySet struct {
+	name  string // as endpoints name the issuer; "" the cluster's
 	fetch fetchFunc
+	// failed, if not nil, is told of every read that failed.
+	failed func(issuer string, err error)
 
 	mu     sync.Mutex
 	issuer string // as the issuer names itself (its tokens' iss)
 	keys   []jose.JSONWebKey
-	// last is when a read last started; next when the next may start.
-	last, next time.Time
-	lastErr    error
-	reading    chan struct{} // closed when the read under way ends
+	// readAt is when the keys were read; next when the next read may
+	// start.
+	readAt, next time.Time
+	lastErr      error
+	reading      chan struct{} // closed when the read under way ends
 }
 
 // lookup returns the issuer's name and the keys that may have signed a
 // token with key ID kid (every key when kid is empty), reading the keys
 // first when none are known or none has that ID and the last read is old
-// enough.
+// enough. Keys older than MaxKeyAge are returned while a read starts in
+// the background.
 func (s *keySet) lookup(ctx context.Context, kid string, now time.Time) (string, []jose.JSONWebKey, error) {
 	s.mu.Lock()
 	if keys := s.match(kid); len(keys) > 0 {
-		s.mu.Unlock()
-		return s.issuer, keys, nil
-	}
-	done := s.reading
-	if done == nil {
-		if now.Before(s.next) {
-			err := s.missing()
-			s.mu.Unlock()
-			return "", nil, err
+		if now.Sub(s.readAt) >= MaxKeyAge {
+			s.startRead(now)
 		}
-		done = make(chan struct{})
-		s.reading, s.last = done, now
-		go s.read(done, now)
+		issuer := s.issuer
+		s.mu.Unlock()
+		return issuer, keys, nil
 	}
+	done := s.startRead(now)
 	s.mu.Unlock()
+	if done == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return "", nil, s.missing()
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -93,6 +102,20 @@ func (s *keySet) lookup(ctx context.Context, kid string, now time.Time) (string,
 		return s.issuer, keys, nil
 	}
 	return "", nil, s.missing()
+}
+
+// startRead returns the read under way, or starts one if the last ended
+// long enough before now; nil when neither. s.mu is held.
+func (s *keySet) startRead(now time.Time) chan struct{} {
+	if s.reading != nil {
+		return s.reading
+	}
+	if now.Before(s.next) {
+		return nil
+	}
+	s.reading = make(chan struct{})
+	go s.read(s.reading, now)
+	return s.reading
 }
 
 // missing is why no key was found: the last read failed, or the keys lack
@@ -120,19 +143,29 @@ func (s *keySet) match(kid string) []jose.JSONWebKey {
 
 // read reads the keys, replacing those known when it succeeds (keys that
 // could not be read again are kept: an issuer down does not end tokens
-// that verified before).
+// that verified before). The next read may start RefreshInterval after
+// this one ended (RetryInterval while no keys were ever read), on the
+// callers' clock: started plus the read's duration.
 func (s *keySet) read(done chan struct{}, started time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
 	defer cancel()
+	begin := time.Now()
 	issuer, keys, err := s.fetch(ctx)
+	ended := started.Add(time.Since(begin))
+	if err != nil && s.failed != nil {
+		s.failed(s.name, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastErr = err
-	if err == nil {
-		s.issuer, s.keys = issuer, keys
-		s.next = started.Add(RefreshInterval)
-	} else {
-		s.next = started.Add(RetryInterval)
+	switch {
+	case err == nil:
+		s.issuer, s.keys, s.readAt = issuer, keys, started
+		s.next = ended.Add(RefreshInterval)
+	case s.keys != nil:
+		s.next = ended.Add(RefreshInterval)
+	default:
+		s.next = ended.Add(RetryInterval)
 	}
 	s.reading = nil
 	close(done)

@@ -58,6 +58,9 @@ type Token struct {
 	// Namespace is a service account token's namespace (the claim
 	// kubernetes.io.namespace); "" for other tokens.
 	Namespace string
+	// Cluster tells that the token is the cluster's own: of the issuer "",
+	// or of a listed issuer that is the cluster's under its name.
+	Cluster bool
 	// Payload is its claims as JSON, for spec.sender.oidc.claims.
 	Payload []byte
 }
@@ -68,14 +71,16 @@ type Verifier struct {
 }
 
 // NewVerifier returns a verifier of the cluster's tokens, read through get
-// (nil: none), and of issuers, read with client.
-func NewVerifier(get Getter, issuers Issuers, client *http.Client) *Verifier {
+// (nil: none), and of issuers, read with client. failed, if not nil, is
+// told of each read of an issuer's keys that failed ("" the cluster's):
+// at most one per RetryInterval and issuer, whatever the calls.
+func NewVerifier(get Getter, issuers Issuers, client *http.Client, failed func(issuer string, err error)) *Verifier {
 	v := &Verifier{sets: make(map[string]*keySet, len(issuers)+1)}
 	if get != nil {
-		v.sets[""] = &keySet{fetch: clusterKeys(get)}
+		v.sets[""] = &keySet{fetch: clusterKeys(get), failed: failed}
 	}
 	for _, iss := range issuers {
-		v.sets[iss] = &keySet{fetch: remoteKeys(client, iss)}
+		v.sets[iss] = &keySet{name: iss, fetch: remoteKeys(client, iss), failed: failed}
 	}
 	return v
 }
@@ -106,11 +111,12 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 	if err != nil || len(jws.Signatures) != 1 {
 		return Token{}, ErrMalformed
 	}
-	name, keys, err := set.lookup(ctx, jws.Signatures[0].Header.KeyID, now)
+	header := jws.Signatures[0].Header
+	name, keys, err := set.lookup(ctx, header.KeyID, now)
 	if err != nil {
 		return Token{}, err
 	}
-	payload, err := verifyWith(jws, keys)
+	payload, err := verifyWith(jws, header.Algorithm, keys)
 	if err != nil {
 		return Token{}, err
 	}
@@ -124,12 +130,36 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: now}, Leeway); err != nil {
 		return Token{}, errors.Join(ErrClaims, err)
 	}
-	return Token{Subject: c.Subject, Namespace: c.Kubernetes.Namespace, Payload: payload}, nil
+	tok := Token{Subject: c.Subject, Namespace: c.Kubernetes.Namespace, Payload: payload, Cluster: issuer == ""}
+	if !tok.Cluster && tok.Namespace != "" {
+		// A service account token of a listed issuer: the cluster's own,
+		// listed under its name, is the cluster's (its namespace rule
+		// holds), which takes the cluster's name.
+		if tok.Cluster, err = v.isCluster(ctx, name, now); err != nil {
+			return Token{}, err
+		}
+	}
+	return tok, nil
 }
 
-// verifyWith returns the payload of the first key that verifies jws.
-func verifyWith(jws *jose.JSONWebSignature, keys []jose.JSONWebKey) ([]byte, error) {
+// isCluster tells whether issuer is the name the cluster's service account
+// tokens carry.
+func (v *Verifier) isCluster(ctx context.Context, issuer string, now time.Time) (bool, error) {
+	set := v.sets[""]
+	if set == nil {
+		return false, nil
+	}
+	name, _, err := set.lookup(ctx, "", now)
+	return name == issuer, err
+}
+
+// verifyWith returns the payload of the first key that verifies jws, of
+// the keys made for its algorithm alg (or for any).
+func verifyWith(jws *jose.JSONWebSignature, alg string, keys []jose.JSONWebKey) ([]byte, error) {
 	for i := range keys {
+		if keys[i].Algorithm != "" && keys[i].Algorithm != alg {
+			continue
+		}
 		if payload, err := jws.Verify(&keys[i]); err == nil {
 			return payload, nil
 		}

@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +53,7 @@ func TestAGitHubActionsTokenIsVerified(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	tok, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)), now)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestRefusalsAgreeWithGoOIDC(t *testing.T) {
 	}
 	forged := oidctest.NewKey(iss.KeyID()) // the issuer's key ID, another key
 	none := strings.Join([]string{b64(`{"alg":"none","typ":"JWT"}`), b64(`{"iss":"` + iss.URL + `","aud":"` + audience + `"}`), ""}, ".")
-	hs256 := signHS256(t, claims(func(map[string]any) {}))
+	hs256 := signHS256(t, iss, claims(func(map[string]any) {}))
 	for _, tc := range []struct {
 		name  string
 		token string
@@ -94,7 +96,7 @@ func TestRefusalsAgreeWithGoOIDC(t *testing.T) {
 		{"too long", iss.Sign(claims(func(c map[string]any) { c["pad"] = strings.Repeat("x", oidc.MaxTokenBytes) })), oidc.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+			v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 			_, err := v.Verify(t.Context(), iss.URL, audience, tc.token, now)
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Errorf("Verify: %v, want %v", err, tc.want)
@@ -114,7 +116,7 @@ func TestAnIssuerNotListedIsNeverContacted(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, nil, iss.Client())
+	v := oidc.NewVerifier(nil, nil, iss.Client(), nil)
 	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
 	if !errors.Is(err, oidc.ErrIssuerNotAllowed) || iss.Requests.Load() != 0 {
 		t.Errorf("Verify: %v, %d requests to the issuer; want ErrIssuerNotAllowed and none", err, iss.Requests.Load())
@@ -129,7 +131,7 @@ func TestKeysAreReadAgainAtMostOncePerMinute(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	verify := func(token string, at time.Time) error {
 		_, err := v.Verify(t.Context(), iss.URL, audience, token, at)
 		return err
@@ -154,11 +156,111 @@ func TestKeysAreReadAgainAtMostOncePerMinute(t *testing.T) {
 	if err := verify(rotated, now.Add(30*time.Second)); !errors.Is(err, oidc.ErrUnknownKey) || iss.Requests.Load() != 2 {
 		t.Errorf("the new key within the minute: %v after %d requests; want ErrUnknownKey, no read", err, iss.Requests.Load())
 	}
-	if err := verify(rotated, now.Add(oidc.RefreshInterval)); err != nil || iss.Requests.Load() != 4 {
+	// The minute counts from the end of the last read.
+	if err := verify(rotated, now.Add(oidc.RefreshInterval+time.Second)); err != nil || iss.Requests.Load() != 4 {
 		t.Errorf("the new key a minute later: %v after %d requests; want accepted after one more read", err, iss.Requests.Load())
 	}
-	if err := verify(old, now.Add(oidc.RefreshInterval+time.Second)); !errors.Is(err, oidc.ErrUnknownKey) || iss.Requests.Load() != 4 {
+	if err := verify(old, now.Add(oidc.RefreshInterval+2*time.Second)); !errors.Is(err, oidc.ErrUnknownKey) || iss.Requests.Load() != 4 {
 		t.Errorf("the retired key: %v after %d requests; want ErrUnknownKey, no read", err, iss.Requests.Load())
+	}
+}
+
+// TestKeysAreReadAgainWhenOld: keys older than MaxKeyAge serve the call
+// while a read starts behind it, so a key the issuer dropped stops
+// verifying also for tokens without a key ID.
+func TestKeysAreReadAgainWhenOld(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	withoutKeyID := func(at time.Time) string {
+		k := iss.SigningKey()
+		k.KeyID = ""
+		return oidctest.Sign(k, iss.GitHubActions("o/r", "refs/heads/main", audience, at))
+	}
+	if _, err := v.Verify(t.Context(), iss.URL, audience, withoutKeyID(now), now); err != nil {
+		t.Fatalf("a token without a key ID: %v", err)
+	}
+	old := iss.SigningKey()
+	iss.Rotate(false)
+	later := now.Add(oidc.MaxKeyAge)
+	if _, err := v.Verify(t.Context(), iss.URL, audience, oidctest.Sign(withKeyID(old, ""), iss.GitHubActions("o/r", "refs/heads/main", audience, later)), later); err != nil {
+		t.Fatalf("the old key, MaxKeyAge after the read: %v; want it to serve while the keys are read again", err)
+	}
+	waitFor(t, func() bool { return iss.Requests.Load() == 4 })
+	_, err := v.Verify(t.Context(), iss.URL, audience, oidctest.Sign(withKeyID(old, ""), iss.GitHubActions("o/r", "refs/heads/main", audience, later)), later)
+	if !errors.Is(err, oidc.ErrSignature) {
+		t.Errorf("the dropped key after the read: %v, want ErrSignature", err)
+	}
+}
+
+// TestKeysOutliveTheIssuer: once read, keys keep verifying while the
+// issuer is down; an issuer never read answers ErrKeysUnavailable, is
+// tried again RetryInterval after the failed read, and reports each failed
+// read once.
+func TestKeysOutliveTheIssuer(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	now := time.Now()
+	var failures []string
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), func(issuer string, err error) { failures = append(failures, issuer) })
+	token := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
+	if _, err := v.Verify(t.Context(), iss.URL, audience, token, now); err != nil {
+		t.Fatal(err)
+	}
+	client := iss.Client()
+	iss.Close()
+	if _, err := v.Verify(t.Context(), iss.URL, audience, token, now.Add(oidc.MaxKeyAge)); err != nil {
+		t.Errorf("the issuer down, keys read before: %v", err)
+	}
+
+	down := oidctest.NewIssuer()
+	downURL := down.URL
+	token = down.Sign(down.GitHubActions("o/r", "refs/heads/main", audience, now))
+	down.Close()
+	v = oidc.NewVerifier(nil, oidc.Issuers{downURL}, client, func(issuer string, err error) { failures = append(failures, issuer) })
+	failures = nil
+	for range 10 {
+		if _, err := v.Verify(t.Context(), downURL, audience, token, now); !errors.Is(err, oidc.ErrKeysUnavailable) {
+			t.Fatalf("an issuer never read: %v, want ErrKeysUnavailable", err)
+		}
+	}
+	if len(failures) != 1 || failures[0] != downURL {
+		t.Errorf("10 calls to an issuer down reported %v; want one failed read of %s", failures, downURL)
+	}
+	_, _ = v.Verify(t.Context(), downURL, audience, token, now.Add(oidc.RetryInterval+oidc.FetchTimeout))
+	if len(failures) != 2 {
+		t.Errorf("after RetryInterval: %d failed reads reported, want 2", len(failures))
+	}
+}
+
+// TestTheClusterListedUnderItsNameIsTheCluster: a service account token of
+// a listed issuer that is the cluster's own name is the cluster's, so the
+// receiver holds it to the endpoint's namespace.
+func TestTheClusterListedUnderItsNameIsTheCluster(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	get := func(_ context.Context, path string) ([]byte, error) {
+		if path == oidc.DiscoveryPath {
+			return []byte(`{"issuer":"` + iss.URL + `"}`), nil
+		}
+		resp, err := iss.Client().Get(iss.URL + "/keys")
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
+	}
+	v := oidc.NewVerifier(get, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	claims := iss.GitHubActions("o/r", "refs/heads/main", audience, now)
+	claims["kubernetes.io"] = map[string]any{"namespace": "team-b"}
+	tok, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(claims), now)
+	if err != nil || !tok.Cluster || tok.Namespace != "team-b" {
+		t.Errorf("a token of the cluster's issuer, listed: %+v, %v; want the cluster's, of team-b", tok, err)
+	}
+	delete(claims, "kubernetes.io")
+	if tok, err = v.Verify(t.Context(), iss.URL, audience, iss.Sign(claims), now); err != nil || tok.Cluster {
+		t.Errorf("a token of the listed issuer without kubernetes.io: %+v, %v; want not the cluster's", tok, err)
 	}
 }
 
@@ -166,7 +268,7 @@ func TestConcurrentFirstCallsReadTheKeysOnce(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	token := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
@@ -184,7 +286,7 @@ func TestAnIssuerThatNamesAnotherIsRefused(t *testing.T) {
 	defer iss.Close()
 	now := time.Now()
 	iss.Claims = "https://token.actions.githubusercontent.com" // its document names another issuer than the one listed
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client())
+	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
 	if !errors.Is(err, oidc.ErrKeysUnavailable) || !strings.Contains(err.Error(), "names issuer") {
 		t.Errorf("Verify: %v, want ErrKeysUnavailable naming the issuer mismatch", err)
@@ -215,7 +317,7 @@ func TestTheClusterIssuerIsReadThroughTheGetter(t *testing.T) {
 		}
 		return nil, errors.New("unexpected path " + path)
 	}
-	v := oidc.NewVerifier(get, nil, nil)
+	v := oidc.NewVerifier(get, nil, nil, nil)
 	claims := iss.GitHubActions("o/r", "refs/heads/main", audience, now)
 	claims["iss"], claims["sub"] = "https://kubernetes.default.svc.cluster.local", "system:serviceaccount:team-a:nightly"
 	tok, err := v.Verify(t.Context(), "", audience, iss.Sign(claims), now)
@@ -237,11 +339,22 @@ func TestParseIssuers(t *testing.T) {
 	}
 }
 
-// signHS256 signs claims with HMAC-SHA256: a token an attacker makes with
-// the issuer's public key as the secret, which must not verify.
-func signHS256(t *testing.T, claims any) string {
+// signHS256 signs claims with HMAC-SHA256 under the issuer's key ID, with
+// the issuer's public key (its JWK, as the issuer serves it) as the secret:
+// the algorithm confusion an attacker tries, which must not verify.
+func signHS256(t *testing.T, iss *oidctest.Issuer, claims any) string {
 	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte("the issuer's public key, taken as an HMAC secret")}, nil)
+	resp, err := iss.Client().Get(iss.URL + "/keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	public, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := jose.JSONWebKey{Key: public, KeyID: iss.KeyID(), Algorithm: string(jose.HS256)}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,4 +363,20 @@ func signHS256(t *testing.T, claims any) string {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+func withKeyID(k jose.JSONWebKey, kid string) jose.JSONWebKey {
+	k.KeyID = kid
+	return k
+}
+
+// waitFor polls cond for up to 5 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		runtime.Gosched()
+	}
 }

@@ -53,7 +53,11 @@ func tokenHowTo(ep *agentsv1alpha1.WebhookEndpoint) string {
 		return fmt.Sprintf("Set TOKEN first, for example TOKEN=$(kubectl create token SERVICE-ACCOUNT -n %s --audience %s)", ep.Namespace, o.Audience) +
 			" (any account the claims let through; a CronJob mounts one as a projected token)."
 	}
-	return fmt.Sprintf("Set TOKEN first to a token %s issued for audience %s (in GitHub Actions: core.getIDToken).", o.Issuer, o.Audience)
+	how := ""
+	if o.Issuer == "https://token.actions.githubusercontent.com" {
+		how = " (in a workflow with id-token: write, from $ACTIONS_ID_TOKEN_REQUEST_URL&audience=" + o.Audience + ")"
+	}
+	return fmt.Sprintf("Set TOKEN first to a token %s issued for audience %s%s.", o.Issuer, o.Audience, how)
 }
 
 // noSecretError is why an OIDC sender's endpoint has no secret to show or

@@ -132,6 +132,13 @@ func NewKey(kid string) jose.JSONWebKey {
 	return jose.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(jose.RS256), Use: "sig"}
 }
 
+// SigningKey is the current signing key, private.
+func (i *Issuer) SigningKey() jose.JSONWebKey {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.keys[len(i.keys)-1]
+}
+
 // KeyID is the ID of the current signing key.
 func (i *Issuer) KeyID() string {
 	i.mu.Lock()

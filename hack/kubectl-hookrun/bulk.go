@@ -120,7 +120,7 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 		fmt.Fprintln(e.out, "Nothing was sent: add --yes to send them.")
 		return nil
 	}
-	secret, err := e.callSecret(ctx, ep)
+	secret, err := e.callCredential(ctx, ep, o)
 	if err != nil {
 		return err
 	}

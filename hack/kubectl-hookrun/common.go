@@ -46,6 +46,7 @@ const (
 	roleRead    = "read access to hookrun's kinds (the hookrun-view role; the built-in view, edit and admin roles include it)"
 	roleMember  = "the hookrun-agent-user role (included in the built-in edit and admin roles), and to be the endpoint's owner"
 	roleSecrets = "get on secrets in the namespace (the built-in edit and admin roles have it; hookrun's own roles do not)"
+	roleTokens  = "create on serviceaccounts/token in the namespace (the built-in edit and admin roles have it)"
 )
 
 // rbacRefusal matches the API server's words for an RBAC refusal

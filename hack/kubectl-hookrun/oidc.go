@@ -17,7 +17,13 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -65,4 +71,35 @@ func tokenHowTo(ep *agentsv1alpha1.WebhookEndpoint) string {
 func noSecretError(ep *agentsv1alpha1.WebhookEndpoint) error {
 	return fmt.Errorf("endpoint %s/%s has no secret: its calls carry %s (spec.sender.oidc). %s",
 		ep.Namespace, ep.Name, tokenOf(&ep.Spec), tokenHowTo(ep))
+}
+
+// tokenEnv is the environment variable --token defaults to.
+const tokenEnv = "HOOKRUN_TOKEN"
+
+// tokenSeconds is how long a token of --token-from lives: TokenRequest's
+// least.
+const tokenSeconds = int64(600)
+
+// callToken is the token calls to an OIDC sender's endpoint carry: --token
+// (or $HOOKRUN_TOKEN), or with --token-from one the API server issues for
+// that service account of the endpoint's namespace.
+func (e *env) callToken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+	spec := ep.Spec.OIDCOf()
+	switch {
+	case o.token != "" && o.tokenFrom != "":
+		return "", errors.New("--token and --token-from: give one")
+	case o.token != "":
+		return o.token, nil
+	case o.tokenFrom == "":
+		return "", fmt.Errorf("%w. Call with --token (or $%s), or for the cluster's tokens --token-from SERVICE-ACCOUNT", noSecretError(ep), tokenEnv)
+	case spec.Issuer != "":
+		return "", fmt.Errorf("--token-from asks the cluster for a token, and endpoint %s/%s takes tokens of %s: call with --token", ep.Namespace, ep.Name, spec.Issuer)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: o.tokenFrom}}
+	seconds := tokenSeconds
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{spec.Audience}, ExpirationSeconds: &seconds}}
+	if err := e.client.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return "", refused(err, fmt.Sprintf("ask for a token of service account %s/%s", ep.Namespace, o.tokenFrom), roleTokens)
+	}
+	return tr.Status.Token, nil
 }

@@ -44,6 +44,8 @@ type sendOptions struct {
 	noFollow                 bool
 	followTimeout            time.Duration
 	format                   string
+	// token and tokenFrom give an OIDC sender's token (tokenOptions).
+	token, tokenFrom string
 }
 
 func (o *sendOptions) addFlags(cmd *cobra.Command) {
@@ -52,6 +54,8 @@ func (o *sendOptions) addFlags(cmd *cobra.Command) {
 		"Send to this base URL (scheme and host, for example a port-forward's http://127.0.0.1:8080) instead of the one in the endpoint's URL; the path stays.")
 	fs.BoolVar(&o.noFollow, "no-follow", false, "Do not wait for the run to end; print the answer and stop.")
 	fs.DurationVar(&o.followTimeout, "follow-timeout", 0, "Stop following the run after this long (0: until it ends; an Agent's runTimeout is 15m by default; Ctrl-C stops following).")
+	fs.StringVar(&o.token, "token", os.Getenv(tokenEnv), "For an endpoint of an OIDC sender (spec.sender.oidc): the token to call with. Default: $"+tokenEnv+".")
+	fs.StringVar(&o.tokenFrom, "token-from", "", "For an endpoint of the cluster's service account tokens (spec.sender.oidc without issuer): call with a 10-minute token of this service account of the endpoint's namespace, for the endpoint's audience (needs create on serviceaccounts/token).")
 	outputFlag(cmd, &o.format)
 }
 
@@ -142,7 +146,7 @@ var errRunFailed = errors.New("no successful run")
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
 func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d delivery, o sendOptions) error {
-	secret, err := e.callSecret(ctx, ep)
+	secret, err := e.callCredential(ctx, ep, o)
 	if err != nil {
 		return err
 	}
@@ -184,8 +188,12 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 	return result
 }
 
-// callSecret is the secret calls to ep carry, "" for an endpoint without.
-func (e *env) callSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+// callCredential is the secret calls to ep carry, or for an OIDC sender
+// the token o gives; "" for an endpoint without.
+func (e *env) callCredential(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+	if ep.Spec.OIDCOf() != nil {
+		return e.callToken(ctx, ep, o)
+	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone {
 		return "", nil
 	}

@@ -115,6 +115,21 @@ var _ = Describe("OIDC senders", Ordered, func() {
 		Expect(r.stderr).To(ContainSubstring("has no secret: its calls carry a token"))
 	})
 
+	It("tests the endpoint with a token the API server issues for the sample's account, and refuses one of another", func(ctx SpecContext) {
+		r := runPlugin(ctx, "--kubeconfig", cluster.DeveloperKubeconfig, "-n", ns, "test", "nightly-report", "--token-from", "nightly-report")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("202"))
+		Expect(r.stdout).To(ContainSubstring("Demo agent received"))
+
+		r = runPlugin(ctx, "--kubeconfig", cluster.DeveloperKubeconfig, "-n", ns, "test", "nightly-report", "--token-from", "default")
+		Expect(r.code).NotTo(Equal(0))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("403"))
+
+		r = runPlugin(ctx, "--kubeconfig", cluster.DeveloperKubeconfig, "-n", ns, "test", "nightly-report")
+		Expect(r.code).NotTo(Equal(0))
+		Expect(r.stderr).To(ContainSubstring("--token-from SERVICE-ACCOUNT"))
+	})
+
 	It("keeps the sample GitHub Actions endpoint Ready=False while the receiver does not trust GitHub's issuer", func(ctx SpecContext) {
 		Eventually(func(g Gomega) {
 			ep := &agentsv1alpha1.WebhookEndpoint{}

@@ -44,8 +44,10 @@ const maxFilterLength = 4096
 // a tenant would make it large: a prompt of 32,768 two-byte characters
 // (65,536 bytes), 64 event names of 256 characters, a 4,096-character
 // filter that compiles (a list of 300-odd event names: many nodes, the
-// most a compiled program holds), and 32 fields of 63-character names and
-// 1,024-character expressions.
+// most a compiled program holds), 32 fields of 63-character names and
+// 1,024-character expressions, and an OIDC sender (CloudEvents, which
+// takes events and oidc) with a 256-character issuer and audience and
+// 4,096-character claims.
 func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 	events := make([]string, 64)
 	for j := range events {
@@ -65,7 +67,11 @@ func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 		Prompt:         fmt.Sprintf("%05d ", i) + strings.Repeat("é", 32768-6),
 		ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 		Owner:          &agentsv1alpha1.Owner{User: "owner@example.com"},
-		Sender:         &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitLab, Events: events},
+		Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents, Events: events, OIDC: &agentsv1alpha1.OIDCSender{
+			Issuer:   fmt.Sprintf("https://%05d.", i) + strings.Repeat("i", 256-len("https://00000.")-len(".example")) + ".example",
+			Audience: fmt.Sprintf("%05d-", i) + strings.Repeat("a", 256-6),
+			Claims:   "claims.sub in [" + strings.Join(names[:len(names)-1], ",") + "]",
+		}},
 		Filter:         expr(),
 		Fields:         fields,
 		Payload:        agentsv1alpha1.PayloadFields,
@@ -101,8 +107,8 @@ func measureLargest(ctx context.Context, c *devcluster.Cluster, o options, logf 
 	logf("created in %s; waiting until the receiver serves the last", time.Since(start).Round(time.Millisecond))
 	// The receiver serves an endpoint once the operator has given it an ID
 	// and its informer has it: the last one created is served last, or
-	// nearly. The probe's Header credential is not a GitLab token: a
-	// served endpoint answers 401, an unknown ID 404.
+	// nearly. The probe's Header credential is not a CloudEvents
+	// sender's token: a served endpoint answers 401, an unknown ID 404.
 	served := func(url string) bool {
 		code, err := devcluster.Probe(ctx, url)
 		return err == nil && code != http.StatusNotFound
@@ -127,6 +133,6 @@ func measureLargest(ctx context.Context, c *devcluster.Cluster, o options, logf 
 		return row{}, err
 	}
 	logf("receiver resident memory %.1f MiB", rss)
-	return row{fmt.Sprintf("%d endpoints of the largest spec (64 KiB prompt, 64 events of 256 characters, a 4,096-character filter, 32 fields of 1,024 characters): receiver resident memory", largestEndpoints),
+	return row{fmt.Sprintf("%d endpoints of the largest spec (64 KiB prompt, 64 events of 256 characters, a 4,096-character filter, 32 fields of 1,024 characters, an OIDC sender with 4,096-character claims): receiver resident memory", largestEndpoints),
 		"< 200 MiB", fmt.Sprintf("%.1f MiB", rss), rss < 200}, nil
 }

@@ -76,9 +76,11 @@ How each is measured:
   service account, at the same concurrency. The runs both stored are deleted before the operator
   starts again, so that it does not dispatch them during the measurements that follow.
 - Largest endpoints (` + "`" + `--only largest` + "`" + `; last in a full run, after the scale measurement's endpoints):
-  2,000 WebhookEndpoints of GitLab type, each with a prompt of 32,768 two-byte characters (65,536
-  bytes), 64 event names of 256 characters and a 4,096-character filter that compiles (` + "`" + `event in
-  [...]` + "`" + ` of some 300 names), created with the bench's workers in a namespace of their own; the
+  2,000 WebhookEndpoints of CloudEvents type, each with a prompt of 32,768 two-byte characters
+  (65,536 bytes), 64 event names of 256 characters, a 4,096-character filter that compiles (` + "`" + `event in
+  [...]` + "`" + ` of some 300 names), 32 fields of 1,024 characters and an OIDC sender (` + "`" + `spec.sender.oidc` + "`" + `: a
+  256-character issuer and audience, 4,096-character claims), created with the bench's workers in a
+  namespace of their own; the
   receiver's resident memory (VmRSS) is read once it serves the last ten. No call is made, so the
   receiver holds no prompt and no compiled filter then: those caches are bounded apart (256 prompts,
   at most 16 MiB; 128 compiled filters).

@@ -72,9 +72,9 @@ func largestSpec(i int) agentsv1alpha1.WebhookEndpointSpec {
 			Audience: fmt.Sprintf("%05d-", i) + strings.Repeat("a", 256-6),
 			Claims:   "claims.sub in [" + strings.Join(names[:len(names)-1], ",") + "]",
 		}},
-		Filter:         expr(),
-		Fields:         fields,
-		Payload:        agentsv1alpha1.PayloadFields,
+		Filter:  expr(),
+		Fields:  fields,
+		Payload: agentsv1alpha1.PayloadFields,
 	}
 }
 

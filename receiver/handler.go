@@ -114,9 +114,9 @@ type Handler struct {
 	preParse             *limiters
 	backlog              *backlog
 	bodies               *bodyBudget
-	// oidc verifies the tokens of OIDC senders, at tokenClock's time.
-	oidc       *oidc.Verifier
-	tokenClock clock.PassiveClock
+	// oidc verifies the tokens of OIDC senders, at Dependencies.TokenClock's
+	// time.
+	oidc *oidc.Verifier
 	// filterGate bounds the evaluations of each endpoint's spec.filter.
 	filterGate filterGate
 	// bodyReadTimeout bounds reading a body (BodyReadTimeout).

@@ -72,7 +72,7 @@ func (h *Handler) checkToken(c *callState, value string) int {
 		return c.reject(answerForbidden, reasonNotBearer)
 	}
 	spec := c.snd.oidc
-	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw, h.tokenClock.Now())
+	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw)
 	switch {
 	case errors.Is(err, oidc.ErrKeysUnavailable):
 		// Logged once per failed read (Setup), not per call.

@@ -121,6 +121,22 @@ var _ = Describe("OIDC senders", func() {
 		Expect(run.Spec.Sender.TokenSubject).To(Equal("repo:octo-org/deploys:ref:refs/heads/main"))
 		Expect(postToken(id, gh("octo-org/deploys", "refs/heads/feature")).code).To(Equal(CodeForbidden))
 		Expect(postToken(id, gh("octo-org/fork", "refs/heads/main")).code).To(Equal(CodeForbidden))
+		escape := listedIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())
+		escape["sub"] = "repo:octo-org/deploys:ref:refs/heads/main\u001b[2J"
+		Expect(postToken(id, listedIssuer.Sign(escape)).code).To(Equal(CodeForbidden), "a sub holding an escape sequence")
+
+		By("claims are evaluated within the endpoint's filter slots: with both taken, 503")
+		ep := handler.table.lookup(id).obj
+		for range filterSlots {
+			Expect(handler.filterGate.enter(ctx, ep.UID)).To(BeTrue())
+		}
+		busy := postToken(id, gh("octo-org/deploys", "refs/heads/main"))
+		for range filterSlots {
+			handler.filterGate.leave(ep.UID)
+		}
+		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), "%s", busy.body)
+		Expect(busy.header.Get("Retry-After")).NotTo(BeEmpty())
+
 		forger := oidctest.NewKey(listedIssuer.KeyID())
 		Expect(postToken(id, oidctest.Sign(forger, listedIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now()))).code).
 			To(Equal(CodeForbidden), "signed with another key of the issuer's key ID")

@@ -180,7 +180,6 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		store:                newKubeStore(mgr.GetClient(), mgr.GetAPIReader()),
 		membership:           deps.Membership,
 		clock:                deps.Clock,
-		tokenClock:           deps.TokenClock,
 		rand:                 deps.Rand,
 		log:                  ctrl.Log.WithName("receiver"),
 		metrics:              m,
@@ -203,9 +202,10 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 	if err != nil {
 		return nil, err
 	}
-	h.oidc = oidc.NewVerifier(get, issuers, deps.OIDCClient, func(issuer string, err error) {
-		h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
-	})
+	h.oidc = oidc.NewVerifier(oidc.Config{Cluster: get, Issuers: issuers, Client: deps.OIDCClient, Clock: deps.TokenClock,
+		Failed: func(issuer string, err error) {
+			h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
+		}})
 	h.table.onUpsert = h.backlog.observe
 	h.table.onDelete = h.forget
 	return h, nil

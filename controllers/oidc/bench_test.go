@@ -30,7 +30,7 @@ func BenchmarkVerify(b *testing.B) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	claims := iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)
 	for name, token := range map[string]string{
 		"valid":  iss.Sign(claims),

@@ -17,9 +17,15 @@ limitations under the License.
 package oidc_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
 func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -27,3 +33,21 @@ func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s
 func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
 
 func jsonEncode(v any) ([]byte, error) { return json.Marshal(v) }
+
+// verifier is a Verifier on a fake clock: Verify takes the time to verify
+// at.
+type verifier struct {
+	v     *oidc.Verifier
+	clock *clocktesting.FakeClock
+}
+
+func newVerifier(get oidc.Getter, issuers oidc.Issuers, client *http.Client, failed func(string, error)) *verifier {
+	clk := clocktesting.NewFakeClock(time.Now())
+	return &verifier{oidc.NewVerifier(oidc.Config{Cluster: get, Issuers: issuers, Client: client, Clock: clk, Failed: failed}), clk}
+}
+
+// Verify verifies raw with the clock at at.
+func (v *verifier) Verify(ctx context.Context, issuer, audience, raw string, at time.Time) (oidc.Token, error) {
+	v.clock.SetTime(at)
+	return v.v.Verify(ctx, issuer, audience, raw)
+}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"k8s.io/utils/clock"
 )
 
 const (
@@ -56,6 +57,7 @@ var (
 type keySet struct {
 	name  string // as endpoints name the issuer; "" the cluster's
 	fetch fetchFunc
+	clock clock.PassiveClock
 	// failed, if not nil, is told of every read that failed.
 	failed func(issuer string, err error)
 
@@ -74,7 +76,8 @@ type keySet struct {
 // first when none are known or none has that ID and the last read is old
 // enough. Keys older than MaxKeyAge are returned while a read starts in
 // the background.
-func (s *keySet) lookup(ctx context.Context, kid string, now time.Time) (string, []jose.JSONWebKey, error) {
+func (s *keySet) lookup(ctx context.Context, kid string) (string, []jose.JSONWebKey, error) {
+	now := s.clock.Now()
 	s.mu.Lock()
 	if keys := s.match(kid); len(keys) > 0 {
 		if now.Sub(s.readAt) >= MaxKeyAge {
@@ -144,14 +147,12 @@ func (s *keySet) match(kid string) []jose.JSONWebKey {
 // read reads the keys, replacing those known when it succeeds (keys that
 // could not be read again are kept: an issuer down does not end tokens
 // that verified before). The next read may start RefreshInterval after
-// this one ended (RetryInterval while no keys were ever read), on the
-// callers' clock: started plus the read's duration.
+// this one ended (RetryInterval while no keys were ever read).
 func (s *keySet) read(done chan struct{}, started time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
 	defer cancel()
-	begin := time.Now()
 	issuer, keys, err := s.fetch(ctx)
-	ended := started.Add(time.Since(begin))
+	ended := s.clock.Now()
 	if err != nil && s.failed != nil {
 		s.failed(s.name, err)
 	}

@@ -25,6 +25,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"k8s.io/utils/clock"
 )
 
 const (
@@ -67,20 +68,38 @@ type Token struct {
 
 // Verifier verifies tokens of the cluster's issuer and of the listed ones.
 type Verifier struct {
-	sets map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
+	sets  map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
+	clock clock.PassiveClock
 }
 
-// NewVerifier returns a verifier of the cluster's tokens, read through get
-// (nil: none), and of issuers, read with client. failed, if not nil, is
-// told of each read of an issuer's keys that failed ("" the cluster's):
-// at most one per RetryInterval and issuer, whatever the calls.
-func NewVerifier(get Getter, issuers Issuers, client *http.Client, failed func(issuer string, err error)) *Verifier {
-	v := &Verifier{sets: make(map[string]*keySet, len(issuers)+1)}
-	if get != nil {
-		v.sets[""] = &keySet{fetch: clusterKeys(get), failed: failed}
+// Config is what a Verifier reads keys with.
+type Config struct {
+	// Cluster reads the cluster's issuer and keys; nil: no cluster tokens.
+	Cluster Getter
+	// Issuers are the other issuers, read with Client.
+	Issuers Issuers
+	Client  *http.Client
+	// Clock is what exp and nbf are checked against and key reads paced
+	// by; nil: the real clock.
+	Clock clock.PassiveClock
+	// Failed, if not nil, is told of each read of an issuer's keys that
+	// failed ("" the cluster's): at most one per RetryInterval and issuer,
+	// whatever the calls.
+	Failed func(issuer string, err error)
+}
+
+// NewVerifier returns a verifier of the cluster's tokens and of the listed
+// issuers'.
+func NewVerifier(c Config) *Verifier {
+	v := &Verifier{sets: make(map[string]*keySet, len(c.Issuers)+1), clock: c.Clock}
+	if v.clock == nil {
+		v.clock = clock.RealClock{}
 	}
-	for _, iss := range issuers {
-		v.sets[iss] = &keySet{name: iss, fetch: remoteKeys(client, iss), failed: failed}
+	if c.Cluster != nil {
+		v.sets[""] = &keySet{fetch: clusterKeys(c.Cluster), clock: v.clock, failed: c.Failed}
+	}
+	for _, iss := range c.Issuers {
+		v.sets[iss] = &keySet{name: iss, fetch: remoteKeys(c.Client, iss), clock: v.clock, failed: c.Failed}
 	}
 	return v
 }
@@ -94,12 +113,12 @@ type claims struct {
 }
 
 // Verify checks raw, a compact JWS, as a token of issuer ("" the
-// cluster's) for audience at now: signed by one of the issuer's keys,
+// cluster's) for audience, at the verifier's clock: signed by one of the issuer's keys,
 // iss the issuer's name, audience among aud, exp present and not passed,
 // nbf reached (each within Leeway). It contacts no issuer that is not
 // listed, and an issuer listed only to read its keys, at most once per
 // RefreshInterval.
-func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now time.Time) (Token, error) {
+func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string) (Token, error) {
 	set := v.sets[issuer]
 	if set == nil {
 		return Token{}, ErrIssuerNotAllowed
@@ -112,7 +131,7 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 		return Token{}, ErrMalformed
 	}
 	header := jws.Signatures[0].Header
-	name, keys, err := set.lookup(ctx, header.KeyID, now)
+	name, keys, err := set.lookup(ctx, header.KeyID)
 	if err != nil {
 		return Token{}, err
 	}
@@ -127,7 +146,7 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 	if c.Expiry == nil {
 		return Token{}, errors.Join(ErrClaims, errors.New("the token has no exp"))
 	}
-	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: now}, Leeway); err != nil {
+	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: v.clock.Now()}, Leeway); err != nil {
 		return Token{}, errors.Join(ErrClaims, err)
 	}
 	tok := Token{Subject: c.Subject, Namespace: c.Kubernetes.Namespace, Payload: payload, Cluster: issuer == ""}
@@ -135,7 +154,7 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 		// A service account token of a listed issuer: the cluster's own,
 		// listed under its name, is the cluster's (its namespace rule
 		// holds), which takes the cluster's name.
-		if tok.Cluster, err = v.isCluster(ctx, name, now); err != nil {
+		if tok.Cluster, err = v.isCluster(ctx, name); err != nil {
 			return Token{}, err
 		}
 	}
@@ -144,12 +163,12 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string, now
 
 // isCluster tells whether issuer is the name the cluster's service account
 // tokens carry.
-func (v *Verifier) isCluster(ctx context.Context, issuer string, now time.Time) (bool, error) {
+func (v *Verifier) isCluster(ctx context.Context, issuer string) (bool, error) {
 	set := v.sets[""]
 	if set == nil {
 		return false, nil
 	}
-	name, _, err := set.lookup(ctx, "", now)
+	name, _, err := set.lookup(ctx, "")
 	return name == issuer, err
 }
 

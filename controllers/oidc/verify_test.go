@@ -53,7 +53,7 @@ func TestAGitHubActionsTokenIsVerified(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	tok, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)), now)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRefusalsAgreeWithGoOIDC(t *testing.T) {
 		{"too long", iss.Sign(claims(func(c map[string]any) { c["pad"] = strings.Repeat("x", oidc.MaxTokenBytes) })), oidc.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+			v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 			_, err := v.Verify(t.Context(), iss.URL, audience, tc.token, now)
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Errorf("Verify: %v, want %v", err, tc.want)
@@ -116,7 +116,7 @@ func TestAnIssuerNotListedIsNeverContacted(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, nil, iss.Client(), nil)
+	v := newVerifier(nil, nil, iss.Client(), nil)
 	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
 	if !errors.Is(err, oidc.ErrIssuerNotAllowed) || iss.Requests.Load() != 0 {
 		t.Errorf("Verify: %v, %d requests to the issuer; want ErrIssuerNotAllowed and none", err, iss.Requests.Load())
@@ -131,7 +131,7 @@ func TestKeysAreReadAgainAtMostOncePerMinute(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	verify := func(token string, at time.Time) error {
 		_, err := v.Verify(t.Context(), iss.URL, audience, token, at)
 		return err
@@ -172,7 +172,7 @@ func TestKeysAreReadAgainWhenOld(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	withoutKeyID := func(at time.Time) string {
 		k := iss.SigningKey()
 		k.KeyID = ""
@@ -204,7 +204,7 @@ func TestKeysAreReadAgainWhenOld(t *testing.T) {
 func TestKeysOutliveTheIssuer(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	token := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
 	if _, err := v.Verify(t.Context(), iss.URL, audience, token, now); err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestKeysOutliveTheIssuer(t *testing.T) {
 	// Reported from the read's goroutine, before the calls waiting on it
 	// go on: the slice is read after them.
 	var failures []string
-	v = oidc.NewVerifier(nil, oidc.Issuers{downURL}, client, func(issuer string, err error) { failures = append(failures, issuer) })
+	v = newVerifier(nil, oidc.Issuers{downURL}, client, func(issuer string, err error) { failures = append(failures, issuer) })
 	for range 10 {
 		if _, err := v.Verify(t.Context(), downURL, audience, token, now); !errors.Is(err, oidc.ErrKeysUnavailable) {
 			t.Fatalf("an issuer never read: %v, want ErrKeysUnavailable", err)
@@ -255,7 +255,7 @@ func TestTheClusterListedUnderItsNameIsTheCluster(t *testing.T) {
 		defer resp.Body.Close()
 		return io.ReadAll(resp.Body)
 	}
-	v := oidc.NewVerifier(get, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(get, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	claims := iss.GitHubActions("o/r", "refs/heads/main", audience, now)
 	claims["kubernetes.io"] = map[string]any{"namespace": "team-b"}
 	tok, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(claims), now)
@@ -272,7 +272,7 @@ func TestConcurrentFirstCallsReadTheKeysOnce(t *testing.T) {
 	iss := oidctest.NewIssuer()
 	defer iss.Close()
 	now := time.Now()
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	token := iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now))
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
@@ -290,7 +290,7 @@ func TestAnIssuerThatNamesAnotherIsRefused(t *testing.T) {
 	defer iss.Close()
 	now := time.Now()
 	iss.Claims = "https://token.actions.githubusercontent.com" // its document names another issuer than the one listed
-	v := oidc.NewVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
 	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("o/r", "refs/heads/main", audience, now)), now)
 	if !errors.Is(err, oidc.ErrKeysUnavailable) || !strings.Contains(err.Error(), "names issuer") {
 		t.Errorf("Verify: %v, want ErrKeysUnavailable naming the issuer mismatch", err)
@@ -321,7 +321,7 @@ func TestTheClusterIssuerIsReadThroughTheGetter(t *testing.T) {
 		}
 		return nil, errors.New("unexpected path " + path)
 	}
-	v := oidc.NewVerifier(get, nil, nil, nil)
+	v := newVerifier(get, nil, nil, nil)
 	claims := iss.GitHubActions("o/r", "refs/heads/main", audience, now)
 	claims["iss"], claims["sub"] = "https://kubernetes.default.svc.cluster.local", "system:serviceaccount:team-a:nightly"
 	tok, err := v.Verify(t.Context(), "", audience, iss.Sign(claims), now)

@@ -66,6 +66,8 @@ type callState struct {
 	// nil without. send is the spec.payload read with them.
 	fields, fieldErrors []byte
 	send                agentsv1alpha1.PayloadMode
+	// data is the payload Secret's data, once made (payloadData).
+	data map[string][]byte
 
 	// tokenSubject is the sub of an OIDC sender's verified token.
 	tokenSubject string

@@ -153,14 +153,18 @@ func (h *Handler) evaluateFields(c *callState) int {
 }
 
 // payloadData is what the payload Secret of the call holds: its body, and
-// its fields when the endpoint names some.
+// its fields when the endpoint names some. It is made once, for the
+// duplicate check and the run's store alike.
 func (c *callState) payloadData() map[string][]byte {
-	data := map[string][]byte{agentsv1alpha1.PayloadBodyKey: c.body}
+	if c.data != nil {
+		return c.data
+	}
+	c.data = map[string][]byte{agentsv1alpha1.PayloadBodyKey: c.body}
 	if c.fields != nil {
-		data[agentsv1alpha1.PayloadFieldsKey] = c.fields
+		c.data[agentsv1alpha1.PayloadFieldsKey] = c.fields
 	}
 	if c.fieldErrors != nil {
-		data[agentsv1alpha1.PayloadFieldErrorsKey] = c.fieldErrors
+		c.data[agentsv1alpha1.PayloadFieldErrorsKey] = c.fieldErrors
 	}
-	return data
+	return c.data
 }

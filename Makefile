@@ -24,6 +24,8 @@ COSIGN_VERSION ?= v2.6.5
 # crane, of go-containerregistry.
 CRANE_VERSION ?= v0.22.1
 ACTIONLINT_VERSION ?= v1.7.12
+# CoreDNS of make test-node's node (hack/node/build-coredns.sh).
+COREDNS_VERSION ?= v1.15.0
 
 ## Locations
 LOCALBIN ?= $(shell pwd)/bin
@@ -41,6 +43,7 @@ KO ?= $(LOCALBIN)/ko-$(KO_VERSION)
 COSIGN ?= $(LOCALBIN)/cosign-$(COSIGN_VERSION)
 CRANE ?= $(LOCALBIN)/crane-$(CRANE_VERSION)
 ACTIONLINT ?= $(LOCALBIN)/actionlint-$(ACTIONLINT_VERSION)
+COREDNS ?= $(LOCALBIN)/node/coredns-$(COREDNS_VERSION)
 
 # envtest (controller-runtime) finds etcd and kube-apiserver here.
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
@@ -161,6 +164,15 @@ test-k8s: control-plane $(HELM) $(KUSTOMIZE) ## Run the envtest suites on the co
 .PHONY: test-release
 test-release: control-plane $(KO) $(COSIGN) $(CRANE) $(HELM) ## Run make release against a registry on loopback with a throwaway key, then verify every artifact (test/release). Not part of make test: it cross-compiles.
 	KO=$(KO) COSIGN=$(COSIGN) CRANE=$(CRANE) HELM=$(HELM) K8S_VERSION=$(K8S_VERSION) hack/test-release.sh
+
+.PHONY: test-node
+test-node: control-plane node-binaries $(KO) $(COSIGN) $(CRANE) $(HELM) ## Start one real node (kubelet, containerd, kube-proxy, CoreDNS; needs root and hack/node/install-runtime.sh), install make release on it with helm and run test/node. Not part of make test.
+	KO=$(KO) COSIGN=$(COSIGN) CRANE=$(CRANE) HELM=$(HELM) K8S_VERSION=$(K8S_VERSION) K8S_BIN=$(K8S_BIN) COREDNS=$(COREDNS) hack/test-node.sh
+
+.PHONY: node-binaries
+node-binaries: ## Build kube-scheduler, kubelet and kube-proxy into bin/k8s/$(K8S_VERSION), and CoreDNS into bin/node (cached), for make test-node.
+	K8S_VERSION=$(K8S_VERSION) hack/build-control-plane.sh --node "$(K8S_BIN)"
+	COREDNS_VERSION=$(COREDNS_VERSION) hack/node/build-coredns.sh "$(COREDNS)"
 
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager and kubectl into bin/k8s/$(K8S_VERSION) (cached).

@@ -313,7 +313,11 @@ wait_for containerd 30 test -S "$work/containerd/containerd.sock"
 
 ## The kubelet: cgroup v1 with the cgroupfs driver, under a cgroup of its own.
 for hierarchy in /sys/fs/cgroup/*/; do
-  [ -f "${hierarchy}cgroup.procs" ] && [ "$hierarchy" != /sys/fs/cgroup/unified/ ] && mkdir -p "$hierarchy$cgroup"
+  [ -f "${hierarchy}cgroup.procs" ] && mkdir -p "$hierarchy$cgroup"
+done
+# A new cpuset takes no task until it has CPUs and memory nodes.
+for f in cpus mems; do
+  [ -f "/sys/fs/cgroup/cpuset/$cgroup/cpuset.$f" ] && cat "/sys/fs/cgroup/cpuset/cpuset.$f" >"/sys/fs/cgroup/cpuset/$cgroup/cpuset.$f"
 done
 printf 'nameserver %s\n' "$NODE_IP" >"$work/resolv.conf"
 cat >"$work/kubelet.yaml" <<EOF

@@ -50,24 +50,21 @@ const (
 )
 
 var _ = Describe("the release on a real node", Ordered, func() {
-	It("is verified with cosign and installed with helm from its OCI registry", func(ctx SpecContext) {
+	It("is verified with cosign: its images and its chart", func(ctx SpecContext) {
 		images, err := os.ReadFile(filepath.Join(node.dist, "images.txt"))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Fields(string(images))).To(HaveLen(2), "hookrun and the demo agent")
 		for _, ref := range strings.Fields(string(images)) {
 			command(ctx, node.cosign, "verify", "--key", node.key, "--insecure-ignore-tlog", "--allow-http-registry", ref)
 		}
 		chart, err := os.ReadFile(filepath.Join(node.dist, "chart.txt"))
 		Expect(err).NotTo(HaveOccurred())
 		command(ctx, node.cosign, "verify", "--key", node.key, "--insecure-ignore-tlog", "--allow-http-registry", strings.TrimSpace(string(chart)))
+	})
 
-		By("helm install with default values but the registry")
-		command(ctx, node.helm, "install", releaseName, "oci://"+node.registry+"/hookrun/charts/hookrun",
-			"--version", strings.TrimPrefix(node.version, "v"), "--plain-http",
-			"-n", releaseNamespace, "--create-namespace",
-			"--set", "image.repository="+node.registry+"/hookrun/hookrun",
-			"--set", "publicBaseURL="+publicBaseURL)
-		command(ctx, node.kubectl, "-n", releaseNamespace, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=5m")
-	}, NodeTimeout(10*time.Minute))
+	It("is installed by the getting-started guide, followed as written from its install step on", func(ctx SpecContext) {
+		followGuide(ctx)
+	}, NodeTimeout(15*time.Minute))
 
 	It("runs every Pod Ready under the chart's security context, probes and limits; the operator holds its Lease; metrics are scraped through their Services", func(ctx SpecContext) {
 		for _, component := range []string{"operator", "receiver"} {
@@ -225,6 +222,12 @@ func namespace(ctx context.Context, name string) string {
 	GinkgoHelper()
 	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
 	return name
+}
+
+// demoAgentURL is the base URL of the demo agent demo-agent.yaml serves in
+// ns: its Service, by its cluster DNS name.
+func demoAgentURL(ns string) string {
+	return "http://demo-agent." + ns + ".svc.cluster.local/"
 }
 
 // demoAgent applies the release's demo-agent.yaml in ns and returns the

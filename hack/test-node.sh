@@ -66,10 +66,14 @@ netns_before=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 # stop ends what this script started, newest first, and removes what the
 # node left on the machine.
 stop() {
+  # Only the script itself, once (a subshell may inherit the trap).
+  [ "$BASHPID" = "$$" ] && [ -z "${stopped:-}" ] || return 0
+  stopped=1
   set +e
   log "stopping the node"
   # kubelet first, so it restarts no container; then every process of the
   # node's pods (cgroup v1: each hierarchy has the node's root).
+  [ -n "${release_pid:-}" ] && kill -- "-$release_pid" 2>/dev/null
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill "${pids[i]}" 2>/dev/null
   done
@@ -134,7 +138,7 @@ mkdir -p "$work/registry"
 run registry "$CRANE" registry serve --address 127.0.0.1:0 --disk "$work/registry"
 port=
 for _ in $(seq 100); do
-  port=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$work/logs/registry.log")
+  port=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$work/logs/registry.log" 2>/dev/null || true)
   [ -n "$port" ] && break
   sleep 0.1
 done
@@ -151,11 +155,13 @@ cp /etc/ssl/certs/ca-certificates.crt "$work/base/etc/ssl/certs/ca-certificates.
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$work/base/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$work/base/etc/group"
 tar -C "$work/base" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$work/base.tar" etc tmp
-"$CRANE" append --oci-empty-base -f "$work/base.tar" -t "$registry/base:layer" >/dev/null
-for arch in amd64 arm64; do
-  "$CRANE" mutate "$registry/base:layer" --set-platform "linux/$arch" --user 65532:65532 -t "$registry/base:$arch" >/dev/null
-done
-"$CRANE" index append -m "$registry/base:amd64" -m "$registry/base:arm64" -t "$registry/base:nonroot" >/dev/null
+{
+  "$CRANE" append --oci-empty-base -f "$work/base.tar" -t "$registry/base:layer" >/dev/null
+  for arch in amd64 arm64; do
+    "$CRANE" mutate "$registry/base:layer" --set-platform "linux/$arch" --user 65532:65532 -t "$registry/base:$arch" >/dev/null
+  done
+  "$CRANE" index append -m "$registry/base:amd64" -m "$registry/base:arm64" -t "$registry/base:nonroot" >/dev/null
+} 2>>"$work/logs/images.log"
 
 # image NAME BINARY ENTRYPOINT...: BINARY on the base (linux/amd64), as NAME.
 image() {
@@ -165,10 +171,10 @@ image() {
   mkdir -p "$layer/usr/local/bin"
   cp "$binary" "$layer/usr/local/bin/"
   tar -C "$layer" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$layer.tar" usr
-  "$CRANE" append -b "$registry/base:amd64" -f "$layer.tar" -t "$registry/$name:layer" >/dev/null
+  "$CRANE" append -b "$registry/base:amd64" -f "$layer.tar" -t "$registry/$name:layer" >/dev/null 2>>"$work/logs/images.log"
   local entrypoint
   entrypoint=$(IFS=,; echo "$*")
-  "$CRANE" mutate "$registry/$name:layer" --entrypoint "$entrypoint" -t "$registry/$name:node" >/dev/null
+  "$CRANE" mutate "$registry/$name:layer" --entrypoint "$entrypoint" -t "$registry/$name:node" >/dev/null 2>>"$work/logs/images.log"
   echo "$registry/$name@$("$CRANE" digest "$registry/$name:node")"
 }
 mkdir -p "$work/images"
@@ -177,29 +183,35 @@ pause_image=$(image pause "$work/images/pause-bin/pause" /usr/local/bin/pause)
 coredns_image=$(image coredns "$COREDNS" "/usr/local/bin/$(basename "$COREDNS")")
 log "images: $pause_image, $coredns_image"
 
-## The release, as make test-release makes it: signed with a throwaway key.
+## The release, as make test-release makes it (signed with a throwaway key),
+## and a second build of another version for the upgrade: built while the
+## node starts, awaited before the tests.
 export COSIGN_PASSWORD=test-node
-(cd "$work" && "$COSIGN" generate-key-pair --output-key-prefix release >/dev/null)
+(cd "$work" && "$COSIGN" generate-key-pair --output-key-prefix release >/dev/null 2>&1)
 version=v$(sed -n 's/^version: *//p' charts/hookrun/Chart.yaml)
-release_start=$(date +%s)
-KO_DEFAULTBASEIMAGE="$registry/base:nonroot" make --no-print-directory release VERSION="$version" REGISTRY="$registry/hookrun" DIST="$work/dist" \
-  COSIGN_KEY="$work/release.key" COSIGN_TLOG_UPLOAD=false \
-  KO="$KO" COSIGN="$COSIGN" CRANE="$CRANE" HELM="$HELM" K8S_VERSION="$K8S_VERSION" >"$work/logs/release.log" 2>&1 ||
-  die "make release failed: $(tail -20 "$work/logs/release.log")"
-log "make release $version: $(($(date +%s) - release_start))s"
-
-# A second build of another version, for the upgrade: the image (amd64, the
-# node's) and the chart with version and appVersion NEXT.
 next=${version#v}-next.1
-KO_DOCKER_REPO="$registry/hookrun/hookrun" KO_DEFAULTBASEIMAGE="$registry/base:nonroot" VERSION="v$next" \
-  "$KO" build . --bare --platform=linux/amd64 --image-user=65532:65532 --sbom=none --tags="$next" >"$work/logs/release-next.log" 2>&1 ||
-  die "building the second version failed: $(tail -20 "$work/logs/release-next.log")"
-mkdir -p "$work/chart-next"
-cp -r charts/hookrun "$work/chart-next/"
-sed -i "s/^version: .*/version: $next/; s/^appVersion: .*/appVersion: \"$next\"/" "$work/chart-next/hookrun/Chart.yaml"
-"$HELM" package "$work/chart-next/hookrun" --destination "$work/chart-next" >/dev/null
-"$HELM" push "$work/chart-next/hookrun-$next.tgz" "oci://$registry/hookrun/charts" --plain-http >"$work/logs/release-next-push.log" 2>&1
-log "second build $next pushed"
+release() {
+  set -e
+  local release_start
+  release_start=$(date +%s)
+  KO_DEFAULTBASEIMAGE="$registry/base:nonroot" make --no-print-directory release VERSION="$version" REGISTRY="$registry/hookrun" DIST="$work/dist" \
+    COSIGN_KEY="$work/release.key" COSIGN_TLOG_UPLOAD=false \
+    KO="$KO" COSIGN="$COSIGN" CRANE="$CRANE" HELM="$HELM" K8S_VERSION="$K8S_VERSION"
+  echo "make release $version: $(($(date +%s) - release_start))s"
+  # The image (amd64, the node's) and the chart with version and appVersion NEXT.
+  KO_DOCKER_REPO="$registry/hookrun/hookrun" KO_DEFAULTBASEIMAGE="$registry/base:nonroot" VERSION="v$next" \
+    "$KO" build . --bare --platform=linux/amd64 --image-user=65532:65532 --sbom=none --tags="$next"
+  mkdir -p "$work/chart-next"
+  cp -r charts/hookrun "$work/chart-next/"
+  sed -i "s/^version: .*/version: $next/; s/^appVersion: .*/appVersion: \"$next\"/" "$work/chart-next/hookrun/Chart.yaml"
+  "$HELM" package "$work/chart-next/hookrun" --destination "$work/chart-next"
+  "$HELM" push "$work/chart-next/hookrun-$next.tgz" "oci://$registry/hookrun/charts" --plain-http
+  echo "second build $next pushed"
+}
+# In a session of its own, so that stop ends every process it started.
+export registry version next work KO COSIGN CRANE HELM K8S_VERSION
+setsid bash -c "$(declare -f release); release" >"$work/logs/release.log" 2>&1 &
+release_pid=$!
 
 ## Certificates: one CA for the API server, its clients and the kubelet.
 pki=$work/pki
@@ -368,10 +380,15 @@ sed -e "s#COREDNS_IMAGE#$coredns_image#" -e "s#CLUSTER_DNS_IP#$CLUSTER_DNS_IP#" 
 wait_for CoreDNS 180 kubectl -n kube-system wait --for=condition=Available deployment/coredns --timeout=1s
 log "CoreDNS Available"
 
+log "waiting for the release"
+wait "$release_pid" || die "the release failed: $(tail -30 "$work/logs/release.log")"
+grep -h "^make release\|^second build" "$work/logs/release.log" | sed 's/^/test-node: /'
+
 export NODE_TEST_WORK=$work NODE_TEST_REGISTRY=$registry NODE_TEST_VERSION=$version NODE_TEST_NEXT_VERSION=$next \
   NODE_TEST_KEY=$work/release.pub NODE_TEST_DIST=$work/dist NODE_TEST_KUBECONFIG=$KUBECONFIG \
   NODE_TEST_CLUSTER_DNS=$CLUSTER_DNS_IP NODE_TEST_LOGS=$work/logs
 COSIGN="$COSIGN" HELM="$HELM" KUBECTL="$K8S_BIN/kubectl" \
   go test -count=1 -timeout 40m ./test/node/ -v ${NODE_TEST_RUN:+-run "$NODE_TEST_RUN"}
 passed=true
+[ -f "$work/figures.txt" ] && sed 's/^/test-node: figure: /' "$work/figures.txt"
 log "passed in $(($(date +%s) - start))s"

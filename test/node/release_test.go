@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/loadgen"
 )
 
 // The load of the disruption specs: GitHub-signed deliveries a second, over
@@ -141,6 +143,22 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		Expect(statuses["202"] + statuses["HTTP 429"]).To(Equal(200))
 	})
 
+	It("accepts GitHub deliveries through the Service (throughput, beside make bench's process harness)", func(ctx SpecContext) {
+		ns := namespace(ctx, "team-throughput")
+		eps := githubEndpoints(ctx, ns, demoAgent(ctx, ns), loadEndpoints)
+		// As make bench measures accepted GitHub calls: 16 closed-loop
+		// workers, 5 s, keep-alive, a new delivery ID each call; the
+		// receiver's host resolved through CoreDNS.
+		const workers = 16
+		c := loadgen.Client(workers)
+		c.Transport.(*http.Transport).DialContext = sender(0).Transport.(*http.Transport).DialContext
+		r := loadgen.Run(ctx, c, workers, 5*time.Second, func(ctx context.Context, w, i int) (*http.Request, error) {
+			return githubRequest(ctx, eps[(w*7919+i)%len(eps)], fmt.Sprintf("throughput-%d-%d", w, i))
+		})
+		figure("throughput: GitHub calls accepted through the receiver's Service (2 replicas), 16 workers, 5 s, keep-alive: %s", r)
+		Expect(r.Statuses).To(HaveKey(http.StatusAccepted))
+	})
+
 	It("loses no delivery when a receiver Pod is deleted under load", func(ctx SpecContext) {
 		ns := namespace(ctx, "team-delete")
 		eps := githubEndpoints(ctx, ns, demoAgent(ctx, ns), loadEndpoints)
@@ -230,11 +248,20 @@ func demoAgentURL(ns string) string {
 	return "http://demo-agent." + ns + ".svc.cluster.local/"
 }
 
-// demoAgent applies the release's demo-agent.yaml in ns and returns the
+// demoAgent applies the release's demo-agent.yaml in ns (its namespace
+// hookrun-demo replaced) and returns the
 // name of its Agent once the operator has read its card.
 func demoAgent(ctx context.Context, ns string) string {
 	GinkgoHelper()
-	command(ctx, node.kubectl, "apply", "-n", ns, "-f", filepath.Join(node.dist, "demo-agent.yaml"))
+	// The file's namespace is hookrun-demo; its header says to replace it
+	// to run the agent elsewhere.
+	manifest, err := os.ReadFile(filepath.Join(node.dist, "demo-agent.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	apply := exec.CommandContext(ctx, node.kubectl, "apply", "-f", "-")
+	apply.Env = append(os.Environ(), "KUBECONFIG="+node.kubeconfig)
+	apply.Stdin = strings.NewReader(strings.ReplaceAll(string(manifest), "hookrun-demo", ns))
+	out, err := apply.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "applying demo-agent.yaml in %s: %s", ns, out)
 	command(ctx, node.kubectl, "-n", ns, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=3m")
 	agents := &agentsv1alpha1.AgentList{}
 	Expect(admin.List(ctx, agents, client.InNamespace(ns))).To(Succeed())

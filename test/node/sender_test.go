@@ -65,20 +65,29 @@ type answer struct {
 	err    error
 }
 
-// deliver sends a GitHub "issues" delivery to ep, signed with its secret.
-func deliver(ctx context.Context, c *http.Client, ep endpoint, delivery string) answer {
+// githubRequest is a GitHub "issues" delivery to ep, signed with its secret.
+func githubRequest(ctx context.Context, ep endpoint, delivery string) (*http.Request, error) {
 	body := fmt.Sprintf(`{"action":"opened","issue":{"number":1,"title":"Delivery %s"},"repository":{"full_name":"hookrun/node"}}`, delivery)
 	mac := hmac.New(sha256.New, []byte(ep.secret))
 	mac.Write([]byte(body))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.url, strings.NewReader(body))
 	if err != nil {
-		return answer{err: err}
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "GitHub-Hookshot/node")
 	req.Header.Set("X-GitHub-Event", "issues")
 	req.Header.Set("X-GitHub-Delivery", delivery)
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	return req, nil
+}
+
+// deliver sends a GitHub "issues" delivery to ep once.
+func deliver(ctx context.Context, c *http.Client, ep endpoint, delivery string) answer {
+	req, err := githubRequest(ctx, ep, delivery)
+	if err != nil {
+		return answer{err: err}
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return answer{err: err}

@@ -30,9 +30,11 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/receiver"
 )
 
 func runRoot(ctx context.Context, args ...string) (string, error) {
@@ -96,6 +98,24 @@ func TestSharedFlags(t *testing.T) {
 			t.Errorf("--%s is declared by both the operator and the receiver, not in manager.Options", f.Name)
 		}
 	})
+}
+
+// TestReceiverManagerWaitsForTheDrain: the receiver's manager gives its
+// runnables the shutdown delay and the drain after SIGTERM, not
+// controller-runtime's default of 30 s.
+func TestReceiverManagerWaitsForTheDrain(t *testing.T) {
+	r := receiverRole()
+	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
+	r.options.BindFlags(fs)
+	if err := fs.Parse([]string{"--shutdown-delay=20s"}); err != nil {
+		t.Fatal(err)
+	}
+	var o ctrl.Options
+	r.configure(&o)
+	if o.GracefulShutdownTimeout == nil || *o.GracefulShutdownTimeout <= 20*time.Second+receiver.ShutdownTimeout {
+		t.Errorf("the receiver's manager waits %v for its runnables to stop, want more than the shutdown delay (20s) and the drain (%s)",
+			o.GracefulShutdownTimeout, receiver.ShutdownTimeout)
+	}
 }
 
 // TestSubcommandsServeProbes starts `hookrun operator` and `hookrun receiver`

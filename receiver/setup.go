@@ -137,7 +137,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 		return nil, err
 	}
 	if err := mgr.Add(&reportWriter{
-		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(),
+		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(), until: srv.drained,
 		key:      types.NamespacedName{Namespace: opts.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + opts.PodName},
 		interval: opts.RejectionReportInterval, clock: deps.Clock, log: h.log,
 	}); err != nil {

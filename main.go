@@ -122,6 +122,13 @@ func operatorRole() role {
 			o.LeaderElection = opts.LeaderElect
 			o.LeaderElectionID = "hookrun-operator.agents.hookrun.dev"
 			o.LeaderElectionNamespace = opts.LeaderElectionNamespace
+			// A stopping operator (SIGTERM: an upgrade, a drained node)
+			// gives its Lease up once its controllers have stopped, so the
+			// next one leads at once instead of after the lease duration.
+			// Safe because nothing of the operator runs outside its
+			// manager, and the process ends once the manager has stopped
+			// (run exports the last spans, nothing more).
+			o.LeaderElectionReleaseOnCancel = true
 			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
 			o.Cache = controllers.CacheOptions(opts.Namespace)
 		},

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -110,9 +110,11 @@ type role struct {
 	service string
 }
 
-func newOperatorCommand() *cobra.Command {
+func newOperatorCommand() *cobra.Command { return newRoleCommand(operatorRole()) }
+
+func operatorRole() role {
 	opts := controllers.NewOperatorOptions()
-	return newRoleCommand(role{
+	return role{
 		name:    "operator",
 		short:   "Run the operator: reconcile endpoints, agents and threads, and dispatch runs over A2A",
 		options: opts,
@@ -120,6 +122,13 @@ func newOperatorCommand() *cobra.Command {
 			o.LeaderElection = opts.LeaderElect
 			o.LeaderElectionID = "hookrun-operator.agents.hookrun.dev"
 			o.LeaderElectionNamespace = opts.LeaderElectionNamespace
+			// A stopping operator (SIGTERM: an upgrade, a drained node)
+			// gives its Lease up once its controllers have stopped, so the
+			// next one leads at once instead of after the lease duration.
+			// Safe because nothing of the operator runs outside its
+			// manager, and the process ends once the manager has stopped
+			// (run exports the last spans, nothing more).
+			o.LeaderElectionReleaseOnCancel = true
 			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
 			o.Cache = controllers.CacheOptions(opts.Namespace)
 		},
@@ -128,24 +137,31 @@ func newOperatorCommand() *cobra.Command {
 			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{TracerProvider: tp})
 		},
 		service: controllers.ServiceName,
-	})
+	}
 }
 
-func newReceiverCommand() *cobra.Command {
+func newReceiverCommand() *cobra.Command { return newRoleCommand(receiverRole()) }
+
+func receiverRole() role {
 	opts := receiver.NewOptions()
-	return newRoleCommand(role{
-		name:      "receiver",
-		short:     "Run the webhook receiver: POST /api/webhooks/{endpointId}/receive",
-		apiUse:    "two per accepted call",
-		options:   opts,
-		configure: func(o *ctrl.Options) { o.Cache = receiver.CacheOptions(opts) },
+	return role{
+		name:    "receiver",
+		short:   "Run the webhook receiver: POST /api/webhooks/{endpointId}/receive",
+		apiUse:  "two per accepted call",
+		options: opts,
+		configure: func(o *ctrl.Options) {
+			o.Cache = receiver.CacheOptions(opts)
+			// The manager waits for the shutdown delay and the drain
+			// (its default of 30 s would cut them short).
+			o.GracefulShutdownTimeout = ptr.To(opts.StopTimeout())
+		},
 		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error {
 			opts.OIDCIssuers = shared.OIDCIssuers
 			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{TracerProvider: tp})
 			return err
 		},
 		service: receiver.ServiceName,
-	})
+	}
 }
 
 // newRoleCommand is the subcommand of r, with the shared flags and r's own.
@@ -196,16 +212,13 @@ func run(ctx context.Context, r role, shared *manager.Options) error {
 	}
 	err = mgr.Start(ctx)
 	// The spans not exported yet go out before the process ends.
-	flushCtx, cancel := context.WithTimeout(context.Background(), tracingFlushTimeout)
+	flushCtx, cancel := context.WithTimeout(context.Background(), tracing.FlushTimeout)
 	defer cancel()
 	if ferr := tp.Shutdown(flushCtx); ferr != nil {
 		ctrl.Log.Error(ferr, "exporting the last spans")
 	}
 	return err
 }
-
-// tracingFlushTimeout bounds exporting the last spans at shutdown.
-const tracingFlushTimeout = 5 * time.Second
 
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{

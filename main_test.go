@@ -30,9 +30,12 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/receiver"
 )
 
 func runRoot(ctx context.Context, args ...string) (string, error) {
@@ -98,31 +101,29 @@ func TestSharedFlags(t *testing.T) {
 	})
 }
 
+// TestReceiverManagerWaitsForTheDrain: the receiver's manager gives its
+// runnables the shutdown delay and the drain after SIGTERM, not
+// controller-runtime's default of 30 s.
+func TestReceiverManagerWaitsForTheDrain(t *testing.T) {
+	r := receiverRole()
+	fs := pflag.NewFlagSet("receiver", pflag.ContinueOnError)
+	r.options.BindFlags(fs)
+	if err := fs.Parse([]string{"--shutdown-delay=20s"}); err != nil {
+		t.Fatal(err)
+	}
+	var o ctrl.Options
+	r.configure(&o)
+	if o.GracefulShutdownTimeout == nil || *o.GracefulShutdownTimeout <= 20*time.Second+receiver.ShutdownTimeout {
+		t.Errorf("the receiver's manager waits %v for its runnables to stop, want more than the shutdown delay (20s) and the drain (%s)",
+			o.GracefulShutdownTimeout, receiver.ShutdownTimeout)
+	}
+}
+
 // TestSubcommandsServeProbes starts `hookrun operator` and `hookrun receiver`
 // against a real API server and waits for their /readyz, proving the flags
 // of DESIGN.md section 6 reach a working controller-runtime manager.
 func TestSubcommandsServeProbes(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`")
-	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, _ := startAPIServer(t)
 
 	for _, sub := range [][]string{
 		{"operator", "--public-base-url=http://127.0.0.1:8443"},
@@ -152,6 +153,38 @@ func TestSubcommandsServeProbes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startAPIServer starts envtest's API server with hookrun's CRDs until the
+// test ends and returns a system:masters kubeconfig file and client.
+func startAPIServer(t *testing.T) (string, client.Client) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`")
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(user.Config(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, c
 }
 
 // get is the body of a GET of url.

@@ -325,7 +325,8 @@ func TestSlowClientIsCutOff(t *testing.T) {
 	}
 }
 
-// Stopping the server lets an in-flight call finish and refuses new ones.
+// Stopping the server without a shutdown delay lets an in-flight call
+// finish and refuses new ones at once (drain_test.go: with a delay).
 func TestServerDrainsOnStop(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{})

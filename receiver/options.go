@@ -47,6 +47,10 @@ const (
 	// DefaultRejectionReportInterval is how often, at most, a replica
 	// writes its rejection report.
 	DefaultRejectionReportInterval = time.Minute
+	// DefaultShutdownDelay is how long a replica keeps serving the receive
+	// route after SIGTERM while Services and load balancers stop sending it
+	// new connections.
+	DefaultShutdownDelay = 5 * time.Second
 )
 
 // Options are the settings of `hookrun receiver` but those it shares with
@@ -84,6 +88,18 @@ type Options struct {
 	// senders may use (spec.sender.oidc.issuer): manager.Options'
 	// --oidc-issuers, which the operator shares.
 	OIDCIssuers []string
+	// ShutdownDelay is how long, after SIGTERM, the replica keeps accepting
+	// calls (its /readyz failing, keep-alives off) before it stops
+	// accepting and drains the calls in flight (ShutdownTimeout).
+	ShutdownDelay time.Duration
+}
+
+// StopTimeout bounds how long the receiver takes to stop after SIGTERM: the
+// shutdown delay, the drain of the calls in flight and the write of the last
+// rejection report. The receiver's manager waits that long for it
+// (GracefulShutdownTimeout).
+func (o *Options) StopTimeout() time.Duration {
+	return o.ShutdownDelay + ShutdownTimeout + cleanupTimeout
 }
 
 // NewOptions returns the options with their defaults; the namespace defaults
@@ -109,6 +125,7 @@ func NewOptions() *Options {
 		Namespace:                ns,
 		PodName:                  pod,
 		RejectionReportInterval:  DefaultRejectionReportInterval,
+		ShutdownDelay:            DefaultShutdownDelay,
 	}
 }
 
@@ -125,6 +142,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
 	fs.StringVar(&o.PodName, "pod-name", o.PodName, "This replica's name: its rejection counts go to ConfigMap "+agentsv1alpha1.RejectionReportPrefix+"<pod name> in --namespace. Default: $POD_NAME, else the host name.")
 	fs.DurationVar(&o.RejectionReportInterval, "rejection-report-interval", o.RejectionReportInterval, "How often, at most, this replica writes its rejection counts per endpoint for the operator (only when one changed).")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "After SIGTERM, how long this replica keeps accepting calls (its /readyz failing, keep-alives off) while Services and load balancers stop sending it new connections; then it stops accepting and drains the calls in flight (up to "+ShutdownTimeout.String()+"). 0: stop accepting at once.")
 }
 
 // Validate reports every invalid option at once.
@@ -153,6 +171,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RejectionReportInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--rejection-report-interval must be at least 1s, got %s", o.RejectionReportInterval))
+	}
+	if o.ShutdownDelay < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-delay must not be negative, got %s", o.ShutdownDelay))
 	}
 	return errors.Join(errs...)
 }

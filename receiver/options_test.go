@@ -32,14 +32,14 @@ func TestOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{
 		"--listen-address=127.0.0.1:9443", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
-		"--pod-name=hookrun-receiver-7d9f-x2", "--rejection-report-interval=15s",
+		"--pod-name=hookrun-receiver-7d9f-x2", "--rejection-report-interval=15s", "--shutdown-delay=12s",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ListenAddress != "127.0.0.1:9443" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
 		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" ||
-		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second {
+		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second || o.ShutdownDelay != 12*time.Second {
 		t.Errorf("parsed %+v", *o)
 	}
 }
@@ -54,8 +54,9 @@ func TestOptionsNamespaceDefault(t *testing.T) {
 		t.Errorf("namespace with POD_NAMESPACE = %q, want hooks-prod", got)
 	}
 	o := NewOptions()
-	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 || o.RejectionReportInterval != time.Minute {
-		t.Errorf("defaults: rate limits %d/%d, report interval %s; want 60/60 and 1m", o.RateLimit, o.UnauthenticatedRateLimit, o.RejectionReportInterval)
+	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 || o.RejectionReportInterval != time.Minute || o.ShutdownDelay != 5*time.Second {
+		t.Errorf("defaults: rate limits %d/%d, report interval %s, shutdown delay %s; want 60/60, 1m and 5s",
+			o.RateLimit, o.UnauthenticatedRateLimit, o.RejectionReportInterval, o.ShutdownDelay)
 	}
 }
 
@@ -87,6 +88,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"no pod name", func(o *Options) { o.PodName = "" }, "--pod-name"},
 		{"pod name not a name", func(o *Options) { o.PodName = "Receiver_1" }, "--pod-name"},
 		{"report interval under a second", func(o *Options) { o.RejectionReportInterval = time.Millisecond }, "--rejection-report-interval must be at least 1s"},
+		{"no shutdown delay", func(o *Options) { o.ShutdownDelay = 0 }, ""},
+		{"negative shutdown delay", func(o *Options) { o.ShutdownDelay = -time.Second }, "--shutdown-delay must not be negative"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,5 +103,15 @@ func TestOptionsValidate(t *testing.T) {
 				t.Errorf("error = %v, want it to contain %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// The receiver's manager waits for the shutdown delay, the drain and the
+// last rejection report, and no less.
+func TestOptionsStopTimeout(t *testing.T) {
+	o := NewOptions()
+	o.ShutdownDelay = 7 * time.Second
+	if got, want := o.StopTimeout(), 7*time.Second+ShutdownTimeout+cleanupTimeout; got != want {
+		t.Errorf("StopTimeout() = %s, want %s", got, want)
 	}
 }

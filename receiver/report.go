@@ -45,6 +45,10 @@ type reportWriter struct {
 	interval time.Duration
 	clock    clock.PassiveClock
 	log      logr.Logger
+	// until, if set, ends the reports instead of the manager's stop: it is
+	// closed when the receive route has drained, so that the calls refused
+	// while the replica drains are reported too.
+	until <-chan struct{}
 }
 
 // NeedLeaderElection: every replica reports its own counts.
@@ -53,18 +57,25 @@ func (w *reportWriter) NeedLeaderElection() bool { return false }
 // Start restores the counts of the report this replica wrote before a
 // restart, then writes the report at every multiple of the interval (so the
 // replicas write at about the same moment, and the operator writes an
-// endpoint's status once for all of them) until ctx ends, and once more then.
+// endpoint's status once for all of them) until the receive route has
+// drained (until; else until ctx ends), and once more then.
 func (w *reportWriter) Start(ctx context.Context) error {
 	w.restore(ctx)
+	stop := ctx.Done()
+	if w.until != nil {
+		stop = w.until
+	}
+	// The writes go on while the route drains, after ctx ended (write
+	// bounds itself with cleanupTimeout).
+	ctx = context.WithoutCancel(ctx)
 	for {
 		now := time.Now()
 		timer := time.NewTimer(now.Truncate(w.interval).Add(w.interval).Sub(now))
 		select {
-		case <-ctx.Done():
+		case <-stop:
 			timer.Stop()
-			// The counts since the last report, before the replica goes
-			// (write bounds itself with cleanupTimeout).
-			w.logError(w.flush(context.WithoutCancel(ctx)))
+			// The counts since the last report, before the replica goes.
+			w.logError(w.flush(ctx))
 			return nil
 		case <-timer.C:
 		}

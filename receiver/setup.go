@@ -25,6 +25,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
@@ -100,7 +102,7 @@ func CacheOptions(opts *Options) cache.Options {
 }
 
 // Setup wires the receiver into mgr: informers feeding the in-memory table,
-// the runtime switch, the readiness check and the HTTP server on
+// the runtime switch, the readiness checks and the HTTP server on
 // opts.ListenAddress. It returns the handler for tests.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
 	deps, err := deps.withDefaults(mgr)
@@ -127,11 +129,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if err := mgr.AddReadyzCheck(servedCheckName, h.servesEndpoint); err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(&server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log}); err != nil {
+	srv := &server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log, delay: opts.ShutdownDelay, drained: make(chan struct{})}
+	if err := mgr.AddReadyzCheck(drainingCheckName, srv.readyz); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(srv); err != nil {
 		return nil, err
 	}
 	if err := mgr.Add(&reportWriter{
-		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(),
+		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(), until: srv.drained,
 		key:      types.NamespacedName{Namespace: opts.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + opts.PodName},
 		interval: opts.RejectionReportInterval, clock: deps.Clock, log: h.log,
 	}); err != nil {
@@ -290,22 +296,56 @@ func typed[T client.Object](f func(T)) func(client.Object) {
 }
 
 // server is the receive route's HTTP server, run by the manager. It starts
-// listening once the informers have synced and drains in-flight calls when
-// the manager stops (SIGTERM).
+// listening once the informers have synced. When the manager stops
+// (SIGTERM) it drains: its readiness check fails at once, it keeps serving
+// new connections for delay (keep-alives off, so that clients reconnect to
+// another replica), then stops accepting and lets the calls in flight
+// finish, for ShutdownTimeout at most.
+//
+// The manager stops it first of all (it is in the group of runnables that
+// need no leader election, stopped before the caches and the health probe
+// server), so the informers keep the table current and /readyz is served
+// while it drains.
 type server struct {
 	addr    string
 	handler http.Handler
 	ready   func() bool
 	log     logr.Logger
+	// delay is --shutdown-delay.
+	delay time.Duration
+	// draining is set when the manager stops the server.
+	draining atomic.Bool
+	// drained, if set, is closed when Start returns: nothing is served any more.
+	drained chan struct{}
 	// listening, if set, receives the bound address (tests listen on :0).
 	listening chan<- string
 }
 
+// drainingCheckName names the readiness check that fails once the replica
+// drains.
+const drainingCheckName = "draining"
+
+// errDraining: the replica is stopping; Services and load balancers should
+// send it nothing new.
+var errDraining = errors.New("this replica is shutting down")
+
 // NeedLeaderElection: every receiver replica serves.
 func (s *server) NeedLeaderElection() bool { return false }
 
+// readyz fails once the server drains.
+func (s *server) readyz(*http.Request) error {
+	if s.draining.Load() {
+		return errDraining
+	}
+	return nil
+}
+
 func (s *server) Start(ctx context.Context) error {
+	if s.drained != nil {
+		defer close(s.drained)
+	}
 	if !toolscache.WaitForCacheSync(ctx.Done(), s.ready) {
+		s.draining.Store(true)
 		return nil // stopped before the caches synced
 	}
 	ln, err := net.Listen("tcp", s.addr)
@@ -324,11 +364,31 @@ func (s *server) Start(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
+	return s.drain(srv, errc)
+}
+
+// drain fails the readiness check, serves for the delay without
+// keep-alives, then stops accepting and waits for the calls in flight.
+func (s *server) drain(srv *http.Server, errc <-chan error) error {
+	s.draining.Store(true)
+	// Answers say "Connection: close" and idle connections are closed:
+	// clients open their next connection through the Service, which
+	// soon sends it to another replica.
+	srv.SetKeepAlivesEnabled(false)
+	s.log.Info("stopping: serving the receive route for the shutdown delay, then draining the calls in flight", "delay", s.delay, "drainTimeout", ShutdownTimeout)
+	delay := time.NewTimer(s.delay)
+	defer delay.Stop()
+	select {
+	case err := <-errc:
+		return err
+	case <-delay.C:
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("draining the receive route: %w", err)
 	}
+	s.log.Info("the receive route is drained")
 	return nil
 }
 

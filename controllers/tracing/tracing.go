@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -82,6 +83,10 @@ const (
 
 // tracesPath is where an OTLP/HTTP collector takes traces.
 const tracesPath = "/v1/traces"
+
+// FlushTimeout bounds exporting the last spans when a binary stops (its
+// provider's Shutdown).
+const FlushTimeout = 5 * time.Second
 
 // Propagator reads and writes the W3C traceparent and tracestate headers.
 var Propagator = propagation.TraceContext{}

@@ -81,6 +81,9 @@ func Probe(ctx context.Context, rawURL string) (int, error) {
 	return resp.StatusCode, nil
 }
 
+// ReceiverReadyz is the URL of the receiver's /readyz.
+func (c *Cluster) ReceiverReadyz() string { return "http://" + c.receiverHealth + "/readyz" }
+
 // ReceiverServes asks the receiver's health probe port whether it serves the
 // endpoint ID (GET /readyz/endpoint?id=ID answers 200): unlike Probe, this
 // leaves no refusal in the endpoint's history.

@@ -20,12 +20,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/hookrun/hookrun/controllers"
 	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -95,4 +97,37 @@ func onlyContainer(g Gomega, d *unstructured.Unstructured) map[string]any {
 	container, ok := containers[0].(map[string]any)
 	g.Expect(ok).To(BeTrue())
 	return container
+}
+
+// receiver.shutdownDelay reaches the receiver as --shutdown-delay, and the
+// pod's grace period covers everything the receiver does after SIGTERM:
+// the delay, the drain, the last rejection report (StopTimeout) and the last
+// spans. The schema refuses a delay the chart could not add up.
+func TestChartReceiverDrains(t *testing.T) {
+	g := NewWithT(t)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	for value, want := range map[string]time.Duration{"": receiver.DefaultShutdownDelay, "0s": 0, "45s": 45 * time.Second, "1m30s": 90 * time.Second, "2m": 2 * time.Minute} {
+		args := []string{"template", "hookrun", chart, "--namespace", release, "--set", "publicBaseURL=https://hooks.example.com"}
+		if value != "" {
+			args = append(args, "--set", "receiver.shutdownDelay="+value)
+		}
+		deployment := objects(t, helm(t, args...))["apps/v1/Deployment/"+release+"/hookrun-receiver"]
+		flags, _, err := unstructured.NestedStringSlice(onlyContainer(g, deployment), "args")
+		g.Expect(err).NotTo(HaveOccurred())
+		opts, shared := receiver.NewOptions(), manager.NewOptions()
+		parseArgs(g, flags, opts.BindFlags, sharedFlags(shared, "receiver"))
+		g.Expect(opts.Validate()).To(Succeed())
+		g.Expect(opts.ShutdownDelay).To(Equal(want), "receiver.shutdownDelay=%q", value)
+
+		grace, found, err := unstructured.NestedInt64(deployment.Object, "spec", "template", "spec", "terminationGracePeriodSeconds")
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(found).To(BeTrue())
+		g.Expect(time.Duration(grace)*time.Second).To(BeNumerically(">", opts.StopTimeout()+tracing.FlushTimeout),
+			"receiver.shutdownDelay=%q: the pod would be killed while it drains", value)
+	}
+
+	out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
+		"--set", "receiver.shutdownDelay=500ms").CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "a delay in milliseconds:\n%s", out)
+	g.Expect(string(out)).To(ContainSubstring("does not match pattern"))
 }

@@ -50,6 +50,8 @@ const (
 	unauthRateLimit       = 10
 	sampleEndpoint        = "github-issues"
 	sampleUnauthenticated = "status-page"
+	// shutdownDelay is the receiver's --shutdown-delay (drain_test.go).
+	shutdownDelay = 2 * time.Second
 )
 
 var (
@@ -92,7 +94,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Hookrun: hookrun, DemoAgentBinary: demoAgent,
 		WorkDir:         filepath.Join(workDir, "cluster"),
 		ReceiverAddress: addrs[0], AgentAddress: addrs[1],
-		ReceiverArgs:    []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit), tracing},
+		ReceiverArgs: []string{fmt.Sprintf("--rate-limit=%d", rateLimit), fmt.Sprintf("--unauthenticated-rate-limit=%d", unauthRateLimit),
+			"--shutdown-delay=" + shutdownDelay.String(), tracing},
 		OperatorArgs:    []string{"--owner-recheck-interval=2s", tracing},
 		SampleNamespace: ns,
 		Log:             GinkgoWriter,

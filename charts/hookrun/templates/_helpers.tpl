@@ -89,3 +89,15 @@ Policy
 Required
 {{- end -}}
 {{- end }}
+
+{{/* The receiver pod's terminationGracePeriodSeconds: receiver.shutdownDelay
+(whole minutes and seconds, as the schema allows), then up to 25 s to drain
+the calls in flight, 10 s to write the last rejection report, 5 s to export
+the last spans, and 5 s to spare (receiver.Options.StopTimeout and
+tracing.FlushTimeout; test/chart checks the sum). */}}
+{{- define "hookrun.receiverTerminationGracePeriodSeconds" -}}
+{{- $delay := toString .Values.receiver.shutdownDelay }}
+{{- $minutes := regexFind "^[0-9]+m" $delay | trimSuffix "m" | default "0" | atoi }}
+{{- $seconds := regexFind "[0-9]+s$" $delay | trimSuffix "s" | default "0" | atoi }}
+{{- add (mul $minutes 60) $seconds 45 }}
+{{- end }}

@@ -1,0 +1,157 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// After SIGTERM the server is unready at once, answers new connections for
+// the shutdown delay (closing each after its answer), then refuses them
+// while the call in flight finishes. test/e2e's drain spec does the same
+// to the receiver's process.
+func TestServerServesThroughTheShutdownDelay(t *testing.T) {
+	const delay = time.Second
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(entered)
+			<-release
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
+	listening := make(chan string, 1)
+	s := &server{addr: "127.0.0.1:0", handler: h, ready: func() bool { return true }, log: logr.Discard(),
+		delay: delay, drained: make(chan struct{}), listening: listening}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.Start(ctx) }()
+	addr := <-listening
+	if err := s.readyz(nil); err != nil {
+		t.Fatalf("readiness before SIGTERM: %v", err)
+	}
+
+	inFlight := make(chan int, 1)
+	go func() { inFlight <- statusOfPost(t, "http://"+addr+"/slow") }()
+	<-entered
+	cancel() // SIGTERM
+	sigterm := time.Now()
+	waitUntil(t, time.Second, "the readiness check to fail", func() bool { return errors.Is(s.readyz(nil), errDraining) })
+
+	// New connections are served during the delay, each closed after its answer.
+	resp, err := http.Post("http://"+addr+"/new", "text/plain", nil)
+	if err != nil {
+		t.Fatalf("a new call right after SIGTERM: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted || !resp.Close {
+		t.Errorf("a new call right after SIGTERM got %d (Connection: close %v), want 202 on a connection that closes", resp.StatusCode, resp.Close)
+	}
+
+	// Then the port refuses, while the call in flight still runs.
+	waitUntil(t, delay+5*time.Second, "the port to refuse connections", func() bool {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = conn.Close()
+		}
+		return err != nil
+	})
+	if served := time.Since(sigterm); served < delay {
+		t.Errorf("the port refused connections %s after SIGTERM, before the shutdown delay of %s", served, delay)
+	}
+	select {
+	case <-s.drained:
+		t.Fatal("the server stopped before its call in flight finished")
+	default:
+	}
+	close(release)
+	if code := <-inFlight; code != http.StatusAccepted {
+		t.Errorf("the call in flight got %d, want 202", code)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("Start returned %v", err)
+	}
+	<-s.drained
+}
+
+// The rejection report goes on until the receive route has drained: a call
+// refused during the shutdown delay is in the last report.
+func TestReportWriterReportsTheDrain(t *testing.T) {
+	w, c, clk := fakeReportWriter(t, interceptor.Funcs{})
+	w.interval = time.Hour
+	drained := make(chan struct{})
+	w.until = drained
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- w.Start(ctx) }()
+	cancel() // SIGTERM: the route still serves
+	select {
+	case err := <-stopped:
+		t.Fatalf("the report writer stopped (%v) before the receive route drained", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	ep := testEndpoint("github")
+	w.counter.add(ep, slotOf(CodeForbidden), clk.Now())
+	close(drained)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(context.Background(), w.key, cm); err != nil {
+		t.Fatalf("no report was written: %v", err)
+	}
+	if entry, err := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); err != nil || entry.Counts[CodeForbidden] != 1 {
+		t.Errorf("the last report holds %+v (%v), want the call refused while the route drained", entry, err)
+	}
+}
+
+// statusOfPost is the status of a POST to url, 0 when it failed.
+func statusOfPost(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Post(url, "text/plain", nil)
+	if err != nil {
+		t.Logf("POST %s: %v", url, err)
+		return 0
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// waitUntil polls cond every 10 ms and fails the test after timeout.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

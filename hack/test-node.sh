@@ -97,14 +97,22 @@ stop() {
   # The pods' network namespaces: those that were not there before.
   comm -13 <(echo "$netns_before") <(ip netns list 2>/dev/null | awk '{print $1}' | sort) | xargs -r -n1 ip netns delete 2>/dev/null
   [ -x "$K8S_BIN/kube-proxy" ] && "$K8S_BIN/kube-proxy" --cleanup >"$work/logs/kube-proxy-cleanup.log" 2>&1
-  # portmap's chains, when a pod had a host port.
-  iptables -t nat -S 2>/dev/null | grep -- '^-A .* -j CNI-HOSTPORT' | sed 's/^-A/-D/' | while read -r rule; do
-    eval "iptables -t nat $rule"
-  done
-  for chain in $(iptables -t nat -S 2>/dev/null | awk '/^-N CNI-/{print $2}'); do
-    iptables -t nat -F "$chain"
-    iptables -t nat -X "$chain"
-  done
+  # What kube-proxy's cleanup leaves: the kubelet's chains (KUBE-FIREWALL,
+  # KUBE-KUBELET-CANARY), and portmap's (CNI-HOSTPORT-*) when a pod had a
+  # host port.
+  for ipt in iptables ip6tables; do
+    for table in filter nat mangle; do
+      "$ipt" -t "$table" -S 2>/dev/null | grep -E -- '^-A .* -j (KUBE|CNI)-' | sed 's/^-A/-D/' | while read -r rule; do
+        eval "$ipt -t $table $rule"
+      done
+      for chain in $("$ipt" -t "$table" -S 2>/dev/null | awk '/^-N (KUBE|CNI)-/{print $2}'); do
+        "$ipt" -t "$table" -F "$chain"
+      done
+      for chain in $("$ipt" -t "$table" -S 2>/dev/null | awk '/^-N (KUBE|CNI)-/{print $2}'); do
+        "$ipt" -t "$table" -X "$chain"
+      done
+    done
+  done 2>/dev/null
   ip link delete "$BRIDGE" 2>/dev/null
   if $passed; then
     rm -rf "$work"

@@ -156,12 +156,23 @@ func githubEndpoints(ctx context.Context, ns, agent string, n int) []endpoint {
 			eps[i] = endpoint{name: name, url: ep.Status.URL, secret: string(secret.Data[agentsv1alpha1.WebhookSecretKey])}
 		}).Should(Succeed())
 	}
-	// Every replica serves them: a ping through the Service answers 200
-	// until each replica has been asked a few times.
-	c := sender(10 * time.Second)
+	// Every replica serves them: each receiver Pod's readiness check of
+	// an endpoint ID (its health port, by the Pod's address) says so.
 	for _, ep := range eps {
-		Eventually(func() int { return ping(ctx, c, ep) }).Should(Equal(http.StatusOK))
+		id := strings.TrimSuffix(strings.TrimPrefix(ep.url, publicBaseURL+"/api/webhooks/"), "/receive")
+		Eventually(func(g Gomega) {
+			pods := podsOf(ctx, "receiver")
+			g.Expect(pods).NotTo(BeEmpty())
+			for _, p := range pods {
+				resp, err := http.Get("http://" + net.JoinHostPort(p.Status.PodIP, "8081") + "/readyz/endpoint?id=" + id)
+				g.Expect(err).NotTo(HaveOccurred())
+				_ = resp.Body.Close()
+				g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "receiver %s serves %s", p.Name, ep.name)
+			}
+		}).Should(Succeed())
 	}
+	// And a GitHub ping through the Service is answered.
+	Expect(ping(ctx, sender(10*time.Second), eps[0])).To(Equal(http.StatusOK))
 	return eps
 }
 

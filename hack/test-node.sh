@@ -278,7 +278,8 @@ run kube-apiserver "$K8S_BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$E
   --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
   --service-cluster-ip-range "$SERVICE_CIDR" --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-  --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --cert-dir "$work/apiserver"
+  --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction --cert-dir "$work/apiserver" \
+  --kubelet-preferred-address-types InternalIP
 wait_for kube-apiserver 90 kubectl get --raw /readyz
 run kube-controller-manager "$K8S_BIN/kube-controller-manager" --kubeconfig "$work/controller-manager.kubeconfig" \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" --use-service-account-credentials \

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,6 +249,10 @@ func demoAgentURL(ns string) string {
 	return "http://demo-agent." + ns + ".svc.cluster.local/"
 }
 
+// demoNamespace is the namespace demo-agent.yaml names (and not the image
+// hookrun-demo-agent).
+var demoNamespace = regexp.MustCompile(`hookrun-demo([^-]|$)`)
+
 // demoAgent applies the release's demo-agent.yaml in ns (its namespace
 // hookrun-demo replaced) and returns the
 // name of its Agent once the operator has read its card.
@@ -259,7 +264,7 @@ func demoAgent(ctx context.Context, ns string) string {
 	Expect(err).NotTo(HaveOccurred())
 	apply := exec.CommandContext(ctx, node.kubectl, "apply", "-f", "-")
 	apply.Env = append(os.Environ(), "KUBECONFIG="+node.kubeconfig)
-	apply.Stdin = strings.NewReader(strings.ReplaceAll(string(manifest), "hookrun-demo", ns))
+	apply.Stdin = strings.NewReader(demoNamespace.ReplaceAllString(string(manifest), ns+"$1"))
 	out, err := apply.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "applying demo-agent.yaml in %s: %s", ns, out)
 	command(ctx, node.kubectl, "-n", ns, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=3m")

@@ -208,8 +208,8 @@ plugin-release: ## Build the kubectl plugin's krew archives (linux, darwin: amd6
 
 ##@ Release
 
-# make release: the registry the image (REGISTRY/hookrun) and the chart
-# (oci://REGISTRY/charts/hookrun) go to, where the artifacts are written, and
+# make release: the registry the images (REGISTRY/hookrun and
+# REGISTRY/hookrun-demo-agent) and the chart (oci://REGISTRY/charts/hookrun) go to, where the artifacts are written, and
 # how they are signed: with the key file COSIGN_KEY (its password in
 # COSIGN_PASSWORD) if set, else keyless (Sigstore's OIDC flow; in GitHub
 # Actions, the workflow's identity). COSIGN_TLOG_UPLOAD=false keeps a
@@ -220,7 +220,7 @@ COSIGN_KEY ?=
 COSIGN_TLOG_UPLOAD ?= true
 
 .PHONY: release
-release: $(KO) $(COSIGN) $(CRANE) $(HELM) ## Build, publish and sign a release (VERSION=vX.Y.Z REGISTRY=host/path): images with SBOMs, the OCI chart, dist/install.yaml, the plugin's krew archives, dist/checksums.txt.
+release: $(KO) $(COSIGN) $(CRANE) $(HELM) ## Build, publish and sign a release (VERSION=vX.Y.Z REGISTRY=host/path): hookrun's and the demo agent's images with SBOMs, provenance and SBOM attestations, the OCI chart, dist/install.yaml, crds.yaml and demo-agent.yaml, the plugin's krew archives, dist/checksums.txt.
 	@[ -n "$(REGISTRY)" ] || { echo "make release needs REGISTRY, e.g. REGISTRY=ghcr.io/hookrun"; exit 1; }
 	VERSION="$(VERSION)" REGISTRY="$(REGISTRY)" DIST="$(DIST)" COSIGN_KEY="$(COSIGN_KEY)" COSIGN_TLOG_UPLOAD="$(COSIGN_TLOG_UPLOAD)" \
 		KO="$(KO)" COSIGN="$(COSIGN)" CRANE="$(CRANE)" HELM="$(HELM)" K8S_VERSION="$(K8S_VERSION)" hack/release.sh

@@ -5,8 +5,8 @@
 # No network: the image's base is a stand-in pushed to that registry first
 # (linux/amd64 and linux/arm64, /etc/passwd naming the nonroot user 65532 and
 # /tmp, as distroless static:nonroot has), the signatures stay out of the
-# transparency log, and the chart is dry-run and install.yaml applied on a
-# kube-apiserver of bin/k8s the tests start.
+# transparency log, and the chart is dry-run and install.yaml, crds.yaml and
+# demo-agent.yaml applied on a kube-apiserver of bin/k8s the tests start.
 #
 # Tools from the Makefile: KO, COSIGN, CRANE, HELM, K8S_VERSION (and
 # KUBEBUILDER_ASSETS). The work directory is removed when the tests pass and

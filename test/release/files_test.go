@@ -59,8 +59,13 @@ func distFiles(t *testing.T, r release) []string {
 // it), in the format sha256sum --check reads.
 func TestDistAndChecksums(t *testing.T) {
 	r := theRelease(t)
-	want := []string{"chart.txt", "checksums.txt", "checksums.txt.sigstore.json", "hookrun-" + r.chartVersion() + ".tgz", "hookrun-index.spdx.json",
-		"hookrun-linux-amd64.spdx.json", "hookrun-linux-arm64.spdx.json", "hookrun.yaml", "images.txt", "install.yaml"}
+	want := []string{"chart.txt", "checksums.txt", "checksums.txt.sigstore.json", "crds.yaml", "demo-agent.yaml",
+		"hookrun-" + r.chartVersion() + ".tgz", "hookrun.yaml", "images.txt", "install.yaml"}
+	for _, img := range r.images() {
+		for _, p := range append([]string{"index"}, platforms...) {
+			want = append(want, img.sbomFile(p))
+		}
+	}
 	for _, p := range pluginPlatforms {
 		want = append(want, "kubectl-hookrun_"+strings.Replace(p, "/", "_", 1)+".tar.gz")
 	}

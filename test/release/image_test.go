@@ -60,13 +60,13 @@ type manifest struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-// platformDigests reads the release's image index: platform -> the digest of
-// its image. It fails the test unless the index has exactly the release
-// platforms.
-func platformDigests(t *testing.T, r release) map[string]string {
+// platformDigests reads an image index of the release, by digest: platform ->
+// the digest of its image. It fails the test unless the index has exactly the
+// release platforms.
+func platformDigests(t *testing.T, ref string) map[string]string {
 	t.Helper()
 	var idx index
-	crane(t, &idx, "manifest", imageRef(t, r))
+	crane(t, &idx, "manifest", ref)
 	digests := map[string]string{}
 	for _, m := range idx.Manifests {
 		digests[m.Platform.OS+"/"+m.Platform.Architecture] = m.Digest
@@ -77,42 +77,46 @@ func platformDigests(t *testing.T, r release) map[string]string {
 	return digests
 }
 
-// The image is an index of linux/amd64 and linux/arm64, tagged with the
+// Each image is an index of linux/amd64 and linux/arm64, tagged with the
 // chart's appVersion (X.Y.Z, what the chart installs) and the tag (vX.Y.Z),
 // built on the base make release was given (by digest), as its annotations
 // record: the index names the base by digest, and each platform's image gives
 // the digest of the base's image of that platform.
 func TestImageIndex(t *testing.T) {
 	r := theRelease(t)
-	ref := imageRef(t, r)
-	var idx index
-	crane(t, &idx, "manifest", ref)
-	if !strings.Contains(idx.MediaType, "image.index") && !strings.Contains(idx.MediaType, "manifest.list") {
-		t.Fatalf("%s is a %s, not an image index", ref, idx.MediaType)
-	}
-	digests := platformDigests(t, r)
+	for _, img := range r.images() {
+		t.Run(img.name, func(t *testing.T) {
+			ref := img.ref(t, r)
+			var idx index
+			crane(t, &idx, "manifest", ref)
+			if !strings.Contains(idx.MediaType, "image.index") && !strings.Contains(idx.MediaType, "manifest.list") {
+				t.Fatalf("%s is a %s, not an image index", ref, idx.MediaType)
+			}
+			digests := platformDigests(t, ref)
 
-	want := strings.SplitN(ref, "@", 2)[1]
-	for _, tag := range []string{r.chartVersion(), r.version} {
-		if got := strings.TrimSpace(string(run(t, tool(t, "CRANE"), "digest", r.image()+":"+tag))); got != want {
-			t.Errorf("%s:%s is %s, want the release's index %s", r.image(), tag, got, want)
-		}
-	}
+			want := strings.SplitN(ref, "@", 2)[1]
+			for _, tag := range []string{r.chartVersion(), r.version} {
+				if got := strings.TrimSpace(string(run(t, tool(t, "CRANE"), "digest", img.repo+":"+tag))); got != want {
+					t.Errorf("%s:%s is %s, want the release's index %s", img.repo, tag, got, want)
+				}
+			}
 
-	// (The index's base digest annotation is not the base's: ko computes it
-	// after annotating the base index.)
-	if idx.Annotations[annotationBaseName] != r.base {
-		t.Errorf("the index's base annotations: %v, want the name %s", idx.Annotations, r.base)
-	}
-	var baseIdx index
-	crane(t, &baseIdx, "manifest", r.base)
-	for _, m := range baseIdx.Manifests {
-		p := m.Platform.OS + "/" + m.Platform.Architecture
-		var img manifest
-		crane(t, &img, "manifest", r.image()+"@"+digests[p])
-		if img.Annotations[annotationBaseDigest] != m.Digest {
-			t.Errorf("%s: built on %s, want the base's %s image %s", p, img.Annotations[annotationBaseDigest], p, m.Digest)
-		}
+			// (The index's base digest annotation is not the base's: ko computes it
+			// after annotating the base index.)
+			if idx.Annotations[annotationBaseName] != r.base {
+				t.Errorf("the index's base annotations: %v, want the name %s", idx.Annotations, r.base)
+			}
+			var baseIdx index
+			crane(t, &baseIdx, "manifest", r.base)
+			for _, m := range baseIdx.Manifests {
+				p := m.Platform.OS + "/" + m.Platform.Architecture
+				var platformImage manifest
+				crane(t, &platformImage, "manifest", img.repo+"@"+digests[p])
+				if platformImage.Annotations[annotationBaseDigest] != m.Digest {
+					t.Errorf("%s: built on %s, want the base's %s image %s", p, platformImage.Annotations[annotationBaseDigest], p, m.Digest)
+				}
+			}
+		})
 	}
 }
 
@@ -126,36 +130,40 @@ type config struct {
 	} `json:"config"`
 }
 
-// Each platform's image runs as the non-root user 65532 (the chart's
-// runAsUser; the base's nonroot user in /etc/passwd), and its entrypoint is
-// hookrun built for that platform: static (CGO_ENABLED=0, no interpreter, no
-// shared library), stamped with the release's version.
+// Each platform's image runs as the non-root user 65532 (the chart's and
+// demo-agent.yaml's runAsUser; the base's nonroot user in /etc/passwd), and
+// its entrypoint is its binary built for that platform: static (CGO_ENABLED=0,
+// no interpreter, no shared library), and hookrun stamped with the release's
+// version.
 func TestImageIsNonRootAndStatic(t *testing.T) {
 	r := theRelease(t)
-	ref := imageRef(t, r)
-	for _, p := range platforms {
-		t.Run(p, func(t *testing.T) {
-			var cfg config
-			crane(t, &cfg, "config", "--platform", p, ref)
-			if cfg.OS+"/"+cfg.Architecture != p {
-				t.Errorf("the config is for %s/%s", cfg.OS, cfg.Architecture)
-			}
-			if cfg.Config.User != "65532:65532" {
-				t.Errorf("the image's user is %q, want 65532:65532 (nonroot)", cfg.Config.User)
-			}
-			if len(cfg.Config.Entrypoint) != 1 {
-				t.Fatalf("entrypoint %q, want the hookrun binary", cfg.Config.Entrypoint)
-			}
-			files := exportFiles(t, ref, p, strings.TrimPrefix(cfg.Config.Entrypoint[0], "/"), "etc/passwd")
-			if !slices.Contains(strings.Split(string(files["etc/passwd"]), "\n"), "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin") {
-				t.Errorf("/etc/passwd names no nonroot user 65532:\n%s", files["etc/passwd"])
-			}
-			bin := filepath.Join(t.TempDir(), "hookrun")
-			if err := os.WriteFile(bin, files[strings.TrimPrefix(cfg.Config.Entrypoint[0], "/")], 0o755); err != nil {
-				t.Fatal(err)
-			}
-			checkBinary(t, bin, p, r.version, "github.com/hookrun/hookrun", "version")
-		})
+	for _, img := range r.images() {
+		ref := img.ref(t, r)
+		for _, p := range platforms {
+			t.Run(img.name+"/"+p, func(t *testing.T) {
+				var cfg config
+				crane(t, &cfg, "config", "--platform", p, ref)
+				if cfg.OS+"/"+cfg.Architecture != p {
+					t.Errorf("the config is for %s/%s", cfg.OS, cfg.Architecture)
+				}
+				if cfg.Config.User != "65532:65532" {
+					t.Errorf("the image's user is %q, want 65532:65532 (nonroot)", cfg.Config.User)
+				}
+				if len(cfg.Config.Entrypoint) != 1 || path.Base(cfg.Config.Entrypoint[0]) != img.name {
+					t.Fatalf("entrypoint %q, want the %s binary", cfg.Config.Entrypoint, img.name)
+				}
+				entrypoint := strings.TrimPrefix(cfg.Config.Entrypoint[0], "/")
+				files := exportFiles(t, ref, p, entrypoint, "etc/passwd")
+				if !slices.Contains(strings.Split(string(files["etc/passwd"]), "\n"), "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin") {
+					t.Errorf("/etc/passwd names no nonroot user 65532:\n%s", files["etc/passwd"])
+				}
+				bin := filepath.Join(t.TempDir(), img.name)
+				if err := os.WriteFile(bin, files[entrypoint], 0o755); err != nil {
+					t.Fatal(err)
+				}
+				checkBinary(t, bin, p, r.version, img.mainPath, img.versionArgs...)
+			})
+		}
 	}
 }
 

@@ -15,11 +15,13 @@ limitations under the License.
 */
 
 // Package release verifies what `make release` published and wrote (DESIGN
-// section 11): the image index and its platforms, the non-root user, static
-// binaries stamped with the version, the SBOMs, the cosign signatures of the
-// image and the chart (good with the release key, refused with another), the
-// chart pulled from oci:// and dry-run on a real API server, dist/install.yaml
-// applied there, the krew archives and dist/checksums.txt.
+// sections 11 and 12): for hookrun's image and the demo agent's, the index and
+// its platforms, the non-root user, static binaries, the SBOMs, the cosign
+// signatures and attestations (SLSA provenance, SBOM) of each; the chart's
+// signature (each good with the release key, refused with another), the chart
+// pulled from oci:// and dry-run on a real API server, dist/install.yaml,
+// dist/crds.yaml and dist/demo-agent.yaml applied there, the krew archives
+// and dist/checksums.txt.
 //
 // `make test-release` (hack/test-release.sh) publishes a release to a registry
 // on loopback and runs these tests with RELEASE_TEST_* pointing at it; without
@@ -57,6 +59,25 @@ type release struct {
 // image is the release's image repository; chartRepo its chart's.
 func (r release) image() string     { return r.registry + "/hookrun" }
 func (r release) chartRepo() string { return r.registry + "/charts/hookrun" }
+
+// releasedImage is an image the release publishes.
+type releasedImage struct {
+	name        string   // ko's name for the binary: its entrypoint /ko-app/<name>, its SBOMs <name>-*.spdx.json
+	repo        string   // REGISTRY/<repository>
+	mainPath    string   // the package main it is built from
+	versionArgs []string // the arguments that make the binary print its version, if it has any
+	modules     []string // modules its SBOM lists at go.mod's versions
+}
+
+// images are the release's images, in the order of images.txt.
+func (r release) images() []releasedImage {
+	return []releasedImage{
+		{name: "hookrun", repo: r.image(), mainPath: "github.com/hookrun/hookrun", versionArgs: []string{"version"},
+			modules: []string{"k8s.io/client-go", "github.com/google/cel-go"}},
+		{name: "demo-agent", repo: r.registry + "/hookrun-demo-agent", mainPath: "github.com/hookrun/hookrun/hack/demo-agent",
+			modules: []string{"github.com/a2aproject/a2a-go/v2"}},
+	}
+}
 
 // chartVersion is the version without the v: the chart's version and
 // appVersion, and the image's main tag.
@@ -144,15 +165,42 @@ func distFile(t *testing.T, r release, name string) []byte {
 	return data
 }
 
-// imageRef is the image index by digest, as make release wrote it in
-// images.txt.
+// demoAgent is the demo agent's image.
+func (r release) demoAgent() releasedImage { return r.images()[1] }
+
+// imageRefs are the images' indexes by digest, as make release wrote them in
+// images.txt: a line each, in the order of release.images.
+func imageRefs(t *testing.T, r release) []string {
+	t.Helper()
+	refs := strings.Split(strings.TrimSuffix(string(distFile(t, r, "images.txt")), "\n"), "\n")
+	images := r.images()
+	if len(refs) != len(images) {
+		t.Fatalf("images.txt: %q, want %d lines", refs, len(images))
+	}
+	for i, img := range images {
+		if !strings.HasPrefix(refs[i], img.repo+"@sha256:") || len(refs[i]) != len(img.repo)+len("@sha256:")+64 {
+			t.Fatalf("images.txt line %d: %q, want %s@sha256:...", i+1, refs[i], img.repo)
+		}
+	}
+	return refs
+}
+
+// imageRef is hookrun's image index by digest (images.txt's first line).
 func imageRef(t *testing.T, r release) string {
 	t.Helper()
-	ref := strings.TrimSpace(string(distFile(t, r, "images.txt")))
-	if !strings.HasPrefix(ref, r.image()+"@sha256:") {
-		t.Fatalf("images.txt: %q, want %s@sha256:...", ref, r.image())
+	return imageRefs(t, r)[0]
+}
+
+// ref is the image's index by digest, from images.txt.
+func (img releasedImage) ref(t *testing.T, r release) string {
+	t.Helper()
+	for _, ref := range imageRefs(t, r) {
+		if strings.HasPrefix(ref, img.repo+"@") {
+			return ref
+		}
 	}
-	return ref
+	t.Fatalf("images.txt names no %s", img.repo)
+	return ""
 }
 
 var (

@@ -30,16 +30,21 @@ func verify(t *testing.T, key, ref string) ([]byte, error) {
 	return command(t, tool(t, "COSIGN"), "verify", "--key", key, "--insecure-ignore-tlog=true", "--output", "json", ref)
 }
 
-// cosign verify passes with the release's key for the image index, each
-// platform's image and the chart (by digest and by tag), and fails with
+// cosign verify passes with the release's key for each image's index and
+// platform images and the chart (by digest and by tag), and fails with
 // another key and for an image the release did not sign (its base).
 func TestSignatures(t *testing.T) {
 	r := theRelease(t)
-	image := imageRef(t, r)
 	chart := chartRef(t, r)
-	signed := []string{image, chart, r.chartRepo() + ":" + r.chartVersion(), r.image() + ":" + r.chartVersion()}
-	for _, d := range platformDigests(t, r) {
-		signed = append(signed, r.image()+"@"+d)
+	signed := []string{chart, r.chartRepo() + ":" + r.chartVersion()}
+	refusedWithOtherKey := []string{chart}
+	for _, img := range r.images() {
+		ref := img.ref(t, r)
+		signed = append(signed, ref, img.repo+":"+r.chartVersion())
+		refusedWithOtherKey = append(refusedWithOtherKey, ref)
+		for _, d := range platformDigests(t, ref) {
+			signed = append(signed, img.repo+"@"+d)
+		}
 	}
 	for _, ref := range signed {
 		out, err := verify(t, r.key, ref)
@@ -52,7 +57,7 @@ func TestSignatures(t *testing.T) {
 			t.Errorf("cosign verify %s: the signed payload names another digest:\n%s", ref, out)
 		}
 	}
-	for _, ref := range []string{image, chart} {
+	for _, ref := range refusedWithOtherKey {
 		if _, err := verify(t, r.otherKey, ref); err == nil || !strings.Contains(err.Error(), "no matching signatures") {
 			t.Errorf("%s verified with another key: %v", ref, err)
 		}

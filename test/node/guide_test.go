@@ -95,10 +95,15 @@ func followGuide(ctx context.Context) {
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig)
 
 	version := strings.TrimPrefix(node.version, "v")
+	install := "oci://" + node.registry + "/hookrun/charts/hookrun --version " + version + " --plain-http --set image.repository=" + node.registry + "/hookrun/hookrun"
+	// NODE_TEST_HELM_SET: more values for the install, to run the specs
+	// against them (receiver.shutdownDelay=0s shows what the drain saves).
+	for _, set := range strings.Fields(os.Getenv("NODE_TEST_HELM_SET")) {
+		install += " --set " + set
+	}
 	replace := strings.NewReplacer(
 		// The release's registry, over plain HTTP, and its image.
-		"oci://ghcr.io/hookrun/charts/hookrun --version X.Y.Z",
-		"oci://"+node.registry+"/hookrun/charts/hookrun --version "+version+" --plain-http --set image.repository="+node.registry+"/hookrun/hookrun",
+		"oci://ghcr.io/hookrun/charts/hookrun --version X.Y.Z", install,
 		"https://hooks.example.com", publicBaseURL,
 		"http://triage.team-a.svc:8080/", demoAgentURL("team-a"),
 	)

@@ -249,9 +249,10 @@ func demoAgentURL(ns string) string {
 	return "http://demo-agent." + ns + ".svc.cluster.local/"
 }
 
-// demoNamespace is the namespace demo-agent.yaml names (and not the image
-// hookrun-demo-agent).
-var demoNamespace = regexp.MustCompile(`hookrun-demo([^-]|$)`)
+// demoNamespace is the namespace demo-agent.yaml names, as the file's
+// header replaces it (sed -E 's/hookrun-demo([.]|$)/NS\1/'): not the image
+// hookrun-demo-agent.
+var demoNamespace = regexp.MustCompile(`(?m)hookrun-demo([.]|$)`)
 
 // demoAgent applies the release's demo-agent.yaml in ns (its namespace
 // hookrun-demo replaced) and returns the

@@ -62,7 +62,9 @@ type endpoint struct{ name, url, secret string }
 type answer struct {
 	status int
 	runID  string
-	err    error
+	// code is a refusal's error.code (rate_limited, backlog_full...).
+	code string
+	err  error
 }
 
 // githubRequest is a GitHub "issues" delivery to ep, signed with its secret.
@@ -94,15 +96,18 @@ func deliver(ctx context.Context, c *http.Client, ep endpoint, delivery string) 
 	}
 	defer func() { _ = resp.Body.Close() }()
 	a := answer{status: resp.StatusCode}
-	var accepted struct {
+	var body struct {
 		RunID string `json:"runId"`
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
 	}
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return answer{status: resp.StatusCode, err: err}
 	}
-	if json.Unmarshal(b, &accepted) == nil {
-		a.runID = accepted.RunID
+	if json.Unmarshal(b, &body) == nil {
+		a.runID, a.code = body.RunID, body.Error.Code
 	}
 	return a
 }
@@ -112,6 +117,8 @@ func (a answer) class() string {
 	switch {
 	case a.err == nil && a.status == http.StatusAccepted:
 		return ""
+	case a.err == nil && a.code != "":
+		return fmt.Sprintf("HTTP %d %s", a.status, a.code)
 	case a.err == nil:
 		return fmt.Sprintf("HTTP %d", a.status)
 	case errors.Is(a.err, syscall.ECONNREFUSED):
@@ -129,11 +136,12 @@ func (a answer) class() string {
 	}
 }
 
-// githubEndpoints creates n GitHub endpoints of the Agent agent in ns and
-// returns them once the receiver serves them.
-func githubEndpoints(ctx context.Context, ns, agent string, n int) []endpoint {
+// githubEndpoints creates n GitHub endpoints in ns, of the Agents agents
+// in turn, and returns them once every receiver serves them.
+func githubEndpoints(ctx context.Context, ns string, agents []string, n int) []endpoint {
 	GinkgoHelper()
 	for i := range n {
+		agent := agents[i%len(agents)]
 		Expect(admin.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("github-%02d", i)},
 			Spec: agentsv1alpha1.WebhookEndpointSpec{

@@ -94,6 +94,9 @@ stop() {
   done
   # Mounts under the work directory (volumes, rootfs, sandboxes), deepest first.
   awk -v w="$work" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  # The kubelet's links to its containers' logs (which are in the work
+  # directory).
+  find /var/log/containers -maxdepth 1 -type l -lname "$work/*" -delete 2>/dev/null
   # The pods' network namespaces: those that were not there before.
   comm -13 <(echo "$netns_before") <(ip netns list 2>/dev/null | awk '{print $1}' | sort) | xargs -r -n1 ip netns delete 2>/dev/null
   [ -x "$K8S_BIN/kube-proxy" ] && "$K8S_BIN/kube-proxy" --cleanup >"$work/logs/kube-proxy-cleanup.log" 2>&1
@@ -361,6 +364,7 @@ authorization: {mode: Webhook}
 clusterDomain: cluster.local
 clusterDNS: [$CLUSTER_DNS_IP]
 resolvConf: $work/resolv.conf
+podLogsDir: $work/pod-logs
 failSwapOn: false
 serializeImagePulls: false
 imageGCHighThresholdPercent: 100

@@ -33,8 +33,8 @@ import (
 	"syscall"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 )
 
 // Block is one fenced block of a guide, with the step it is under.
@@ -46,9 +46,9 @@ type Block struct {
 
 // Blocks reads the fenced blocks of the guide at path in order.
 func Blocks(path string) []Block {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	f, err := os.Open(path)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	defer func() { _ = f.Close() }()
 	var (
 		blocks  []Block
@@ -80,8 +80,8 @@ func Blocks(path string) []Block {
 			}
 		}
 	}
-	Expect(sc.Err()).NotTo(HaveOccurred())
-	Expect(current).To(BeNil(), "%s ends inside a fenced block", path)
+	gomega.Expect(sc.Err()).NotTo(gomega.HaveOccurred())
+	gomega.Expect(current).To(gomega.BeNil(), "%s ends inside a fenced block", path)
 	return blocks
 }
 
@@ -142,7 +142,7 @@ func (r Runner) shell(ctx context.Context, line string, timeout time.Duration) (
 	defer cancel()
 	cmd := r.cmd(cctx, line)
 	out, err := cmd.CombinedOutput()
-	GinkgoWriter.Printf("$ %s\n%s", line, out)
+	ginkgo.GinkgoWriter.Printf("$ %s\n%s", line, out)
 	if cctx.Err() != nil {
 		return string(out), cctx.Err()
 	}
@@ -161,78 +161,78 @@ func (r Runner) cmd(ctx context.Context, line string) *exec.Cmd {
 // background starts line, waits until its output shows want, and stops it
 // when the spec ends.
 func (r Runner) background(ctx context.Context, line, want string) {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	out, err := os.Create(filepath.Join(r.Dir, fmt.Sprintf("background-%d.log", time.Now().UnixNano())))
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	bctx, cancel := context.WithCancel(context.Background())
 	cmd := r.cmd(bctx, line)
 	cmd.Stdout, cmd.Stderr = out, out
-	Expect(cmd.Start()).To(Succeed())
-	DeferCleanup(func() {
+	gomega.Expect(cmd.Start()).To(gomega.Succeed())
+	ginkgo.DeferCleanup(func() {
 		cancel()
 		_ = cmd.Wait()
 		_ = out.Close()
 	})
-	Eventually(func() string {
+	gomega.Eventually(func() string {
 		b, _ := os.ReadFile(out.Name())
 		return string(b)
-	}).WithContext(ctx).WithTimeout(time.Minute).Should(ContainSubstring(want), "%s", line)
-	GinkgoWriter.Printf("$ %s &\n", line)
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(gomega.ContainSubstring(want), "%s", line)
+	ginkgo.GinkgoWriter.Printf("$ %s &\n", line)
 }
 
 // Run follows the guide and returns how many of its commands it ran.
 func (r Runner) Run(ctx context.Context) int {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	ran := 0
 	for _, b := range Blocks(r.Guide) {
 		switch b.Lang {
 		case "yaml":
 			name := r.Files[KindOf(b.Text)]
-			Expect(name).NotTo(BeEmpty(), "a YAML of %q the spec does not know", b.Step)
+			gomega.Expect(name).NotTo(gomega.BeEmpty(), "a YAML of %q the spec does not know", b.Step)
 			if _, err := os.Stat(filepath.Join(r.Dir, name)); err == nil {
 				continue
 			}
-			Expect(os.WriteFile(filepath.Join(r.Dir, name), []byte(r.Replace.Replace(b.Text)), 0o600)).To(Succeed())
+			gomega.Expect(os.WriteFile(filepath.Join(r.Dir, name), []byte(r.Replace.Replace(b.Text)), 0o600)).To(gomega.Succeed())
 		case "console":
 			// Output shown to the reader, not commands.
 		case "sh":
 			for _, line := range b.Lines {
 				c, ok := r.command(line)
-				Expect(ok).To(BeTrue(), "%s (%q) has a command this spec does not know; add it to its table: %s", r.Guide, b.Step, line)
+				gomega.Expect(ok).To(gomega.BeTrue(), "%s (%q) has a command this spec does not know; add it to its table: %s", r.Guide, b.Step, line)
 				if c.Skip != "" {
-					GinkgoWriter.Printf("skipped (%s): %s\n", c.Skip, line)
+					ginkgo.GinkgoWriter.Printf("skipped (%s): %s\n", c.Skip, line)
 					continue
 				}
 				line = r.Replace.Replace(line)
 				if r.Rewrite != nil {
 					line = r.Rewrite(line)
 				}
-				By(b.Step + ": " + line)
+				ginkgo.By(b.Step + ": " + line)
 				ran++
 				switch {
 				case c.Background:
 					r.background(ctx, line, c.Want)
 				case c.Follow:
 					out, err := r.shell(ctx, line, 5*time.Second)
-					Expect(err).To(MatchError(context.DeadlineExceeded), out)
-					Expect(out).To(ContainSubstring(c.Want))
+					gomega.Expect(err).To(gomega.MatchError(context.DeadlineExceeded), out)
+					gomega.Expect(out).To(gomega.ContainSubstring(c.Want))
 				case c.Eventually:
-					Eventually(func(g Gomega) {
+					gomega.Eventually(func(g gomega.Gomega) {
 						out, err := r.shell(ctx, line, time.Minute)
-						g.Expect(err).NotTo(HaveOccurred(), out)
-						g.Expect(out).To(ContainSubstring(c.Want))
-					}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+						g.Expect(err).NotTo(gomega.HaveOccurred(), out)
+						g.Expect(out).To(gomega.ContainSubstring(c.Want))
+					}).WithTimeout(time.Minute).WithPolling(time.Second).Should(gomega.Succeed())
 				default:
 					out, err := r.shell(ctx, line, 5*time.Minute)
-					Expect(err).NotTo(HaveOccurred(), out)
-					Expect(out).To(ContainSubstring(c.Want))
+					gomega.Expect(err).NotTo(gomega.HaveOccurred(), out)
+					gomega.Expect(out).To(gomega.ContainSubstring(c.Want))
 					if r.Check != nil {
 						r.Check(line, out)
 					}
 				}
 			}
 		default:
-			Fail(fmt.Sprintf("%s (%q) has a %q block this spec does not read; fence commands as sh", r.Guide, b.Step, b.Lang))
+			ginkgo.Fail(fmt.Sprintf("%s (%q) has a %q block this spec does not read; fence commands as sh", r.Guide, b.Step, b.Lang))
 		}
 	}
 	return ran

@@ -155,7 +155,9 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		// receiver's host resolved through CoreDNS.
 		const workers = 16
 		c := loadgen.Client(workers)
-		c.Transport.(*http.Transport).DialContext = sender(0).Transport.(*http.Transport).DialContext
+		transport, ok := c.Transport.(*http.Transport)
+		Expect(ok).To(BeTrue())
+		transport.DialContext = coreDNSDialer().DialContext
 		r := loadgen.Run(ctx, c, workers, 5*time.Second, func(ctx context.Context, w, i int) (*http.Request, error) {
 			return githubRequest(ctx, eps[(w*7919+i)%len(eps)], fmt.Sprintf("throughput-%d-%d", w, i))
 		})

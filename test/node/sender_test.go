@@ -47,11 +47,16 @@ import (
 // sender is a GitHub-like sender: each delivery on a new connection, the
 // receiver's host name resolved through the node's CoreDNS, no retry.
 func sender(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: coreDNSDialer().DialContext, DisableKeepAlives: true}}
+}
+
+// coreDNSDialer resolves names through the node's CoreDNS.
+func coreDNSDialer() *net.Dialer {
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
 	dialer.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, net.JoinHostPort(node.clusterDNS, "53"))
 	}}
-	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true}}
+	return dialer
 }
 
 // endpoint is a GitHub endpoint's URL and secret.

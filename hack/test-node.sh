@@ -48,6 +48,12 @@ done
 for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
   [ -x "$K8S_BIN/$b" ] || die "$K8S_BIN/$b is missing: make control-plane node-binaries"
 done
+# A bridge of this name left by a run that was killed before it could stop
+# (no node of this script runs) is removed.
+if ip link show "$BRIDGE" >/dev/null 2>&1 && ! pgrep -f "kubelet --config .*/hookrun-test-node\." >/dev/null; then
+  echo "test-node: removing the bridge $BRIDGE a killed run left" >&2
+  ip link delete "$BRIDGE"
+fi
 # The node's ranges must meet nothing this machine already routes.
 for cidr in "$POD_CIDR" "$SERVICE_CIDR"; do
   if [ -n "$(ip route show to match "${cidr%/*}" | grep -v '^default')" ] || ip link show "$BRIDGE" >/dev/null 2>&1; then

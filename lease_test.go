@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,12 +76,8 @@ func TestOperatorGivesUpItsLeaseWhenItStops(t *testing.T) {
 	poll(t, 30*time.Second, "the first operator to take the lease", func() bool { leader = holder(); return leader != "" })
 	second := start("second")
 	// The second one stands by: it saw the lease held.
-	for range 15 {
-		if h := holder(); h != leader {
-			t.Fatalf("the lease passed from %s to %q while its holder ran", leader, h)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	gomega.NewWithT(t).Consistently(holder).WithTimeout(3*time.Second).WithPolling(200*time.Millisecond).
+		Should(gomega.Equal(leader), "the lease passed from its holder while it ran")
 
 	sigterm := time.Now()
 	first.signal(t, syscall.SIGTERM)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -144,14 +145,9 @@ func statusOfPost(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
-// waitUntil polls cond every 10 ms and fails the test after timeout.
+// waitUntil waits until cond holds, checking every 10 ms, and fails the
+// test after timeout.
 func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	gomega.NewWithT(t).Eventually(cond).WithTimeout(timeout).WithPolling(10*time.Millisecond).Should(gomega.BeTrue(), "waited %s for %s", timeout, what)
 }

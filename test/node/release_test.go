@@ -169,8 +169,8 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		ns := namespace(ctx, "team-delete")
 		eps := githubEndpoints(ctx, ns, loadAgents(ctx, ns), loadEndpoints)
 		victim := podsOf(ctx, "receiver")[0]
-		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func() {
-			time.Sleep(5 * time.Second)
+		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func(steady <-chan struct{}) {
+			Eventually(steady).WithTimeout(time.Minute).Should(BeClosed())
 			Expect(admin.Delete(ctx, &victim)).To(Succeed())
 			Eventually(func() bool {
 				for _, p := range podsOf(ctx, "receiver") {
@@ -190,8 +190,8 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		eps := githubEndpoints(ctx, ns, loadAgents(ctx, ns), loadEndpoints)
 		operator := podsOf(ctx, "operator")[0]
 		restarts := operator.Status.ContainerStatuses[0].RestartCount
-		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func() {
-			time.Sleep(5 * time.Second)
+		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func(steady <-chan struct{}) {
+			Eventually(steady).WithTimeout(time.Minute).Should(BeClosed())
 			pid := processOf(operator, "operator")
 			Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
 			Eventually(func(g Gomega) {
@@ -209,8 +209,8 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		eps := githubEndpoints(ctx, ns, loadAgents(ctx, ns), loadEndpoints)
 		old := podsOf(ctx, "operator")[0].Name
 		var gap time.Duration
-		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func() {
-			time.Sleep(5 * time.Second)
+		f := steadyLoad(ctx, eps, loadRate, 30*time.Second, 10*time.Second, func(steady <-chan struct{}) {
+			Eventually(steady).WithTimeout(time.Minute).Should(BeClosed())
 			leases := watchLease(ctx, old)
 			command(ctx, node.helm, "upgrade", releaseName, "oci://"+node.registry+"/hookrun/charts/hookrun",
 				"--version", node.next, "--plain-http", "-n", releaseNamespace, "--reuse-values")
@@ -348,7 +348,9 @@ func watchLease(ctx context.Context, old string) <-chan time.Duration {
 	go func() {
 		defer GinkgoRecover()
 		last := time.Now()
-		for ctx.Err() == nil {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for ; ctx.Err() == nil; <-tick.C {
 			lease := &coordinationv1.Lease{}
 			if err := admin.Get(ctx, client.ObjectKey{Namespace: releaseNamespace, Name: operatorLease}, lease); err == nil {
 				holder := ""
@@ -363,7 +365,6 @@ func watchLease(ctx context.Context, old string) <-chan time.Duration {
 					return
 				}
 			}
-			time.Sleep(100 * time.Millisecond)
 		}
 	}()
 	return gap

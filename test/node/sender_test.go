@@ -220,7 +220,9 @@ type loadFigures struct {
 // steadyLoad sends rate deliveries a second, round robin over eps, until
 // disrupt has returned and settle has passed after it (at least minimum in
 // all). Each delivery is sent once, on a new connection, and never retried.
-func steadyLoad(ctx context.Context, eps []endpoint, rate int, minimum, settle time.Duration, disrupt func()) loadFigures {
+// disrupt is handed a channel closed once settle's worth of deliveries
+// have been answered: what the disruption meets is a steady load.
+func steadyLoad(ctx context.Context, eps []endpoint, rate int, minimum, settle time.Duration, disrupt func(steady <-chan struct{})) loadFigures {
 	GinkgoHelper()
 	c := sender(10 * time.Second)
 	var (
@@ -228,11 +230,12 @@ func steadyLoad(ctx context.Context, eps []endpoint, rate int, minimum, settle t
 		figures = loadFigures{failed: map[string]int{}}
 		wg      sync.WaitGroup
 	)
-	done := make(chan struct{})
+	done, steady := make(chan struct{}), make(chan struct{})
+	steadyAt := rate * int(settle/time.Second)
 	go func() {
 		defer GinkgoRecover()
 		defer close(done)
-		disrupt()
+		disrupt(steady)
 	}()
 	start := time.Now()
 	deadline := start.Add(minimum)
@@ -263,6 +266,9 @@ func steadyLoad(ctx context.Context, eps []endpoint, rate int, minimum, settle t
 			mu.Lock()
 			defer mu.Unlock()
 			figures.sent++
+			if figures.sent == steadyAt {
+				close(steady)
+			}
 			if cl := a.class(); cl != "" {
 				figures.failed[cl]++
 				fmt.Fprintf(GinkgoWriter, "%s %s: %s (%v)\n", time.Now().Format("15:04:05.000"), delivery, cl, a.err)

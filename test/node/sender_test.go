@@ -27,10 +27,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +72,10 @@ type answer struct {
 	// code is a refusal's error.code (rate_limited, backlog_full...).
 	code string
 	err  error
+	// connected and sent say how far a failed delivery got: a timeout
+	// before the connection is a Pod no longer there (a stale Service
+	// rule), after the request a receiver that did not answer in time.
+	connected, sent bool
 }
 
 // githubRequest is a GitHub "issues" delivery to ep, signed with its secret.
@@ -91,13 +97,19 @@ func githubRequest(ctx context.Context, ep endpoint, delivery string) (*http.Req
 
 // deliver sends a GitHub "issues" delivery to ep once.
 func deliver(ctx context.Context, c *http.Client, ep endpoint, delivery string) answer {
-	req, err := githubRequest(ctx, ep, delivery)
+	// The transport calls these on its own goroutines.
+	var connected, sent atomic.Bool
+	trace := &httptrace.ClientTrace{
+		ConnectDone:  func(_, _ string, err error) { connected.Store(err == nil) },
+		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) },
+	}
+	req, err := githubRequest(httptrace.WithClientTrace(ctx, trace), ep, delivery)
 	if err != nil {
 		return answer{err: err}
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return answer{err: err}
+		return answer{err: err, connected: connected.Load(), sent: sent.Load()}
 	}
 	defer func() { _ = resp.Body.Close() }()
 	a := answer{status: resp.StatusCode}
@@ -131,13 +143,25 @@ func (a answer) class() string {
 	case errors.Is(a.err, syscall.ECONNRESET), errors.Is(a.err, io.EOF), errors.Is(a.err, io.ErrUnexpectedEOF):
 		return "reset"
 	case errors.Is(a.err, os.ErrDeadlineExceeded), errors.Is(a.err, context.DeadlineExceeded):
-		return "timeout"
+		return a.timeout()
 	default:
 		var ne net.Error
 		if errors.As(a.err, &ne) && ne.Timeout() {
-			return "timeout"
+			return a.timeout()
 		}
 		return "other: " + a.err.Error()
+	}
+}
+
+// timeout names where a delivery that timed out waited.
+func (a answer) timeout() string {
+	switch {
+	case !a.connected:
+		return "timeout connecting"
+	case !a.sent:
+		return "timeout sending"
+	default:
+		return "timeout awaiting the answer"
 	}
 }
 

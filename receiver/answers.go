@@ -60,6 +60,13 @@ func newAnswer(status int, code, message string) answer {
 	return answer{status: status, code: code, slot: slotOf(code), body: b, contentLength: []string{strconv.Itoa(len(b))}}
 }
 
+// answerCounted is a with its rejections counted under code rather than
+// its own (an answer of a common code whose cause has a count of its own).
+func answerCounted(a answer, code string) answer {
+	a.slot = slotOf(code)
+	return a
+}
+
 var (
 	answerDisabled      = newAnswer(http.StatusServiceUnavailable, CodeTriggeringDisabled, "Webhook triggering is disabled for this deployment")
 	answerUnauthorized  = newAnswer(http.StatusUnauthorized, CodeUnauthorized, "A credential is required: the X-Service-Webhook-Secret header, or the token or signature header of the endpoint's sender type")

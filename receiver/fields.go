@@ -121,11 +121,11 @@ func (h *Handler) evaluateFields(c *callState) int {
 	if len(c.ep.Spec.Fields) == 0 {
 		return notAnswered
 	}
-	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return c.reject(answerFieldsBusy, reasonFieldsBusy)
 	}
-	defer h.filterGate.leave(c.ep.UID)
+	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
 	f, err := h.fieldsOf(c.r.Context(), c.e)
 	if err != nil {
 		h.log.Error(err, "reading an endpoint's fields", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
@@ -138,6 +138,9 @@ func (h *Handler) evaluateFields(c *callState) int {
 	// store's writes outlive the call), so its fields must be whole.
 	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields,
 		filter.Call{Header: withoutCredentials(c.r.Header), Event: c.d.event, Body: c.body})
+	if v.TimedOut {
+		return h.evaluationTimedOut(c)
+	}
 	var errs []byte
 	if len(v.Errors) > 0 {
 		errs, _ = json.Marshal(v.Errors) // names: identifiers

@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -45,10 +46,21 @@ var answerFilterBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
 // slotFilterError is the rejection-report slot of codeFilterError.
 var slotFilterError = slotOf(codeFilterError)
 
+// codeFilterTimeout counts, in the rejection report, the calls whose
+// evaluation (spec.filter, spec.fields or spec.sender.oidc.claims) the
+// clock stopped: a replica too busy to decide them. They are answered 503
+// unavailable with Retry-After, never ignored: the verdict is the steps'.
+const codeFilterTimeout = "filter_timeout"
+
+var answerFilterTimeout = answerCounted(newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+	"The receiver was too busy to finish evaluating the endpoint's spec.filter, spec.fields or claims in time; retry after the number of seconds in Retry-After"),
+	codeFilterTimeout)
+
 const (
 	reasonFilterInvalid = "filter does not compile"
 	reasonFilterError   = "filter evaluation failed"
 	reasonFilterBusy    = "filter evaluations of the endpoint busy"
+	reasonFilterTimeout = "evaluation stopped by the clock"
 )
 
 // evaluate runs a filter; tests replace it with one that blocks.
@@ -97,11 +109,12 @@ func (t *table) forgetFilter(uid types.UID) {
 
 // applyFilter is the endpoint's spec.filter: a filter that does not compile
 // answers 422 filter_invalid (whatever the operator's condition says);
-// false, or an evaluation error, answers 200 ignored, and the call takes
-// nothing from the backlog or the invocation rate limit. Errors (a stopped
-// evaluation too) are counted in the rejection report and a metric. At most
-// filterSlots calls of one endpoint evaluate at a time; a call that finds
-// no slot within filterWait is answered 503 with Retry-After.
+// false, or an evaluation error (too many steps, too much memory too),
+// answers 200 ignored, and the call takes nothing from the backlog or the
+// invocation rate limit. Errors are counted in the rejection report and a
+// metric. An evaluation the clock stopped is answered 503 with
+// Retry-After (filter_timeout). Evaluations take turns (filterGate); a
+// call that gets none within filterWait is answered 503 with Retry-After.
 func (h *Handler) applyFilter(c *callState) int {
 	if c.ep.Spec.Filter == "" {
 		return notAnswered
@@ -110,13 +123,16 @@ func (h *Handler) applyFilter(c *callState) int {
 	// within the endpoint's turns too: compiling a 4096-character filter
 	// costs about what an evaluation does, and a tenant calling many
 	// endpoints in turn would otherwise compile as fast as it calls.
-	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
 	matched, invalid, err := h.evaluateFilter(c)
 	if invalid {
 		return c.reject(answerFilterInvalid, reasonFilterInvalid)
+	}
+	if errors.Is(err, filter.ErrTimeout) {
+		return h.evaluationTimedOut(c)
 	}
 	if err != nil {
 		h.metrics.filterErrors.Inc()
@@ -133,12 +149,20 @@ func (h *Handler) applyFilter(c *callState) int {
 	return notAnswered
 }
 
+// evaluationTimedOut answers a call whose evaluation the clock stopped:
+// 503 with Retry-After, counted as filter_timeout.
+func (h *Handler) evaluationTimedOut(c *callState) int {
+	h.metrics.filterTimeouts.Inc()
+	c.w.Header()["Retry-After"] = busyRetryAfter
+	return c.reject(answerFilterTimeout, reasonFilterTimeout)
+}
+
 // evaluateFilter compiles the endpoint's filter if it is not compiled yet
 // and evaluates it on the call, in a slot taken with filterGate.enter, and
 // gives the slot back (also if evaluating panics). invalid: the filter
 // does not compile.
 func (h *Handler) evaluateFilter(c *callState) (matched, invalid bool, err error) {
-	defer h.filterGate.leave(c.ep.UID)
+	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
 	f := h.table.filterOf(c.e)
 	if f.err != nil {
 		return false, true, nil

@@ -40,6 +40,8 @@ type metrics struct {
 	// fieldErrors counts accepted calls of which a field of spec.fields
 	// failed.
 	fieldErrors prometheus.Counter
+	// filterTimeouts counts calls whose evaluation the clock stopped.
+	filterTimeouts prometheus.Counter
 }
 
 // The budgets of request bodies, as labelled in bodyBudgetFull.
@@ -84,6 +86,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_field_errors_total",
 			Help: "Calls of which at least one of the endpoint's spec.fields failed (a missing key, a value over 4 KiB), counted when the fields are evaluated (after the rate limits, before the duplicate check); the field is null in the run's fields, named in fieldErrors.",
 		}),
+		filterTimeouts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_filter_timeouts_total",
+			Help: "Calls whose evaluation of spec.filter, spec.fields or spec.sender.oidc.claims was stopped by the clock (100 ms) before its steps decided it: a replica too busy. They were answered 503 with Retry-After.",
+		}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -108,6 +114,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.fieldErrors, err = register(reg, m.fieldErrors); err != nil {
+		return nil, err
+	}
+	if m.filterTimeouts, err = register(reg, m.filterTimeouts); err != nil {
 		return nil, err
 	}
 	return m, nil

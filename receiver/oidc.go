@@ -105,12 +105,16 @@ func (h *Handler) checkClaims(c *callState, payload []byte) int {
 	if claims.err != nil {
 		return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
 	}
-	if !h.filterGate.enter(c.r.Context(), c.ep.UID) {
+	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
-	defer h.filterGate.leave(c.ep.UID)
-	if allowed, err := claims.program.Allow(c.r.Context(), payload); err != nil || !allowed {
+	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
+	allowed, err := claims.program.Allow(c.r.Context(), payload)
+	if errors.Is(err, filter.ErrTimeout) {
+		return h.evaluationTimedOut(c)
+	}
+	if err != nil || !allowed {
 		return c.reject(answerForbidden, reasonOIDCClaimsRefused)
 	}
 	return notAnswered

@@ -128,11 +128,11 @@ var _ = Describe("OIDC senders", func() {
 		By("claims are evaluated within the endpoint's filter slots: with both taken, 503")
 		ep := handler.table.lookup(id).obj
 		for range filterSlots {
-			Expect(handler.filterGate.enter(ctx, ep.UID)).To(BeTrue())
+			Expect(handler.filterGate.enter(ctx, ep.Namespace, ep.UID)).To(BeTrue())
 		}
 		busy := postToken(id, gh("octo-org/deploys", "refs/heads/main"))
 		for range filterSlots {
-			handler.filterGate.leave(ep.UID)
+			handler.filterGate.leave(ep.Namespace, ep.UID)
 		}
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), "%s", busy.body)
 		Expect(busy.header.Get("Retry-After")).NotTo(BeEmpty())

@@ -80,7 +80,7 @@ var errorCodes = [...]string{
 	CodeEndpointPaused, CodeAgentUnavailable, CodeThreadUnavailable, CodePayloadTooLarge,
 	CodeRateLimited, CodeBacklogFull, CodeOwnerNotMember, CodeUnavailable, CodeBadRequest,
 	CodeUnsupportedMediaType,
-	CodeFilterInvalid, codeFilterError, CodeFieldsInvalid,
+	CodeFilterInvalid, codeFilterError, CodeFieldsInvalid, codeFilterTimeout,
 }
 
 // slotOf returns the slot of an error code; every answer's code has one.

@@ -167,6 +167,10 @@ var _ = BeforeSuite(func() {
 		OIDCClient: listedIssuer.Client(), TokenClock: tokenClock,
 	})
 	Expect(err).NotTo(HaveOccurred())
+	// The suite's replica has four evaluation turns, as a 4-core one: its
+	// specs of one endpoint's two turns hold them while another endpoint
+	// is served. The specs of the turns set GOMAXPROCS's.
+	handler.filterGate.setLimit(4)
 	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()

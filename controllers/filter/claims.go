@@ -68,6 +68,8 @@ func (c *Claims) Allow(ctx context.Context, payload []byte) (bool, error) {
 	switch {
 	case ev.act.budget.over:
 		return false, ErrTooLarge
+	case ev.act.steps.over:
+		return false, ErrTooManySteps
 	case err != nil:
 		if cause := context.Cause(ev.ctx); cause != nil {
 			return false, cause
@@ -86,6 +88,9 @@ func (c *Claims) Allow(ctx context.Context, payload []byte) (bool, error) {
 type claimsActivation struct{ body *activation }
 
 func (a *claimsActivation) ResolveName(name string) (any, bool) {
+	if name == stepsName {
+		return a.body.steps, true
+	}
 	if name != VarClaims {
 		return nil, false
 	}

@@ -18,6 +18,7 @@ package filter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -104,6 +105,10 @@ type Values struct {
 	Object []byte
 	// Errors are the names of the fields that failed, in byte order.
 	Errors []string
+	// TimedOut: the evaluation was stopped by EvalTimeout (a machine too
+	// busy to decide it), not by anything of the call: the fields are not
+	// what they would be, and the call is answered 503.
+	TimedOut bool
 }
 
 // Eval evaluates every field on call, as one evaluation: the body is parsed
@@ -142,6 +147,7 @@ func (f *Fields) Eval(ctx context.Context, call Call) Values {
 	}
 	out.Object = append(out.Object, '}')
 	out.Object = slices.Clip(out.Object)
+	out.TimedOut = errors.Is(context.Cause(ev.ctx), ErrTimeout)
 	return out
 }
 

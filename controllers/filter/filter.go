@@ -60,22 +60,23 @@ const (
 	// comprehension its body's cost once per element. An expression whose
 	// estimate is higher does not compile: a comprehension within a
 	// comprehension over the body, a scan of rawBody per element. Since the
-	// inputs are bounded, the estimate bounds every evaluation, and no cost
-	// is tracked while evaluating (cel-go's runtime cost tracking grows
-	// quadratically with the elements a comprehension visits: minutes for a
-	// 1 MiB body of small elements).
+	// inputs are bounded, the estimate bounds the work of each step of an
+	// evaluation; their number is counted while it runs (MaxSteps, steps.go).
 	CostLimit = 20_000_000
 	// MaxInputBytes is the largest body, header block and header value the
 	// cost estimate assumes (the receiver refuses bodies over 1 MiB).
 	MaxInputBytes = 1 << 20
-	// EvalTimeout bounds one evaluation: the estimate bounds the work, but
-	// a unit of it is not a fixed time, and an evaluation that runs longer
-	// is stopped and is an evaluation error.
+	// EvalTimeout bounds one evaluation's time: a backstop for a machine
+	// so busy that MaxSteps take longer. An evaluation it stops was not
+	// decided (ErrTimeout): the receiver answers 503, never ignores it.
 	EvalTimeout = 100 * time.Millisecond
 	// interruptEvery is how many steps of a comprehension run between two
 	// looks at whether the evaluation was stopped.
 	interruptEvery = 64
 )
+
+// evalTimeout is EvalTimeout; tests shorten it to play a busy machine.
+var evalTimeout = EvalTimeout
 
 // env is the CEL environment of every filter: the standard library and the
 // four variables.
@@ -161,7 +162,8 @@ func estimate(e *cel.Env, ast *cel.Ast) (uint64, error) {
 // program builds a checked expression's program. OptOptimize compiles each
 // pattern of matches() once, here, rather than at every call.
 func program(e *cel.Env, ast *cel.Ast) (cel.Program, error) {
-	prg, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery))
+	prg, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery),
+		cel.CustomDecoratorV2(countSteps))
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)
 	}
@@ -211,9 +213,10 @@ var (
 
 // Matches evaluates the expression on call: true starts a run. An error (a
 // missing key, a type mismatch, a stop) is returned with false. The
-// evaluation stops after EvalTimeout, when ctx ends (the caller hung up),
-// and when what it reads of the body would allocate more than 4 times the
-// body.
+// evaluation stops after MaxSteps (ErrTooManySteps), when what it reads of
+// the body would allocate more than 4 times the body (ErrTooLarge), when
+// ctx ends (the caller hung up), and after EvalTimeout (ErrTimeout: not
+// decided).
 func (p *Program) Matches(ctx context.Context, call Call) (bool, error) {
 	ev := startEvaluation(ctx, &call)
 	defer ev.end()
@@ -244,9 +247,10 @@ type evaluation struct {
 // end releases it.
 func startEvaluation(ctx context.Context, call *Call) *evaluation {
 	ev := &evaluation{}
-	ev.ctx, ev.cancel = context.WithTimeoutCause(ctx, EvalTimeout, ErrTimeout)
+	ev.ctx, ev.cancel = context.WithTimeoutCause(ctx, evalTimeout, ErrTimeout)
 	ev.ctx, ev.stop = context.WithCancelCause(ev.ctx)
-	ev.act = activation{call: call, budget: newBudget(len(call.Body), func() { ev.stop(ErrTooLarge) })}
+	ev.act = activation{call: call, budget: newBudget(len(call.Body), func() { ev.stop(ErrTooLarge) }),
+		steps: newSteps(func() { ev.stop(ErrTooManySteps) })}
 	return ev
 }
 
@@ -262,6 +266,9 @@ func (ev *evaluation) eval(prg cel.Program) (ref.Val, error) {
 	out, _, err := prg.ContextEval(ev.ctx, &ev.act)
 	if ev.act.budget.over {
 		return nil, ErrTooLarge
+	}
+	if ev.act.steps.over {
+		return nil, ErrTooManySteps
 	}
 	if err != nil {
 		if cause := context.Cause(ev.ctx); cause != nil {
@@ -279,6 +286,7 @@ func (ev *evaluation) eval(prg cel.Program) (ref.Val, error) {
 type activation struct {
 	call     *Call
 	budget   *allocBudget
+	steps    *steps
 	resolved [4]ref.Val
 	done     [4]bool
 }
@@ -288,6 +296,9 @@ var varNames = [4]string{VarHeaders, VarEvent, VarBody, VarRawBody}
 func (a *activation) ResolveName(name string) (any, bool) {
 	i := slices.Index(varNames[:], name)
 	if i < 0 {
+		if name == stepsName {
+			return a.steps, true
+		}
 		return nil, false
 	}
 	if !a.done[i] {

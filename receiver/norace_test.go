@@ -16,10 +16,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package receiver
 
-// victimSide is the list length of the spec "Evaluation turns"' other
-// namespace's filter: three comprehensions of it within each other take
+// victimSide is the list length of the spec "Evaluation turns" (the other
+// namespace's filter): three comprehensions of it within each other take
 // some 30 ms of a core.
 const victimSide = 45

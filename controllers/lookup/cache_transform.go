@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,6 +73,8 @@ func StripForCache(obj any) {
 		o.SetAnnotations(hookrunAnnotations(o.GetAnnotations()))
 	}
 	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		keepReadMetadata(&o.ObjectMeta)
 	case *agentsv1alpha1.AgentRun:
 		o.Spec.Prompt = ""
 		o.Status.Output, o.Status.Message = "", ""
@@ -133,6 +136,35 @@ func dropTraceAnnotations(run *agentsv1alpha1.AgentRun) {
 	if len(run.Annotations) == 0 {
 		run.Annotations = nil
 	}
+}
+
+// keepReadMetadata cuts the metadata of an object cached by its metadata
+// alone (Secrets, in every namespace) to what the operator reads: its
+// name, namespace, UID, resourceVersion, generation, timestamps, hookrun's
+// labels and annotations (cut before), and the owner references to
+// hookrun's kinds. Any namespace editor can give a Secret thousands of
+// finalizers or owner references (~1.4 MiB of metadata each): kept, 350 of
+// them would hold ~500 MiB in the leader, over its limit, at every
+// restart's first list. The operator writes no Secret from this cache (it
+// deletes by UID, and applies what it owns server-side), so nothing cut
+// here is written back.
+func keepReadMetadata(m *metav1.ObjectMeta) {
+	*m = metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: hookrunOwners(m.OwnerReferences),
+	}
+}
+
+// hookrunOwners keeps the owner references to hookrun's kinds.
+func hookrunOwners(in []metav1.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, ref := range in {
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil && gv.Group == agentsv1alpha1.GroupVersion.Group {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // hookrunLabels keeps the labels hookrun defines (IsHookrunLabel): the

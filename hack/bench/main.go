@@ -256,11 +256,11 @@ func run(ctx context.Context, o options) error {
 		rows = append(rows, scale...)
 	}
 	if o.wants("labels") {
-		r, err := measureTenantLabels(ctx, c, logf)
+		r, err := measureTenantMetadata(ctx, c, logf)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r)
+		rows = append(rows, r...)
 	}
 	if o.wants("dispatch") {
 		latency, err := measureDispatch(ctx, o, logf)

@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -129,27 +130,60 @@ func storeFinishedRun(ctx context.Context, cl client.Client, ns, ep, name, promp
 	return cl.Status().Patch(ctx, run, patch)
 }
 
-// The tenant's labels of the operator's memory measurement: what a
+// The tenant's metadata of the operator's memory measurements: what a
 // namespace editor can put on Secrets, which the operator watches (as
 // metadata) in every namespace. Each Secret stays under the API server's
 // request size.
 const (
-	labelledSecrets        = 80
-	labelsPerSecret        = 6000
-	labelledSecretsMaxGrow = 20 // MiB
+	labelledSecrets  = 80
+	labelsPerSecret  = 6000
+	heldSecrets      = 350
+	finalizersHeld   = 4000
+	stuffedMaxGrowth = 20 // MiB
 )
 
-// measureTenantLabels reads the operator's resident memory, stores
-// labelledSecrets Secrets with labelsPerSecret labels under
-// agents.hookrun.dev/ each (none of them a key hookrun defines), waits until
-// the operator has seen them all, and reads it again: its cache keeps only
-// the keys hookrun defines, so the memory must not grow with the labels.
-// The operator has seen them once it has acted on a Secret stored after
-// them (the watch delivers a kind's events in order): a sentinel Secret that
-// an endpoint's spec.secretRef names.
-func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(string, ...any)) (row, error) {
-	const ns = "labels"
-	name := fmt.Sprintf("operator resident memory after %d Secrets of %d agents.hookrun.dev/ labels each", labelledSecrets, labelsPerSecret)
+// measureTenantMetadata measures the operator's memory against two
+// tenants' Secrets: labelledSecrets with labelsPerSecret labels under
+// agents.hookrun.dev/ each (none of them a key hookrun defines), and
+// heldSecrets with finalizersHeld foreign finalizers and owner references.
+func measureTenantMetadata(ctx context.Context, c *devcluster.Cluster, logf func(string, ...any)) ([]row, error) {
+	value := strings.Repeat("v", 63)
+	labels, err := measureStuffedSecrets(ctx, c, logf, "labels",
+		fmt.Sprintf("operator resident memory after %d Secrets of %d agents.hookrun.dev/ labels each", labelledSecrets, labelsPerSecret),
+		labelledSecrets, func(_ int, m *metav1.ObjectMeta) {
+			m.Labels = make(map[string]string, labelsPerSecret)
+			for j := range labelsPerSecret {
+				m.Labels[fmt.Sprintf("agents.hookrun.dev/ballast-%05d", j)] = value
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	held, err := measureStuffedSecrets(ctx, c, logf, "held",
+		fmt.Sprintf("operator resident memory after %d Secrets of %d foreign finalizers and %d owner references each", heldSecrets, finalizersHeld, finalizersHeld/4),
+		heldSecrets, func(i int, m *metav1.ObjectMeta) {
+			for j := range finalizersHeld {
+				m.Finalizers = append(m.Finalizers, fmt.Sprintf("tenant.example.com/hold-%05d", j))
+			}
+			for j := range finalizersHeld / 4 {
+				m.OwnerReferences = append(m.OwnerReferences, metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap",
+					Name: fmt.Sprintf("owner-%05d", j), UID: types.UID(fmt.Sprintf("0b7c5b1e-%04d-4000-8000-%012d", i, j))})
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	return []row{labels, held}, nil
+}
+
+// measureStuffedSecrets reads the operator's resident memory, stores n
+// Secrets in namespace ns with what stuff gives each one's metadata, waits
+// until the operator has seen them all, and reads it again: its cache
+// keeps only what hookrun reads of them, so the memory must not grow with
+// what was stuffed. The operator has seen them once it has acted on a
+// Secret stored after them (the watch delivers a kind's events in order):
+// a sentinel Secret that an endpoint's spec.secretRef names.
+func measureStuffedSecrets(ctx context.Context, c *devcluster.Cluster, logf func(string, ...any), ns, name string, n int, stuff func(int, *metav1.ObjectMeta)) (row, error) {
 	cl := c.AdminClient
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return row{}, err
@@ -164,7 +198,7 @@ func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(s
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sentinel"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
 			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: "triage"},
-			Prompt:         "Sentinel of the tenant-labels measurement.",
+			Prompt:         "Sentinel of a tenant-metadata measurement.",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 			SecretRef:      &agentsv1alpha1.SecretKeyReference{Name: "sentinel", Key: agentsv1alpha1.WebhookSecretKey},
 		},
@@ -178,14 +212,11 @@ func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(s
 	if err != nil {
 		return row{}, err
 	}
-	logf("operator resident memory %.1f MiB; storing %d Secrets of %d labels", before, labelledSecrets, labelsPerSecret)
-	value := strings.Repeat("v", 63)
-	err = inParallel(4, labelledSecrets, func(i int) error {
-		labels := make(map[string]string, labelsPerSecret)
-		for j := range labelsPerSecret {
-			labels[fmt.Sprintf("agents.hookrun.dev/ballast-%05d", j)] = value
-		}
-		return cl.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("stuffed-%03d", i), Labels: labels}})
+	logf("operator resident memory %.1f MiB; storing %d Secrets in %s", before, n, ns)
+	err = inParallel(4, n, func(i int) error {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("stuffed-%03d", i)}}
+		stuff(i, &secret.ObjectMeta)
+		return cl.Create(ctx, secret)
 	})
 	if err != nil {
 		return row{}, err
@@ -218,6 +249,6 @@ func measureTenantLabels(ctx context.Context, c *devcluster.Cluster, logf func(s
 	}
 	grew := after - before
 	logf("operator resident memory %.1f MiB (%+.1f MiB)", after, grew)
-	return row{name, fmt.Sprintf("unchanged within %d MiB", labelledSecretsMaxGrow),
-		fmt.Sprintf("%+.1f MiB (%.1f MiB before, %.1f MiB after)", grew, before, after), grew < labelledSecretsMaxGrow}, nil
+	return row{name, fmt.Sprintf("unchanged within %d MiB", stuffedMaxGrowth),
+		fmt.Sprintf("%+.1f MiB (%.1f MiB before, %.1f MiB after)", grew, before, after), grew < stuffedMaxGrowth}, nil
 }

@@ -51,6 +51,10 @@ const (
 	// route after SIGTERM while Services and load balancers stop sending it
 	// new connections.
 	DefaultShutdownDelay = 5 * time.Second
+	// DefaultOIDCMaxTokenLifetime is the longest an OIDC sender's token
+	// may live by default: kubectl create token's default, and a projected
+	// service account token's.
+	DefaultOIDCMaxTokenLifetime = time.Hour
 )
 
 // Options are the settings of `hookrun receiver` but those it shares with
@@ -88,6 +92,9 @@ type Options struct {
 	// senders may use (spec.sender.oidc.issuer): manager.Options'
 	// --oidc-issuers, which the operator shares.
 	OIDCIssuers []string
+	// OIDCMaxTokenLifetime is the longest an OIDC sender's token may live
+	// (exp − iat); a token that lives longer is refused 403.
+	OIDCMaxTokenLifetime time.Duration
 	// ShutdownDelay is how long, after SIGTERM, the replica keeps accepting
 	// calls (its /readyz failing, keep-alives off) before it stops
 	// accepting and drains the calls in flight (ShutdownTimeout).
@@ -126,6 +133,7 @@ func NewOptions() *Options {
 		PodName:                  pod,
 		RejectionReportInterval:  DefaultRejectionReportInterval,
 		ShutdownDelay:            DefaultShutdownDelay,
+		OIDCMaxTokenLifetime:     DefaultOIDCMaxTokenLifetime,
 	}
 }
 
@@ -142,6 +150,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.WatchNamespaces, "watch-namespace", o.WatchNamespaces, "Serve only endpoints in these namespaces (repeat or comma-separate); empty: all namespaces.")
 	fs.StringVar(&o.PodName, "pod-name", o.PodName, "This replica's name: its rejection counts go to ConfigMap "+agentsv1alpha1.RejectionReportPrefix+"<pod name> in --namespace. Default: $POD_NAME, else the host name.")
 	fs.DurationVar(&o.RejectionReportInterval, "rejection-report-interval", o.RejectionReportInterval, "How often, at most, this replica writes its rejection counts per endpoint for the operator (only when one changed).")
+	fs.DurationVar(&o.OIDCMaxTokenLifetime, "oidc-max-token-lifetime", o.OIDCMaxTokenLifetime, "The longest an OIDC sender's token (spec.sender.oidc) may live, from its iat to its exp; a token that lives longer, or has neither iat nor nbf, is answered 403 like any bad token. A token made to outlive its maker's membership would keep starting runs as the endpoint's owner.")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "After SIGTERM, how long this replica keeps accepting calls (its /readyz failing, keep-alives off) while Services and load balancers stop sending it new connections; then it stops accepting and drains the calls in flight (up to "+ShutdownTimeout.String()+"). 0: stop accepting at once.")
 }
 
@@ -171,6 +180,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RejectionReportInterval < time.Second {
 		errs = append(errs, fmt.Errorf("--rejection-report-interval must be at least 1s, got %s", o.RejectionReportInterval))
+	}
+	if o.OIDCMaxTokenLifetime < time.Minute {
+		errs = append(errs, fmt.Errorf("--oidc-max-token-lifetime must be at least 1m, got %s", o.OIDCMaxTokenLifetime))
 	}
 	if o.ShutdownDelay < 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-delay must not be negative, got %s", o.ShutdownDelay))

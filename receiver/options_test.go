@@ -33,13 +33,15 @@ func TestOptionsFlags(t *testing.T) {
 		"--listen-address=127.0.0.1:9443", "--rate-limit=5", "--unauthenticated-rate-limit=2", "--disable-triggering",
 		"--namespace=hooks", "--watch-namespace=a,b", "--watch-namespace=c",
 		"--pod-name=hookrun-receiver-7d9f-x2", "--rejection-report-interval=15s", "--shutdown-delay=12s",
+		"--oidc-max-token-lifetime=90m",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.ListenAddress != "127.0.0.1:9443" || o.RateLimit != 5 || o.UnauthenticatedRateLimit != 2 ||
 		!o.DisableTriggering || o.Namespace != "hooks" || strings.Join(o.WatchNamespaces, ",") != "a,b,c" ||
-		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second || o.ShutdownDelay != 12*time.Second {
+		o.PodName != "hookrun-receiver-7d9f-x2" || o.RejectionReportInterval != 15*time.Second || o.ShutdownDelay != 12*time.Second ||
+		o.OIDCMaxTokenLifetime != 90*time.Minute {
 		t.Errorf("parsed %+v", *o)
 	}
 }
@@ -54,9 +56,10 @@ func TestOptionsNamespaceDefault(t *testing.T) {
 		t.Errorf("namespace with POD_NAMESPACE = %q, want hooks-prod", got)
 	}
 	o := NewOptions()
-	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 || o.RejectionReportInterval != time.Minute || o.ShutdownDelay != 5*time.Second {
-		t.Errorf("defaults: rate limits %d/%d, report interval %s, shutdown delay %s; want 60/60, 1m and 5s",
-			o.RateLimit, o.UnauthenticatedRateLimit, o.RejectionReportInterval, o.ShutdownDelay)
+	if o.RateLimit != 60 || o.UnauthenticatedRateLimit != 60 || o.RejectionReportInterval != time.Minute || o.ShutdownDelay != 5*time.Second ||
+		o.OIDCMaxTokenLifetime != time.Hour {
+		t.Errorf("defaults: rate limits %d/%d, report interval %s, shutdown delay %s, token lifetime %s; want 60/60, 1m, 5s and 1h",
+			o.RateLimit, o.UnauthenticatedRateLimit, o.RejectionReportInterval, o.ShutdownDelay, o.OIDCMaxTokenLifetime)
 	}
 }
 
@@ -90,6 +93,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"report interval under a second", func(o *Options) { o.RejectionReportInterval = time.Millisecond }, "--rejection-report-interval must be at least 1s"},
 		{"no shutdown delay", func(o *Options) { o.ShutdownDelay = 0 }, ""},
 		{"negative shutdown delay", func(o *Options) { o.ShutdownDelay = -time.Second }, "--shutdown-delay must not be negative"},
+		{"no token lifetime", func(o *Options) { o.OIDCMaxTokenLifetime = 0 }, "--oidc-max-token-lifetime must be at least 1m"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

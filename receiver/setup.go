@@ -205,6 +205,7 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 		return nil, err
 	}
 	h.oidc = oidc.NewVerifier(oidc.Config{Cluster: get, Issuers: issuers, Client: deps.OIDCClient, Clock: deps.TokenClock,
+		MaxLifetime: opts.OIDCMaxTokenLifetime,
 		Failed: func(issuer string, err error) {
 			h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
 		}})

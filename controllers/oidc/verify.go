@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -68,8 +69,9 @@ type Token struct {
 
 // Verifier verifies tokens of the cluster's issuer and of the listed ones.
 type Verifier struct {
-	sets  map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
-	clock clock.PassiveClock
+	sets        map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
+	clock       clock.PassiveClock
+	maxLifetime time.Duration
 }
 
 // Config is what a Verifier reads keys with.
@@ -82,6 +84,12 @@ type Config struct {
 	// Clock is what exp and nbf are checked against and key reads paced
 	// by; nil: the real clock.
 	Clock clock.PassiveClock
+	// MaxLifetime is the longest a token may live, exp − iat (nbf when it
+	// has no iat); 0: no bound. A token that lives longer (or says
+	// neither when it was issued) is refused: one made to outlive its
+	// maker's membership, a year with `kubectl create token --duration`,
+	// would keep starting runs as the endpoint's owner.
+	MaxLifetime time.Duration
 	// Failed, if not nil, is told of each read of an issuer's keys that
 	// failed ("" the cluster's): at most one per RetryInterval and issuer,
 	// whatever the calls.
@@ -91,7 +99,7 @@ type Config struct {
 // NewVerifier returns a verifier of the cluster's tokens and of the listed
 // issuers'.
 func NewVerifier(c Config) *Verifier {
-	v := &Verifier{sets: make(map[string]*keySet, len(c.Issuers)+1), clock: c.Clock}
+	v := &Verifier{sets: make(map[string]*keySet, len(c.Issuers)+1), clock: c.Clock, maxLifetime: c.MaxLifetime}
 	if v.clock == nil {
 		v.clock = clock.RealClock{}
 	}
@@ -149,6 +157,9 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string) (To
 	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: name, AnyAudience: jwt.Audience{audience}, Time: v.clock.Now()}, Leeway); err != nil {
 		return Token{}, errors.Join(ErrClaims, err)
 	}
+	if err := v.checkLifetime(&c.Claims); err != nil {
+		return Token{}, errors.Join(ErrClaims, err)
+	}
 	tok := Token{Subject: c.Subject, Namespace: c.Kubernetes.Namespace, Payload: payload, Cluster: issuer == ""}
 	if !tok.Cluster && tok.Namespace != "" {
 		// A service account token of a listed issuer: the cluster's own,
@@ -159,6 +170,25 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string) (To
 		}
 	}
 	return tok, nil
+}
+
+// checkLifetime refuses a token that lives longer than the verifier's
+// MaxLifetime, from its iat (else its nbf) to its exp.
+func (v *Verifier) checkLifetime(c *jwt.Claims) error {
+	if v.maxLifetime <= 0 {
+		return nil
+	}
+	issued := c.IssuedAt
+	if issued == nil {
+		issued = c.NotBefore
+	}
+	if issued == nil {
+		return fmt.Errorf("the token has no iat nor nbf, so its lifetime is unknown (at most %s is accepted)", v.maxLifetime)
+	}
+	if lifetime := c.Expiry.Time().Sub(issued.Time()); lifetime > v.maxLifetime {
+		return fmt.Errorf("the token lives for %s, more than the %s the receiver accepts (--oidc-max-token-lifetime)", lifetime, v.maxLifetime)
+	}
+	return nil
 }
 
 // isCluster tells whether issuer is the name the cluster's service account

@@ -30,6 +30,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
@@ -382,5 +383,59 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5s")
 		}
 		runtime.Gosched()
+	}
+}
+
+// TestATokenThatLivesTooLongIsRefused: with MaxLifetime, a token whose exp
+// is further from its iat (else its nbf) than it is refused, at any time
+// of its life, and one that says neither when it was issued too; one
+// within it verifies. The oracle (go-oidc) checks no lifetime: it verifies
+// each of them, so the refusals are ours alone.
+func TestATokenThatLivesTooLongIsRefused(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	clk := clocktesting.NewFakeClock(now)
+	v := oidc.NewVerifier(oidc.Config{Issuers: oidc.Issuers{iss.URL}, Client: iss.Client(), Clock: clk, MaxLifetime: time.Hour})
+	claims := func(edit func(map[string]any)) map[string]any {
+		c := iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)
+		edit(c)
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		claims map[string]any
+		ok     bool
+	}{
+		{"ten minutes", claims(func(map[string]any) {}), true},
+		{"an hour", claims(func(c map[string]any) { c["exp"] = now.Add(time.Hour).Unix() }), true},
+		{"a year", claims(func(c map[string]any) { c["exp"] = now.Add(8760 * time.Hour).Unix() }), false},
+		{"a year, issued a year ago", claims(func(c map[string]any) {
+			c["iat"], c["nbf"] = now.Add(-8759*time.Hour).Unix(), now.Add(-8759*time.Hour).Unix()
+			c["exp"] = now.Add(time.Hour).Unix()
+		}), false},
+		{"no iat, nbf an hour before exp", claims(func(c map[string]any) {
+			delete(c, "iat")
+			c["nbf"], c["exp"] = now.Unix(), now.Add(time.Hour).Unix()
+		}), true},
+		{"no iat, nbf two hours before exp", claims(func(c map[string]any) {
+			delete(c, "iat")
+			c["nbf"], c["exp"] = now.Unix(), now.Add(2*time.Hour).Unix()
+		}), false},
+		{"neither iat nor nbf", claims(func(c map[string]any) { delete(c, "iat"); delete(c, "nbf") }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := iss.Sign(tc.claims)
+			if _, err := oracle(t, iss, now).Verify(t.Context(), raw); err != nil {
+				t.Fatalf("go-oidc refuses the token: %v", err)
+			}
+			_, err := v.Verify(t.Context(), iss.URL, audience, raw)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && !errors.Is(err, oidc.ErrClaims) {
+				t.Fatalf("Verify = %v, want %v", err, oidc.ErrClaims)
+			}
+		})
 	}
 }

@@ -81,6 +81,14 @@ func TestChartOIDCIssuers(t *testing.T) {
 	g.Expect(shared.Validate()).To(Succeed())
 	g.Expect(shared.OIDCIssuers).To(Equal(strings.Split(issuers, ",")))
 	g.Expect(opShared.OIDCIssuers).To(Equal(shared.OIDCIssuers))
+	g.Expect(rcv.OIDCMaxTokenLifetime).To(Equal(time.Hour), "receiver.oidcMaxTokenLifetime's default")
+
+	objs = objects(t, helm(t, "template", "hookrun", chart, "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.oidcMaxTokenLifetime=90m"))
+	rcv = receiver.NewOptions()
+	parseArgs(g, argsOf("hookrun-receiver"), rcv.BindFlags, sharedFlags(manager.NewOptions(), "receiver"))
+	g.Expect(rcv.Validate()).To(Succeed())
+	g.Expect(rcv.OIDCMaxTokenLifetime).To(Equal(90 * time.Minute))
 
 	out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com",
 		"--set", "receiver.oidcIssuers={http://issuer.example}").CombinedOutput()

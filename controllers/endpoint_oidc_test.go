@@ -17,10 +17,14 @@ limitations under the License.
 package controllers
 
 import (
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -86,6 +90,37 @@ var _ = Describe("An endpoint of an OIDC sender", func() {
 		got = endpointState(ctx, ep)()
 		patch = client.MergeFrom(got.DeepCopy())
 		got.Spec.Sender = oidcSender(listedIssuer, `claims.repository == "octo-org/deploys" && claims.ref == "refs/heads/main"`)
+		Expect(k8sClient.Patch(ctx, got, patch)).To(Succeed())
+		Expect(readyEndpoint(ctx, ep).Status.AuthMode).To(Equal(agentsv1alpha1.AuthOIDC))
+	})
+	It("is Ready=False OIDCAudienceInvalid for an audience the API server accepts, Ready once another is set", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		// The oracle: the aud of a token the API server issues for no
+		// audience in particular.
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "audience-probe"}}
+		Expect(k8sClient.Create(ctx, sa)).To(Succeed())
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
+		Expect(k8sClient.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
+		tok, err := jwt.ParseSigned(tr.Status.Token, []jose.SignatureAlgorithm{jose.RS256, jose.ES256})
+		Expect(err).NotTo(HaveOccurred())
+		var claims jwt.Claims
+		Expect(tok.UnsafeClaimsWithoutVerification(&claims)).To(Succeed())
+		Expect(claims.Audience).NotTo(BeEmpty())
+
+		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
+		ep := newEndpoint(ns, "api-audience", "triage")
+		ep.Spec.Sender = oidcSender("", "")
+		ep.Spec.Sender.OIDC.Audience = claims.Audience[0]
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(endpointState(ctx, ep)().Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonOIDCAudienceInvalid),
+			HaveField("Message", ContainSubstring(claims.Audience[0]))))
+		Eventually(eventsFor(ctx, ep, agentsv1alpha1.ReasonOIDCAudienceInvalid)).Should(HaveLen(1))
+
+		got := endpointState(ctx, ep)()
+		patch := client.MergeFrom(got.DeepCopy())
+		got.Spec.Sender = oidcSender("", "")
 		Expect(k8sClient.Patch(ctx, got, patch)).To(Succeed())
 		Expect(readyEndpoint(ctx, ep).Status.AuthMode).To(Equal(agentsv1alpha1.AuthOIDC))
 	})

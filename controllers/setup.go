@@ -93,6 +93,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	if err != nil {
 		return err
 	}
+	apiAudiences, err := oidc.APIAudiences(ctx, mgr.GetConfig(), opts.Namespace)
+	if err != nil {
+		mgr.GetLogger().Error(err, "the API server's audiences are unknown: an OIDC endpoint whose audience is one of them is not marked OIDCAudienceInvalid")
+	}
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
 	if deps.A2A == nil {
 		deps.A2A = run.NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
@@ -129,6 +133,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		OwnerRecheckInterval: opts.OwnerRecheckInterval,
 		Namespace:            opts.Namespace,
 		OIDCIssuers:          issuers,
+		APIAudiences:         apiAudiences,
 	}
 	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{

@@ -43,6 +43,7 @@ const (
 	reasonOIDCNamespace        = "service account token of another namespace"
 	reasonOIDCSubject          = "token sub holds control characters"
 	reasonOIDCClaimsRefused    = "token claims refused by spec.sender.oidc.claims"
+	reasonOIDCAPIAudience      = "audience is one the API server accepts"
 	reasonOIDCClaimsInvalid    = "spec.sender.oidc.claims does not compile"
 	reasonOIDCKeysUnavailable  = "issuer keys could not be read"
 	reasonOIDCGone             = "call ended while the issuer's keys were read"
@@ -125,6 +126,8 @@ func tokenRefusal(err error) string {
 	switch {
 	case errors.Is(err, oidc.ErrIssuerNotAllowed):
 		return reasonOIDCIssuerNotAllowed
+	case errors.Is(err, oidc.ErrAPIAudience):
+		return reasonOIDCAPIAudience
 	case errors.Is(err, oidc.ErrUnknownKey):
 		return reasonOIDCUnknownKey
 	case errors.Is(err, oidc.ErrSignature):

@@ -18,6 +18,8 @@ package receiver
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -56,6 +58,26 @@ func serviceAccountToken(ctx context.Context, ns, name, audience string) string 
 	}}
 	Expect(k8sClient.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
 	return tr.Status.Token
+}
+
+// apiServerAudience is an audience the API server accepts: the aud of a
+// token it issues for no audience in particular.
+func apiServerAudience(ctx context.Context, ns string) string {
+	GinkgoHelper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "audience-probe"}}
+	Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, sa))).To(Succeed())
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &tokenSeconds}}
+	Expect(k8sClient.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
+	parts := strings.Split(tr.Status.Token, ".")
+	Expect(parts).To(HaveLen(3))
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	Expect(err).NotTo(HaveOccurred())
+	var claims struct {
+		Aud []string `json:"aud"`
+	}
+	Expect(json.Unmarshal(payload, &claims)).To(Succeed())
+	Expect(claims.Aud).NotTo(BeEmpty())
+	return claims.Aud[0]
 }
 
 // tokenSeconds is the shortest life a TokenRequest may ask for.
@@ -105,6 +127,21 @@ var _ = Describe("OIDC senders", func() {
 
 		tokenClock.add(10*time.Minute + oidc.Leeway + time.Second) // TokenRequest's 600 s, and the leeway
 		Expect(postToken(id, token).code).To(Equal(CodeForbidden), "expired")
+	})
+
+	It("refuses every token of an endpoint whose audience is one the API server accepts, a token that would be an API credential", func(ctx SpecContext) {
+		f := newFixture(ctx)
+		apiAudience := apiServerAudience(ctx, f.ns)
+		id := f.oidcEndpoint(ctx, "api-audience", "", apiAudience, "")
+		token := serviceAccountToken(ctx, f.ns, "nightly", apiAudience)
+		r := postToken(id, token)
+		Expect(r.status).To(Equal(http.StatusForbidden), "%s", r.body)
+		Expect(r.body).To(Equal(postToken(id, secret).body), "the same body as a wrong secret")
+
+		By("the token is indeed one the API server accepts")
+		review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
+		Expect(k8sClient.Create(ctx, review)).To(Succeed())
+		Expect(review.Status.Authenticated).To(BeTrue(), "%+v", review.Status)
 	})
 
 	It("takes a GitHub Actions token of one repository and branch, and follows the issuer's key rotation", func(ctx SpecContext) {

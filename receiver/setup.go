@@ -105,7 +105,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if err != nil {
 		return nil, err
 	}
-	h, err := newHandler(mgr, opts, deps)
+	h, err := newHandler(ctx, mgr, opts, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (deps Dependencies) withDefaults(mgr ctrl.Manager) (Dependencies, error) {
 
 // newHandler builds the handler from opts, its metrics registered, its table
 // telling the backlog and the handler of changed and deleted endpoints.
-func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
+func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, error) {
 	m, err := newMetrics(crmetrics.Registry)
 	if err != nil {
 		return nil, err
@@ -204,8 +204,12 @@ func newHandler(mgr ctrl.Manager, opts *Options, deps Dependencies) (*Handler, e
 	if err != nil {
 		return nil, err
 	}
+	apiAudiences, err := oidc.APIAudiences(ctx, mgr.GetConfig(), opts.Namespace)
+	if err != nil {
+		h.log.Error(err, "the API server's audiences are unknown: an OIDC endpoint whose audience is one of them is not refused")
+	}
 	h.oidc = oidc.NewVerifier(oidc.Config{Cluster: get, Issuers: issuers, Client: deps.OIDCClient, Clock: deps.TokenClock,
-		MaxLifetime: opts.OIDCMaxTokenLifetime,
+		MaxLifetime: opts.OIDCMaxTokenLifetime, APIAudiences: apiAudiences,
 		Failed: func(issuer string, err error) {
 			h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
 		}})

@@ -79,6 +79,11 @@ const (
 	// ReasonOIDCClaimsInvalid: spec.sender.oidc.claims does not compile;
 	// every call is refused 403.
 	ReasonOIDCClaimsInvalid = "OIDCClaimsInvalid"
+	// ReasonOIDCAudienceInvalid: spec.sender.oidc.audience is one the
+	// Kubernetes API server accepts, so a sender's token would also be an
+	// API credential (and every Pod's default token would call the
+	// endpoint); every call is refused 403.
+	ReasonOIDCAudienceInvalid = "OIDCAudienceInvalid"
 
 	// ReasonSecretGenerated: the operator generated the endpoint's secret.
 	ReasonSecretGenerated = "SecretGenerated"

@@ -86,6 +86,10 @@ type Reconciler struct {
 	// OIDCIssuers are the issuers besides the cluster's that OIDC senders
 	// may name (--oidc-issuers, as the receiver's).
 	OIDCIssuers oidc.Issuers
+	// APIAudiences are the audiences the API server accepts
+	// (oidc.APIAudiences): an OIDC endpoint naming one is Ready=False
+	// OIDCAudienceInvalid. Nil when they could not be learned.
+	APIAudiences []string
 
 	// idWaiters are the endpoints waiting for an ID another one holds.
 	idWaiters idWaiters

@@ -33,13 +33,21 @@ import (
 
 // filterSummary is the Ready summary of an endpoint whose spec.filter does
 // not compile (filter.Compile: syntax, type, cost), or whose spec.fields do
-// not (filter.CompileFields), or whose spec.sender.oidc names an issuer not
-// in issuers or claims that do not compile, or nil when all is well. The
+// not (filter.CompileFields), or whose spec.sender.oidc names an audience
+// the API server accepts (apiAudiences), an issuer not in issuers or
+// claims that do not compile, or nil when all is well. The
 // receiver checks them too and answers 422 filter_invalid or
 // fields_invalid, or 403 for the OIDC problems; this only tells the owner
 // why.
-func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuers) *lookup.Summary {
+func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuers, apiAudiences []string) *lookup.Summary {
 	if o := spec.OIDCOf(); o != nil {
+		if oidc.IsAPIAudience(o.Audience, apiAudiences) {
+			s := lookup.Stalled(agentsv1alpha1.ReasonOIDCAudienceInvalid,
+				"spec.sender.oidc.audience "+o.Audience+" is one the Kubernetes API server accepts: a sender's token for it would also be an API credential, "+
+					"and every Pod's default token of this namespace would call the endpoint. Every call is refused 403 until another audience is set "+
+					"(the endpoint's URL is a good one)")
+			return &s
+		}
 		if !issuers.Allows(o.Issuer) {
 			s := lookup.Stalled(agentsv1alpha1.ReasonOIDCIssuerNotAllowed,
 				"spec.sender.oidc.issuer "+o.Issuer+" is not among the issuers the receiver trusts (--oidc-issuers, chart value receiver.oidcIssuers). "+
@@ -88,7 +96,7 @@ type filterVerdict struct {
 // generation has none yet; the fields are read around the cache, which
 // keeps none (lookup.SpecWithFields): the filter's verdict is then that
 // of the spec read, at its generation.
-func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers) (*lookup.Summary, error) {
+func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers, apiAudiences []string) (*lookup.Summary, error) {
 	key := client.ObjectKeyFromObject(ep)
 	f.mu.Lock()
 	v, ok := f.m[key]
@@ -100,7 +108,7 @@ func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agent
 	if err != nil {
 		return nil, err
 	}
-	problem := filterSummary(spec, issuers)
+	problem := filterSummary(spec, issuers, apiAudiences)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {
@@ -121,7 +129,7 @@ func (f *filterVerdicts) forget(endpoint types.NamespacedName) {
 // FilterInvalid, fields that do not FieldsInvalid (before anything but an
 // ID problem), with a Warning event of that reason once per generation.
 func (r *Reconciler) reconcileFilter(ctx context.Context, s *endpointScope) error {
-	problem, err := r.filterVerdicts.of(ctx, r.APIReader, s.ep, r.OIDCIssuers)
+	problem, err := r.filterVerdicts.of(ctx, r.APIReader, s.ep, r.OIDCIssuers, r.APIAudiences)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func TestFilterSummary(t *testing.T) {
 		{`rawBody.matches("(")`, "does not compile"},
 		{`body.items.all(x, size(rawBody) > 0)`, "more than the limit"},
 	} {
-		got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: tc.expr}, nil)
+		got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: tc.expr}, nil, nil)
 		switch {
 		case tc.want == "" && got != nil:
 			t.Errorf("filterSummary(%q) = %v, want none", tc.expr, got.Ready.Message)
@@ -56,12 +56,12 @@ func TestFilterSummary(t *testing.T) {
 // filter that does not; the sample's fields compile.
 func TestFieldsSummary(t *testing.T) {
 	bad := map[string]agentsv1alpha1.FieldExpression{"title": `body.issue.title`, "labels": `body.issue.labels.map(l,`}
-	got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Fields: bad}, nil)
+	got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Fields: bad}, nil, nil)
 	if got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFieldsInvalid || got.Progress != agentsv1alpha1.ProgressStalled ||
 		!strings.Contains(got.Ready.Message, "field labels: ") || !strings.Contains(got.Ready.Message, "422 fields_invalid") {
 		t.Errorf("filterSummary(fields %v) = %+v, want Stalled FieldsInvalid naming the field labels", bad, got)
 	}
-	if got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: `event ==`, Fields: bad}, nil); got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFilterInvalid {
+	if got := filterSummary(&agentsv1alpha1.WebhookEndpointSpec{Filter: `event ==`, Fields: bad}, nil, nil); got == nil || got.Ready.Reason != agentsv1alpha1.ReasonFilterInvalid {
 		t.Errorf("a filter and fields that do not compile: %+v, want FilterInvalid first", got)
 	}
 
@@ -76,7 +76,7 @@ func TestFieldsSummary(t *testing.T) {
 	if len(sample.Spec.Fields) != 4 || sample.Spec.Payload != agentsv1alpha1.PayloadFields {
 		t.Fatalf("the sample has fields %v and payload %q, want four and Fields", sample.Spec.Fields, sample.Spec.Payload)
 	}
-	if got := filterSummary(&sample.Spec, nil); got != nil {
+	if got := filterSummary(&sample.Spec, nil, nil); got != nil {
 		t.Errorf("the sample's filter or fields do not compile: %s", got.Ready.Message)
 	}
 }

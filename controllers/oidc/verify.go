@@ -69,9 +69,10 @@ type Token struct {
 
 // Verifier verifies tokens of the cluster's issuer and of the listed ones.
 type Verifier struct {
-	sets        map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
-	clock       clock.PassiveClock
-	maxLifetime time.Duration
+	sets         map[string]*keySet // by the issuer as endpoints name it; "" the cluster's
+	clock        clock.PassiveClock
+	maxLifetime  time.Duration
+	apiAudiences []string
 }
 
 // Config is what a Verifier reads keys with.
@@ -90,6 +91,10 @@ type Config struct {
 	// maker's membership, a year with `kubectl create token --duration`,
 	// would keep starting runs as the endpoint's owner.
 	MaxLifetime time.Duration
+	// APIAudiences are the audiences the API server accepts (APIAudiences):
+	// an endpoint's audience among them refuses every token
+	// (ErrAPIAudience).
+	APIAudiences []string
 	// Failed, if not nil, is told of each read of an issuer's keys that
 	// failed ("" the cluster's): at most one per RetryInterval and issuer,
 	// whatever the calls.
@@ -99,7 +104,7 @@ type Config struct {
 // NewVerifier returns a verifier of the cluster's tokens and of the listed
 // issuers'.
 func NewVerifier(c Config) *Verifier {
-	v := &Verifier{sets: make(map[string]*keySet, len(c.Issuers)+1), clock: c.Clock, maxLifetime: c.MaxLifetime}
+	v := &Verifier{sets: make(map[string]*keySet, len(c.Issuers)+1), clock: c.Clock, maxLifetime: c.MaxLifetime, apiAudiences: c.APIAudiences}
 	if v.clock == nil {
 		v.clock = clock.RealClock{}
 	}
@@ -130,6 +135,9 @@ func (v *Verifier) Verify(ctx context.Context, issuer, audience, raw string) (To
 	set := v.sets[issuer]
 	if set == nil {
 		return Token{}, ErrIssuerNotAllowed
+	}
+	if IsAPIAudience(audience, v.apiAudiences) {
+		return Token{}, ErrAPIAudience
 	}
 	if len(raw) > MaxTokenBytes {
 		return Token{}, ErrMalformed

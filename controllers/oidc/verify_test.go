@@ -30,6 +30,7 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/hookrun/hookrun/controllers/oidc"
@@ -437,5 +438,29 @@ func TestATokenThatLivesTooLongIsRefused(t *testing.T) {
 				t.Fatalf("Verify = %v, want %v", err, oidc.ErrClaims)
 			}
 		})
+	}
+}
+
+// TestAPIAudiencesOfTheProcessToken: a Pod's own token (its aud is the API
+// server's audiences) answers without asking the API server, and Verify
+// refuses every token of an endpoint whose audience is among them.
+func TestAPIAudiencesOfTheProcessToken(t *testing.T) {
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	now := time.Now()
+	podToken := iss.Sign(map[string]any{"iss": iss.URL, "aud": []string{"https://kubernetes.default.svc.cluster.local", "k3s"},
+		"sub": "system:serviceaccount:hookrun-system:hookrun-receiver", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
+	// No host: any request to the API server would fail.
+	aud, err := oidc.APIAudiences(t.Context(), &rest.Config{BearerToken: podToken}, "hookrun-system")
+	if err != nil || strings.Join(aud, ",") != "https://kubernetes.default.svc.cluster.local,k3s" {
+		t.Fatalf("APIAudiences = %v, %v", aud, err)
+	}
+	v := oidc.NewVerifier(oidc.Config{Issuers: oidc.Issuers{iss.URL}, Client: iss.Client(), APIAudiences: aud})
+	raw := iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", "k3s", now))
+	if _, err := v.Verify(t.Context(), iss.URL, "k3s", raw); !errors.Is(err, oidc.ErrAPIAudience) {
+		t.Fatalf("Verify for the API server's audience = %v, want %v", err, oidc.ErrAPIAudience)
+	}
+	if _, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now))); err != nil {
+		t.Fatalf("Verify for another audience: %v", err)
 	}
 }

@@ -117,6 +117,20 @@ func TestChartHTTPRoute(t *testing.T) {
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.httpRoute.enabled=true").CombinedOutput()
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(string(out)).To(ContainSubstring("receiver.httpRoute.parentRefs must name at least one Gateway"))
+	// A parent without a listener would attach to every listener of the
+	// Gateway, a shared one too, where another namespace's route can
+	// outrank this one (Gateway API precedence) and receive every webhook.
+	noSection := valuesFile(t, `receiver:
+  httpRoute:
+    enabled: true
+    parentRefs:
+    - {name: public, namespace: gateway-system, sectionName: https}
+    - {name: shared, namespace: gateway-system}
+`)
+	out, err = helmCommand(t, "template", "hookrun", filepath.Join(testenv.Root(), "charts", "hookrun"), "--namespace", release,
+		"--set", "publicBaseURL=https://hooks.example.com", "-f", noSection).CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "%s", out)
+	g.Expect(string(out)).To(And(ContainSubstring(`"name":"shared"`), ContainSubstring("names no sectionName")))
 
 	// The API server with the Gateway API CRDs validates what the chart renders.
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {

@@ -219,11 +219,20 @@ DIST ?= dist
 COSIGN_KEY ?=
 COSIGN_TLOG_UPLOAD ?= true
 
+# What the caller gives (the tag, the registry) reaches hack/release.sh in
+# its environment, never pasted into a recipe's shell line: a git tag may
+# hold $(...) and quotes, and the release job may push packages and mint
+# OIDC tokens. release.sh checks VERSION is a semantic version first.
+release: export VERSION := $(VERSION)
+release: export REGISTRY := $(REGISTRY)
+release: export DIST := $(DIST)
+release: export COSIGN_KEY := $(COSIGN_KEY)
+release: export COSIGN_TLOG_UPLOAD := $(COSIGN_TLOG_UPLOAD)
+
 .PHONY: release
 release: $(KO) $(COSIGN) $(CRANE) $(HELM) ## Build, publish and sign a release (VERSION=vX.Y.Z REGISTRY=host/path): hookrun's and the demo agent's images with SBOMs, provenance and SBOM attestations, the OCI chart, dist/install.yaml, crds.yaml and demo-agent.yaml, the plugin's krew archives, dist/checksums.txt.
-	@[ -n "$(REGISTRY)" ] || { echo "make release needs REGISTRY, e.g. REGISTRY=ghcr.io/hookrun"; exit 1; }
-	VERSION="$(VERSION)" REGISTRY="$(REGISTRY)" DIST="$(DIST)" COSIGN_KEY="$(COSIGN_KEY)" COSIGN_TLOG_UPLOAD="$(COSIGN_TLOG_UPLOAD)" \
-		KO="$(KO)" COSIGN="$(COSIGN)" CRANE="$(CRANE)" HELM="$(HELM)" K8S_VERSION="$(K8S_VERSION)" hack/release.sh
+	@[ -n "$$REGISTRY" ] || { echo "make release needs REGISTRY, e.g. REGISTRY=ghcr.io/hookrun"; exit 1; }
+	KO="$(KO)" COSIGN="$(COSIGN)" CRANE="$(CRANE)" HELM="$(HELM)" K8S_VERSION="$(K8S_VERSION)" hack/release.sh
 
 # make release-login: log ko, cosign, crane and helm in to REGISTRY's host as
 # REGISTRY_USERNAME with the password or token in REGISTRY_PASSWORD (the

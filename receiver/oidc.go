@@ -102,15 +102,17 @@ func (h *Handler) checkToken(c *callState, value string) int {
 // who can get a token of a listed issuer for the audience (any GitHub
 // user, for GitHub's) makes it evaluate.
 func (h *Handler) checkClaims(c *callState, payload []byte) int {
-	claims := h.table.claimsOf(c.e)
-	if claims.err != nil {
-		return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
-	}
+	// Compiled within the turn too, as filters and fields are: compiling
+	// 4096 characters costs about what an evaluation does.
 	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = busyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
 	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
+	claims := h.table.claimsOf(c.e)
+	if claims.err != nil {
+		return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
+	}
 	allowed, err := claims.program.Allow(c.r.Context(), payload)
 	if errors.Is(err, filter.ErrTimeout) {
 		return h.evaluationTimedOut(c)

@@ -162,17 +162,20 @@ var _ = Describe("OIDC senders", func() {
 		escape["sub"] = "repo:octo-org/deploys:ref:refs/heads/main\u001b[2J"
 		Expect(postToken(id, listedIssuer.Sign(escape)).code).To(Equal(CodeForbidden), "a sub holding an escape sequence")
 
-		By("claims are evaluated within the endpoint's filter slots: with both taken, 503")
+		By("claims are compiled and evaluated within the endpoint's filter slots: with both taken, 503, and nothing compiled")
 		ep := handler.table.lookup(id).obj
+		handler.table.filters.Remove(claimsKey(ep.UID))
 		for range filterSlots {
 			Expect(handler.filterGate.enter(ctx, ep.Namespace, ep.UID)).To(BeTrue())
 		}
 		busy := postToken(id, gh("octo-org/deploys", "refs/heads/main"))
+		_, compiled := handler.table.filters.Get(claimsKey(ep.UID))
 		for range filterSlots {
 			handler.filterGate.leave(ep.Namespace, ep.UID)
 		}
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), "%s", busy.body)
 		Expect(busy.header.Get("Retry-After")).NotTo(BeEmpty())
+		Expect(compiled).To(BeFalse(), "a call waiting for its turn compiles no claims")
 
 		forger := oidctest.NewKey(listedIssuer.KeyID())
 		Expect(postToken(id, oidctest.Sign(forger, listedIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now()))).code).

@@ -18,11 +18,12 @@ package oidc
 
 import (
 	"context"
+	"crypto/rsa"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -34,6 +35,11 @@ const (
 	MaxDocumentBytes = 1 << 20
 	// MaxKeys is the most keys of an issuer that are kept.
 	MaxKeys = 64
+	// MaxRSABits is the largest RSA key kept: a token without a key ID is
+	// tried against every key, and an RSA verification's cost grows with
+	// the key's size (a listed issuer's 64 keys of 16,384 bits would make
+	// each such token cost seconds).
+	MaxRSABits = 4096
 )
 
 // fetchFunc reads an issuer's name (as its tokens spell iss) and its
@@ -97,8 +103,8 @@ func remoteKeys(client *http.Client, issuer string) fetchFunc {
 		if doc.Issuer != issuer {
 			return "", nil, fmt.Errorf("the discovery document of %s names issuer %q", issuer, doc.Issuer)
 		}
-		if !strings.HasPrefix(doc.JWKSURI, "https://") {
-			return "", nil, fmt.Errorf("the jwks_uri of %s, %q, is not an https URL", issuer, doc.JWKSURI)
+		if err := sameHost(issuer, doc.JWKSURI); err != nil {
+			return "", nil, err
 		}
 		if b, err = getDocument(ctx, client, doc.JWKSURI); err != nil {
 			return "", nil, err
@@ -106,6 +112,23 @@ func remoteKeys(client *http.Client, issuer string) fetchFunc {
 		keys, err := parseKeys(b)
 		return issuer, keys, err
 	}
+}
+
+// sameHost checks that jwksURI is an https URL on issuer's host (and
+// port): the document of a listed issuer may not send every receiver
+// replica to an address of its choosing, in the cluster or link-local.
+// The issuers hookrun documents (GitHub Actions, GitLab, Google, the
+// clouds' clusters) serve their keys on their own host.
+func sameHost(issuer, jwksURI string) error {
+	u, err := url.Parse(jwksURI)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("the jwks_uri of %s, %q, is not an https URL", issuer, jwksURI)
+	}
+	iss, err := url.Parse(issuer)
+	if err != nil || !strings.EqualFold(u.Host, iss.Host) {
+		return fmt.Errorf("the jwks_uri of %s, %q, is not on the issuer's host", issuer, jwksURI)
+	}
+	return nil
 }
 
 func getDocument(ctx context.Context, client *http.Client, url string) ([]byte, error) {
@@ -133,23 +156,37 @@ func getDocument(ctx context.Context, client *http.Client, url string) ([]byte, 
 }
 
 // parseKeys reads a JWK set, keeping the public signing keys, at most
-// MaxKeys of them.
+// MaxKeys of them. Each key is read alone: one the set cannot hold (an RSA
+// key over MaxRSABits, a type go-jose does not know) is left out, and the
+// others are kept.
 func parseKeys(b []byte) ([]jose.JSONWebKey, error) {
-	var set jose.JSONWebKeySet
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
 	if err := json.Unmarshal(b, &set); err != nil {
 		return nil, fmt.Errorf("not a JWK set: %w", err)
 	}
 	keys := make([]jose.JSONWebKey, 0, min(len(set.Keys), MaxKeys))
-	for _, k := range set.Keys {
+	for _, raw := range set.Keys {
 		if len(keys) == MaxKeys {
 			break
 		}
-		if k.IsPublic() && k.Valid() && (k.Use == "" || k.Use == "sig") {
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON(raw); err != nil {
+			continue
+		}
+		if k.IsPublic() && k.Valid() && (k.Use == "" || k.Use == "sig") && !tooLarge(k) {
 			keys = append(keys, k)
 		}
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("the JWK set holds no public signing key")
+		return nil, fmt.Errorf("the JWK set holds no public signing key (RSA keys of at most %d bits)", MaxRSABits)
 	}
 	return keys, nil
+}
+
+// tooLarge tells an RSA key over MaxRSABits.
+func tooLarge(k jose.JSONWebKey) bool {
+	rsaKey, ok := k.Key.(*rsa.PublicKey)
+	return ok && rsaKey.N.BitLen() > MaxRSABits
 }

@@ -18,9 +18,11 @@ package oidc_test
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"runtime"
 	"strings"
 	"sync"
@@ -462,5 +464,56 @@ func TestAPIAudiencesOfTheProcessToken(t *testing.T) {
 	}
 	if _, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now))); err != nil {
 		t.Fatalf("Verify for another audience: %v", err)
+	}
+}
+
+// TestAnIssuerKeepsItsKeysOnItsHost: a listed issuer whose document names
+// a jwks_uri on another host (in the cluster, link-local, another port)
+// is never read there: its tokens answer ErrKeysUnavailable, and the other
+// host sees no request.
+func TestAnIssuerKeepsItsKeysOnItsHost(t *testing.T) {
+	elsewhere := oidctest.NewIssuer()
+	defer elsewhere.Close()
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	iss.JWKSURI = elsewhere.URL + "/keys" // 127.0.0.1, another port
+	now := time.Now()
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	_, err := v.Verify(t.Context(), iss.URL, audience, iss.Sign(iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now)), now)
+	if !errors.Is(err, oidc.ErrKeysUnavailable) {
+		t.Fatalf("Verify = %v, want %v", err, oidc.ErrKeysUnavailable)
+	}
+	if n := elsewhere.Requests.Load(); n != 0 {
+		t.Fatalf("the other host served %d requests", n)
+	}
+}
+
+// TestRSAKeysOver4096BitsAreDropped: a key set's RSA keys over MaxRSABits
+// are not kept (a token without a key ID is tried against every key, and
+// an RSA verification's cost grows with the key): a token naming such a
+// key's ID finds no key, where a kept key of that ID would fail the
+// signature.
+func TestRSAKeysOver4096BitsAreDropped(t *testing.T) {
+	huge := func(bits int, kid string) jose.JSONWebKey {
+		// A public key needs no private key to be served: an odd modulus
+		// of the size, which no token is signed with.
+		n := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+		n.Or(n, big.NewInt(1))
+		return jose.JSONWebKey{Key: &rsa.PublicKey{N: n, E: 65537}, KeyID: kid, Algorithm: string(jose.RS256), Use: "sig"}
+	}
+	iss := oidctest.NewIssuer()
+	defer iss.Close()
+	iss.Extra = []jose.JSONWebKey{huge(8192, "huge"), huge(4096, "large")}
+	now := time.Now()
+	v := newVerifier(nil, oidc.Issuers{iss.URL}, iss.Client(), nil)
+	signedAs := func(kid string) string {
+		k := withKeyID(iss.SigningKey(), kid)
+		return oidctest.Sign(k, iss.GitHubActions("octo-org/deploys", "refs/heads/main", audience, now))
+	}
+	if _, err := v.Verify(t.Context(), iss.URL, audience, signedAs("huge"), now); !errors.Is(err, oidc.ErrUnknownKey) {
+		t.Fatalf("a token of the 8,192-bit key's ID: %v, want %v (the key dropped)", err, oidc.ErrUnknownKey)
+	}
+	if _, err := v.Verify(t.Context(), iss.URL, audience, signedAs("large"), now); !errors.Is(err, oidc.ErrSignature) {
+		t.Fatalf("a token of the 4,096-bit key's ID: %v, want %v (the key kept)", err, oidc.ErrSignature)
 	}
 }

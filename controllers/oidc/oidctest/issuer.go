@@ -49,6 +49,12 @@ type Issuer struct {
 	// instead of its URL (an issuer that is not what it claims). Set it
 	// before the first request.
 	Claims string
+	// JWKSURI, when set, is the jwks_uri its discovery document names
+	// instead of its own /keys. Set it before the first request.
+	JWKSURI string
+	// Extra are public keys its key set serves besides its own. Set them
+	// before the first request.
+	Extra []jose.JSONWebKey
 }
 
 // NewIssuer starts an issuer with one RSA key. Close it when done; its
@@ -66,7 +72,7 @@ func (i *Issuer) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/openid-configuration":
 		_ = json.NewEncoder(w).Encode(map[string]any{
-			"issuer": cmp.Or(i.Claims, i.URL), "jwks_uri": i.URL + "/keys",
+			"issuer": cmp.Or(i.Claims, i.URL), "jwks_uri": cmp.Or(i.JWKSURI, i.URL+"/keys"),
 			"id_token_signing_alg_values_supported": []string{"RS256"},
 		})
 	case "/keys":
@@ -75,6 +81,7 @@ func (i *Issuer) serve(w http.ResponseWriter, r *http.Request) {
 		for _, k := range i.keys {
 			set.Keys = append(set.Keys, k.Public())
 		}
+		set.Keys = append(set.Keys, i.Extra...)
 		i.mu.Unlock()
 		_ = json.NewEncoder(w).Encode(set)
 	default:

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	pathpkg "path"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func (r *ExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alp
 	case errors.As(err, &refused):
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The run was not sent: %v", err)}
 	case (status == http.StatusUnauthorized || status == http.StatusForbidden) && tokenWithheld(agent, target):
-		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused the message: %v. The token of spec.a2a.authSecretRef is sent only to the origin of spec.a2a.url, and the agent card names %s: point spec.a2a.url at that origin, or set spec.a2a.protocolVersion", err, target.URL)}
+		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused the message: %v. The token of spec.a2a.authSecretRef is sent only to spec.a2a.url's origin and path (or below it), and the agent card names %s: point spec.a2a.url at it, or set spec.a2a.protocolVersion", err, target.URL)}
 	default:
 		// The A2A client's errors carry what the agent said only as one short line.
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent refused the message: %v", err)}
@@ -123,12 +124,31 @@ func otherVersion(v a2a.Version) agentsv1alpha1.A2AProtocolVersion {
 }
 
 // tokenWithheld tells whether the Agent has a bearer token that is not sent
-// to target: it goes only to the origin (scheme, host and port) of
-// spec.a2a.url. A card says where runs go; it does not choose who receives
-// the Agent's credentials (the card at a shared gateway's origin may be
-// another team's).
+// to target: it goes only to spec.a2a.url's origin (scheme, host and port)
+// and path, or below that path. A card says where runs go; it does not
+// choose who receives the Agent's credentials: the card read at a shared
+// gateway's origin may be another team's, and list an interface of
+// another path of the same gateway.
 func tokenWithheld(agent *agentsv1alpha1.Agent, target a2a.Interface) bool {
-	return agent.Spec.A2A.AuthSecretRef != nil && !sameOrigin(target.URL, agent.Spec.A2A.URL)
+	return agent.Spec.A2A.AuthSecretRef != nil && !within(target.URL, agent.Spec.A2A.URL)
+}
+
+// within tells whether target has base's origin and its path is base's or
+// below it ("/team-a" holds "/team-a" and "/team-a/rpc", not "/team-ab").
+func within(target, base string) bool {
+	if !sameOrigin(target, base) {
+		return false
+	}
+	ut, errT := url.Parse(target)
+	ub, errB := url.Parse(base)
+	if errT != nil || errB != nil {
+		return false
+	}
+	// Decoded and cleaned: "/team-a/../team-b" and "/team-a/%2e%2e/team-b"
+	// are "/team-b" to the gateway.
+	dir := strings.TrimSuffix(pathpkg.Clean("/"+ub.Path), "/") + "/"
+	p := pathpkg.Clean("/" + ut.Path)
+	return p+"/" == dir || strings.HasPrefix(p, dir)
 }
 
 // sameOrigin tells whether two URLs have one scheme, host and port.

@@ -56,21 +56,37 @@ func TestA2ATarget(t *testing.T) {
 	}
 }
 
-func TestTokenOnlyToTheURLsOrigin(t *testing.T) {
+// TestTokenOnlyToTheURLsOriginAndPath: the Agent's token goes to
+// spec.a2a.url's origin and path or below it; not to another path of the
+// same gateway (another team's route, which a card read at the gateway's
+// origin may name), another scheme, port or host.
+func TestTokenOnlyToTheURLsOriginAndPath(t *testing.T) {
 	agent := discoveredAgent()
-	agent.Spec.A2A.URL = "https://gw.example.com/team-a/"
 	agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "tok", Key: "token"}
-	for target, withheld := range map[string]bool{
-		"https://gw.example.com/team-a/rpc":     false,
-		"https://GW.example.com:443/team-a/rpc": false,
-		"https://gw.example.com/":               false, // the origin: another path of the same server
-		"http://gw.example.com/team-a/rpc":      true,
-		"https://gw.example.com:8443/team-a/":   true,
-		"https://evil.example.com/team-a/":      true,
-	} {
-		if got := tokenWithheld(agent, a2a.Interface{URL: target}); got != withheld {
-			t.Errorf("%s: withheld %v, want %v", target, got, withheld)
+	for _, base := range []string{"https://gw.example.com/team-a/", "https://gw.example.com/team-a"} {
+		agent.Spec.A2A.URL = base
+		for target, withheld := range map[string]bool{
+			"https://gw.example.com/team-a/rpc":               false,
+			"https://gw.example.com/team-a/":                  false,
+			"https://gw.example.com/team-a":                   false,
+			"https://GW.example.com:443/team-a/rpc":           false,
+			"https://gw.example.com/":                         true, // the origin: another path of the same gateway
+			"https://gw.example.com/team-b/rpc":               true,
+			"https://gw.example.com/team-ab/rpc":              true,
+			"https://gw.example.com/team-a/../team-b/rpc":     true,
+			"https://gw.example.com/team-a/%2e%2e/team-b/rpc": true,
+			"http://gw.example.com/team-a/rpc":                true,
+			"https://gw.example.com:8443/team-a/":             true,
+			"https://evil.example.com/team-a/":                true,
+		} {
+			if got := tokenWithheld(agent, a2a.Interface{URL: target}); got != withheld {
+				t.Errorf("spec.a2a.url %s, target %s: withheld %v, want %v", base, target, got, withheld)
+			}
 		}
+	}
+	agent.Spec.A2A.URL = "https://agent.example.com"
+	if tokenWithheld(agent, a2a.Interface{URL: "https://agent.example.com/a2a/v1"}) {
+		t.Error("a URL without a path holds every path of its origin")
 	}
 	agent.Spec.A2A.AuthSecretRef = nil
 	if tokenWithheld(agent, a2a.Interface{URL: "https://evil.example.com/"}) {

@@ -94,13 +94,27 @@ type CardRefreshes struct {
 	mu       sync.Mutex
 	wanted   map[types.NamespacedName]bool
 	attempts map[types.NamespacedName]cardAttempt
-	wake     chan event.TypedGenericEvent[reconcile.Request]
+	// reading counts the card reads in flight by namespace, an entry only
+	// while one is.
+	reading map[string]int
+	wake    chan event.TypedGenericEvent[reconcile.Request]
 }
+
+// namespaceReads is how many cards of one namespace's Agents are read at
+// once: half the Agent workers. A read may take cardReadTimeout, and one
+// namespace's Agents whose card URLs hang must leave workers to the
+// others' new Agents.
+const namespaceReads = agentWorkers / 2
+
+// readBusyRetry is when an Agent whose namespace reads as many cards as it
+// may is looked at again.
+const readBusyRetry = time.Second
 
 func NewCardRefreshes() *CardRefreshes {
 	return &CardRefreshes{
 		wanted:   map[types.NamespacedName]bool{},
 		attempts: map[types.NamespacedName]cardAttempt{},
+		reading:  map[string]int{},
 		wake:     make(chan event.TypedGenericEvent[reconcile.Request], 1024),
 	}
 }
@@ -163,9 +177,17 @@ func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent
 	if !due {
 		return last.state
 	}
-	readCtx, cancel := context.WithTimeout(ctx, cardReadTimeout)
-	iface, err := r.ReadCard(readCtx, spec.URL)
-	cancel()
+	if !r.Cards.startRead(key.Namespace) {
+		// The namespace reads as many cards as it may: look again soon,
+		// without holding a worker.
+		return cardState{problem: last.state.problem, transient: last.state.transient, next: readBusyRetry}
+	}
+	iface, err := func() (a2a.Interface, error) {
+		defer r.Cards.endRead(key.Namespace)
+		readCtx, cancel := context.WithTimeout(ctx, cardReadTimeout)
+		defer cancel()
+		return r.ReadCard(readCtx, spec.URL)
+	}()
 	attempt := cardAttempt{at: now, generation: agent.Generation, url: spec.URL, state: cardState{next: cardRefresh}}
 	switch {
 	case err == nil:
@@ -230,6 +252,13 @@ func (c *CardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agen
 		// land (a conflict): read again rather than wait for the refresh.
 		return last, true
 	}
+	if tried && last.generation != agent.Generation && last.failures > 0 && now.Sub(last.at) < last.state.next {
+		// The last read failed: a spec change (a model patched in a loop)
+		// does not read again before its backoff ends. The next read is of
+		// the spec the Agent has then.
+		last.state.next -= now.Sub(last.at)
+		return last, false
+	}
 	if !tried || last.generation != agent.Generation {
 		if cardCurrent(agent) {
 			// Read before a restart of the operator: trust it until its refresh.
@@ -250,6 +279,26 @@ func (c *CardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agen
 	}
 	last.state.next = next
 	return last, false
+}
+
+// startRead takes one of namespace's card reads; false when it reads as
+// many as it may. A read started must end (endRead).
+func (c *CardRefreshes) startRead(namespace string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reading[namespace] >= max(namespaceReads, 1) {
+		return false
+	}
+	c.reading[namespace]++
+	return true
+}
+
+func (c *CardRefreshes) endRead(namespace string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reading[namespace]--; c.reading[namespace] <= 0 {
+		delete(c.reading, namespace)
+	}
 }
 
 func (c *CardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {

@@ -19,6 +19,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,5 +256,89 @@ func TestCardRequestWakesOnce(t *testing.T) {
 	}
 	if n := len(c.wake); n != 1 {
 		t.Fatalf("a hundred requests woke the reconciler %d times, want once", n)
+	}
+}
+
+// TestFailedCardReadBacksOffAcrossSpecChanges: after a failed read, a
+// spec change (a tenant patching spec.model in a loop on an Agent whose
+// card URL hangs) does not read again before the backoff ends; then the
+// spec the Agent has is read.
+func TestFailedCardReadBacksOffAcrossSpecChanges(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	b := newCardBench()
+	b.answer = func() (a2a.Interface, error) { return a2a.Interface{}, errors.New("context deadline exceeded") }
+	agent := discoveredAgent()
+	st := b.r.resolveA2A(context.Background(), agent, false, t0)
+	if b.reads != 1 || st.next != CardRetry {
+		t.Fatalf("first read: %d reads, next %v; want 1, %v", b.reads, st.next, CardRetry)
+	}
+	for i := range 20 {
+		agent.Generation++
+		agent.Spec.Model = fmt.Sprintf("model-%d", i)
+		st = b.r.resolveA2A(context.Background(), agent, false, t0.Add(time.Duration(i)*time.Second))
+	}
+	if b.reads != 1 {
+		t.Fatalf("20 spec changes within the backoff: %d reads, want still 1", b.reads)
+	}
+	if want := CardRetry - 19*time.Second; st.next != want {
+		t.Fatalf("next %v, want %v: the backoff's end", st.next, want)
+	}
+	b.answer = func() (a2a.Interface, error) { return a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil }
+	b.r.resolveA2A(context.Background(), agent, false, t0.Add(CardRetry))
+	if b.reads != 2 || agent.Status.A2A == nil {
+		t.Fatalf("once the backoff ended: %d reads, status %+v; want a read of the current spec", b.reads, agent.Status.A2A)
+	}
+}
+
+// TestCardReadsOfANamespaceHoldHalfTheWorkers: while one namespace's
+// Agents read as many cards as it may (half the Agent workers, each read
+// up to cardReadTimeout), another of its Agents does not read (it is
+// looked at again in a second, holding no worker), and another
+// namespace's Agent reads at once.
+func TestCardReadsOfANamespaceHoldHalfTheWorkers(t *testing.T) {
+	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	hang := make(chan struct{})
+	started := make(chan string, agentWorkers)
+	r := &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(ctx context.Context, url string) (a2a.Interface, error) {
+		started <- url
+		if url == "http://hangs/" {
+			select {
+			case <-hang:
+			case <-ctx.Done(): // cardReadTimeout
+			}
+			return a2a.Interface{}, errors.New("context deadline exceeded")
+		}
+		return a2a.Interface{URL: url + "rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil
+	}}
+	agentOf := func(ns, name, url string) *agentsv1alpha1.Agent {
+		a := discoveredAgent()
+		a.Namespace, a.Name, a.Spec.A2A.URL = ns, name, url
+		return a
+	}
+	var wg sync.WaitGroup
+	for i := range namespaceReads {
+		wg.Go(func() { r.resolveA2A(context.Background(), agentOf("tarpit", fmt.Sprintf("a%d", i), "http://hangs/"), false, now) })
+	}
+	for range namespaceReads {
+		<-started
+	}
+	st := r.resolveA2A(context.Background(), agentOf("tarpit", "another", "http://hangs/"), false, now)
+	if st.next != readBusyRetry {
+		t.Fatalf("a third read of the namespace: next %v, want %v and no read", st.next, readBusyRetry)
+	}
+	other := agentOf("team-b", "triage", "http://agent/")
+	r.resolveA2A(context.Background(), other, false, now)
+	if other.Status.A2A == nil {
+		t.Fatal("another namespace's Agent got no card while the first held its share")
+	}
+	close(hang)
+	wg.Wait()
+	if got := <-started; got != "http://agent/" {
+		t.Fatalf("read %s; the namespace over its share read", got)
+	}
+	r.Cards.mu.Lock()
+	defer r.Cards.mu.Unlock()
+	if len(r.Cards.reading) != 0 {
+		t.Fatalf("reads left counted: %v", r.Cards.reading)
 	}
 }

@@ -283,7 +283,9 @@ func TestFailedCardReadBacksOffAcrossSpecChanges(t *testing.T) {
 	if want := CardRetry - 19*time.Second; st.next != want {
 		t.Fatalf("next %v, want %v: the backoff's end", st.next, want)
 	}
-	b.answer = func() (a2a.Interface, error) { return a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil }
+	b.answer = func() (a2a.Interface, error) {
+		return a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil
+	}
 	b.r.resolveA2A(context.Background(), agent, false, t0.Add(CardRetry))
 	if b.reads != 2 || agent.Status.A2A == nil {
 		t.Fatalf("once the backoff ended: %d reads, status %+v; want a read of the current spec", b.reads, agent.Status.A2A)
@@ -317,7 +319,9 @@ func TestCardReadsOfANamespaceHoldHalfTheWorkers(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for i := range namespaceReads {
-		wg.Go(func() { r.resolveA2A(context.Background(), agentOf("tarpit", fmt.Sprintf("a%d", i), "http://hangs/"), false, now) })
+		wg.Go(func() {
+			r.resolveA2A(context.Background(), agentOf("tarpit", fmt.Sprintf("a%d", i), "http://hangs/"), false, now)
+		})
 	}
 	for range namespaceReads {
 		<-started

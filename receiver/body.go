@@ -45,6 +45,12 @@ type bodyBudget struct {
 	// share is what the calls of one endpoint may hold: a quarter of
 	// limit, never less than one largest body.
 	share int64
+	// reserve is what a namespace holding more than one largest body
+	// leaves free (a quarter of limit, at least one largest body): the
+	// shares are caps, and two namespaces at theirs would hold all of
+	// limit. Up to one largest body, a namespace may take from it: a third
+	// namespace's delivery is still read.
+	reserve int64
 
 	mu   sync.Mutex
 	used int64
@@ -60,6 +66,7 @@ func newBodyBudget(limit int64) *bodyBudget {
 		limit:          limit,
 		namespaceShare: max(limit/namespaceBodyShare, MaxBodyBytes),
 		share:          max(limit/endpointBodyShare, MaxBodyBytes),
+		reserve:        max(limit/bodyReserve, MaxBodyBytes),
 		byEndpoint:     map[types.UID]int64{},
 		byNamespace:    map[string]int64{},
 	}
@@ -88,7 +95,8 @@ const (
 
 // take adds n bytes to what a call of endpoint (in namespace) holds if
 // they fit in the endpoint's share, the namespace's share and the
-// replica's limit.
+// replica's limit, and, once the namespace holds more than one largest
+// body, outside the reserve.
 func (b *bodyBudget) take(endpoint types.UID, namespace string, n int64, held *bodyHold) budgetVerdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -96,7 +104,7 @@ func (b *bodyBudget) take(endpoint types.UID, namespace string, n int64, held *b
 	switch {
 	case mine+n > b.share:
 		return budgetEndpointFull
-	case ours+n > b.namespaceShare:
+	case ours+n > b.namespaceShare, ours+n > MaxBodyBytes && b.used+n > b.limit-b.reserve:
 		return budgetNamespaceFull
 	case b.used+n > b.limit:
 		return budgetReplicaFull

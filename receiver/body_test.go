@@ -19,6 +19,7 @@ package receiver
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -443,5 +444,40 @@ func TestAnnouncedBodyAllocatesWhatArrives(t *testing.T) {
 	}
 	if held.n != firstBodyChunk {
 		t.Errorf("took %d bytes of the budget, want the %d of the buffer the bytes arrived in", held.n, firstBodyChunk)
+	}
+}
+
+// TestBodyBudgetKeepsAReserve: two namespaces' slow uploads (one team's
+// dev and prod) at their shares do not hold the whole budget: beyond one
+// largest body, a namespace leaves the reserve free, and a third and a
+// fourth namespace's deliveries are read from it.
+func TestBodyBudgetKeepsAReserve(t *testing.T) {
+	b := newBodyBudget(8 * MaxBodyBytes) // a namespace's share 4 MiB, an endpoint's 2 MiB, the reserve 2 MiB
+	var held bodyHold
+	fill := func(ns string) int64 {
+		var n int64
+		for i := range 8 {
+			var h bodyHold
+			if b.take(types.UID(fmt.Sprintf("%s-%d", ns, i%4)), ns, MaxBodyBytes/2, &h) != budgetTaken {
+				break
+			}
+			n += MaxBodyBytes / 2
+		}
+		return n
+	}
+	dev, prod := fill("dev"), fill("prod")
+	if dev != 4*MaxBodyBytes || dev+prod != 6*MaxBodyBytes {
+		t.Fatalf("dev holds %d, prod %d: want 4 MiB, and 6 MiB together (the reserve of 2 MiB left)", dev, prod)
+	}
+	for _, ns := range []string{"third", "fourth"} {
+		// A body arrives in steps: each must fit.
+		for range 4 {
+			if v := b.take(types.UID(ns), ns, MaxBodyBytes/4, &held); v != budgetTaken {
+				t.Fatalf("%s namespace's 1 MiB delivery refused (%d) while two namespaces hold theirs", ns, v)
+			}
+		}
+	}
+	if v := b.take("third-2", "third", 1, &held); v == budgetTaken {
+		t.Fatal("a namespace holding a largest body took more from the reserve")
 	}
 }

@@ -45,6 +45,10 @@ const (
 	// at most 1/namespaceBodyShare of --max-inflight-body-bytes (never less
 	// than one MaxBodyBytes body); beyond it that namespace's calls get 503.
 	namespaceBodyShare = 2
+	// bodyReserve: a namespace holding more than one MaxBodyBytes body
+	// leaves 1/bodyReserve of --max-inflight-body-bytes free (at least one
+	// largest body), for the namespaces holding less.
+	bodyReserve = 4
 	// WriteTimeout bounds one request from the end of its headers to the end of the answer.
 	WriteTimeout = 40 * time.Second
 	// IdleTimeout closes keep-alive connections idle this long.

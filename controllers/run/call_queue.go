@@ -43,8 +43,16 @@ func AgentShare(workers int) int { return max(workers/4, 1) }
 
 // NamespaceShare is how many A2A calls of all the Agents of one namespace
 // are in flight at most with workers dispatch workers: a half, at least
-// one. The other half is always there for the other namespaces.
+// one.
 func NamespaceShare(workers int) int { return max(workers/2, 1) }
+
+// Reserve is how many dispatch workers a namespace that already has a call
+// in flight leaves free: a quarter, at least one. A namespace's share is a
+// cap, not a reserve: two namespaces (one team's dev and prod tarpits)
+// would hold every worker at their shares. The reserve goes only to
+// namespaces with nothing in flight, one call each, so a third namespace
+// is still served.
+func Reserve(workers int) int { return max(workers/4, 1) }
 
 // callQueue lets each Agent's runs make at most share A2A calls at once,
 // and all the Agents of one namespace at most namespaceShare. A run whose
@@ -55,9 +63,14 @@ func NamespaceShare(workers int) int { return max(workers/2, 1) }
 // never reconciles one run twice at once, which the bookkeeping relies on.
 type callQueue struct {
 	share, namespaceShare int
-	wake                  chan event.TypedGenericEvent[reconcile.Request]
+	// workers and reserve: a namespace with a call in flight takes another
+	// only while more than reserve of the workers stay free.
+	workers, reserve int
+	wake             chan event.TypedGenericEvent[reconcile.Request]
 
-	mu         sync.Mutex
+	mu sync.Mutex
+	// total is the calls in flight of every namespace.
+	total      int
 	namespaces map[string]*namespaceCalls
 	// waiting maps each run in a queue to its Agent.
 	waiting map[types.NamespacedName]types.NamespacedName
@@ -90,6 +103,8 @@ func newCallQueue(workers int) *callQueue {
 	return &callQueue{
 		share:          AgentShare(workers),
 		namespaceShare: NamespaceShare(workers),
+		workers:        max(workers, 1),
+		reserve:        Reserve(workers),
 		wake:           make(chan event.TypedGenericEvent[reconcile.Request], 1024),
 		namespaces:     map[string]*namespaceCalls{},
 		waiting:        map[types.NamespacedName]types.NamespacedName{},
@@ -117,8 +132,10 @@ func (q *callQueue) agentLocked(agent types.NamespacedName) (*namespaceCalls, *a
 }
 
 // take gives the run one of its Agent's calls, or, when the Agent or its
-// namespace is at its share or runs of the Agent that asked earlier are
-// still waiting, queues the run and returns false. A call taken is given
+// namespace is at its share, the namespace has a call in flight and only
+// the reserve of the workers is free, or runs of the Agent that asked
+// earlier are still waiting, queues the run and returns false (a run held
+// back by the reserve is woken when a call of its namespace ends). A call taken is given
 // back with release.
 func (q *callQueue) take(run *agentsv1alpha1.AgentRun) bool {
 	key, agent := types.NamespacedName{Namespace: run.Namespace, Name: run.Name}, agentOf(run)
@@ -129,13 +146,14 @@ func (q *callQueue) take(run *agentsv1alpha1.AgentRun) bool {
 	if at < 0 {
 		at = len(a.queue)
 	}
-	if a.inFlight+at < q.share && n.inFlight < q.namespaceShare {
+	if a.inFlight+at < q.share && n.inFlight < q.namespaceShare && (n.inFlight == 0 || q.total < q.workers-q.reserve) {
 		if at < len(a.queue) {
 			a.queue = slices.Delete(a.queue, at, at+1)
 			delete(q.waiting, key)
 		}
 		a.inFlight++
 		n.inFlight++
+		q.total++
 		return true
 	}
 	if at == len(a.queue) {
@@ -154,6 +172,7 @@ func (q *callQueue) release(ctx context.Context, run *agentsv1alpha1.AgentRun) {
 	n := q.namespaces[agent.Namespace]
 	n.agents[agent.Name].inFlight--
 	n.inFlight--
+	q.total--
 	woken := q.turnsLocked(agent.Namespace, n)
 	q.mu.Unlock()
 	q.send(ctx, woken)

@@ -160,3 +160,42 @@ func TestCallQueueNamespaceShare(t *testing.T) {
 		t.Error("the namespace holds more than its share")
 	}
 }
+
+// TestCallQueueKeepsAReserve: two namespaces of tarpit Agents (one team's
+// dev and prod) do not hold every dispatch worker between them: a
+// namespace with a call in flight leaves the reserve free, which goes to
+// namespaces with nothing in flight, a call each, so a third and a fourth
+// are served.
+func TestCallQueueKeepsAReserve(t *testing.T) {
+	const workers = 8
+	q := newCallQueue(workers) // an Agent's share 2, a namespace's 4, the reserve 2
+	run := func(ns, agent, name string) *agentsv1alpha1.AgentRun {
+		r := &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		r.Spec.AgentRef.Name = agent
+		return r
+	}
+	holds := func(ns string) int {
+		n := 0
+		for _, agent := range []string{"pit-1", "pit-2", "pit-3", "pit-4"} {
+			for i := range 2 {
+				if q.take(run(ns, agent, fmt.Sprintf("%s-%s-%d", ns, agent, i))) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	dev, prod := holds("dev"), holds("prod")
+	if dev != NamespaceShare(workers) || dev+prod != workers-Reserve(workers) {
+		t.Fatalf("dev holds %d, prod %d: want %d, and %d together (the reserve of %d left)", dev, prod, NamespaceShare(workers), workers-Reserve(workers), Reserve(workers))
+	}
+	if !q.take(run("third", "triage", "t1")) || !q.take(run("fourth", "triage", "f1")) {
+		t.Fatal("a third or fourth namespace's run waits while two namespaces hold theirs")
+	}
+	if q.take(run("third", "triage", "t2")) {
+		t.Fatal("a namespace with a call in flight took a second from the reserve")
+	}
+	if q.total > workers {
+		t.Fatalf("%d calls in flight, more than the %d workers", q.total, workers)
+	}
+}

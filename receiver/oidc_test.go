@@ -40,19 +40,24 @@ func TestIssuerReadsFollowOnlyHTTPSRedirects(t *testing.T) {
 		return httptest.NewTLSServer(http.RedirectHandler(to, http.StatusFound))
 	}
 	for name, tc := range map[string]struct {
-		target string // where the listed issuer's discovery document redirects
+		target string // where the listed issuer redirects its reads (the path kept)
 		ok     bool
 	}{
-		"to https": {iss.URL + oidc.DiscoveryPath, true},
-		"to http":  {plain.URL + oidc.DiscoveryPath, false},
+		"to https": {iss.URL, true},
+		"to http":  {plain.URL, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			redirecting := hops(tc.target)
+			redirecting := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, tc.target+r.URL.Path, http.StatusFound)
+			}))
 			defer redirecting.Close()
 			client := oidcClient()
 			client.Transport = iss.Client().Transport // httptest's servers share one certificate
 			iss.Claims = redirecting.URL              // the document the redirect leads to names the listed issuer
-			defer func() { iss.Claims = "" }()
+			// and its keys on the listed issuer's host, from where they
+			// are redirected too.
+			iss.JWKSURI = redirecting.URL + "/keys"
+			defer func() { iss.Claims, iss.JWKSURI = "", "" }()
 			v := oidc.NewVerifier(oidc.Config{Issuers: oidc.Issuers{redirecting.URL}, Client: client})
 			claims := iss.GitHubActions("o/r", "refs/heads/main", "aud", time.Now())
 			claims["iss"] = redirecting.URL

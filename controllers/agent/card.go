@@ -252,10 +252,13 @@ func (c *CardRefreshes) due(key types.NamespacedName, agent *agentsv1alpha1.Agen
 		// land (a conflict): read again rather than wait for the refresh.
 		return last, true
 	}
-	if tried && last.generation != agent.Generation && last.failures > 0 && now.Sub(last.at) < last.state.next {
-		// The last read failed: a spec change (a model patched in a loop)
-		// does not read again before its backoff ends. The next read is of
-		// the spec the Agent has then.
+	if tried && last.generation != agent.Generation && last.failures > 0 && now.Sub(last.at) < last.state.next &&
+		last.url == agent.Spec.A2A.URL {
+		// The last read failed: a spec change that leaves spec.a2a.url
+		// (a model patched in a loop) does not read again before its
+		// backoff ends; the next read is of the spec the Agent has then. A
+		// new URL (the fix of a wrong one) is read at once: a namespace
+		// changing URLs in a loop is bounded by its share of reads.
 		last.state.next -= now.Sub(last.at)
 		return last, false
 	}

@@ -290,6 +290,21 @@ func TestFailedCardReadBacksOffAcrossSpecChanges(t *testing.T) {
 	if b.reads != 2 || agent.Status.A2A == nil {
 		t.Fatalf("once the backoff ended: %d reads, status %+v; want a read of the current spec", b.reads, agent.Status.A2A)
 	}
+
+	// A new URL, the fix of a wrong one, is read at once.
+	b.answer = func() (a2a.Interface, error) { return a2a.Interface{}, errors.New("context deadline exceeded") }
+	wrong := discoveredAgent()
+	wrong.Name = "moved"
+	b.r.resolveA2A(context.Background(), wrong, false, t0)
+	b.answer = func() (a2a.Interface, error) {
+		return a2a.Interface{URL: "http://fixed/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil
+	}
+	wrong.Generation++
+	wrong.Spec.A2A.URL = "http://fixed/"
+	b.r.resolveA2A(context.Background(), wrong, false, t0.Add(time.Second))
+	if b.reads != 4 || wrong.Status.A2A == nil {
+		t.Fatalf("a new spec.a2a.url a second after a failed read: %d reads, status %+v; want it read at once", b.reads, wrong.Status.A2A)
+	}
 }
 
 // TestCardReadsOfANamespaceHoldHalfTheWorkers: while one namespace's

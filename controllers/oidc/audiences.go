@@ -85,9 +85,7 @@ func clusterIssuer(ctx context.Context, rc rest.Interface) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var doc struct {
-		Issuer string `json:"issuer"`
-	}
+	var doc discoveryDocument
 	if err := json.Unmarshal(b, &doc); err != nil || doc.Issuer == "" {
 		return "", fmt.Errorf("the discovery document names no issuer: %w", err)
 	}

@@ -20,24 +20,34 @@ import (
 	"github.com/google/cel-go/common/types"
 )
 
-// An evaluation's budget: what reading the body may allocate. Objects and
-// arrays are read from the body's bytes, but each value an expression is
-// given is a Go value (an element of 2 bytes, "0,", or 3, "{},", becomes
-// tens of bytes once it is a CEL value, and the interpreter allocates for
-// each step of a comprehension besides), so what an evaluation may take is
-// counted as it reads, and it is stopped when that would exceed 4 times
-// the body.
+// An evaluation's budget: the memory its values hold at any one time,
+// which must stay within 4 times the body. Objects and arrays are read from
+// the body's bytes, but each value an expression is given is a Go value (an
+// element of 2 bytes, "0,", or 3, "{},", becomes hundreds of bytes once it
+// is a CEL value and a step of the interpreter), so what it takes is
+// charged as it is made.
+//
+// What a step of a comprehension makes of its element is given back when
+// the step ends: a filter over 10,000 small items holds one item at a time
+// and matches as it would over ten. Each step has a scope, and what is
+// made of its element is charged to it; the scope is ended, and its
+// charges refunded, when the iteration moves on. What outlives a step is
+// charged to the evaluation for good: what the body's own values keep
+// (members read, elements found by index), the lists and maps an
+// expression builds (a step's element put in one keeps its scope: it is
+// never refunded), what a map() or filter() keeps of each step, and whole
+// values decoded into Go values.
 const (
-	// budgetPerBodyByte is what an evaluation may allocate per byte of
-	// its body.
+	// budgetPerBodyByte is what an evaluation may hold per byte of its
+	// body.
 	budgetPerBodyByte = 4
-	// minBudget is what any evaluation may allocate, whatever its body:
-	// the interpreter's own fixed costs, and a small body's values.
+	// minBudget is what any evaluation may hold, whatever its body: the
+	// interpreter's own fixed costs, and a small body's values.
 	minBudget = 128 << 10
 	// valueBytes is the charge for each value of an object or array the
 	// expression is given, and for each step of a comprehension over one:
 	// the value, its place in the interpreter, and the step's own
-	// allocations (measured: TestEvaluationAllocates).
+	// allocations (measured: TestEvaluationHolds).
 	valueBytes = 320
 	// indexedBytes is the charge for keeping an element found by its
 	// index.
@@ -48,12 +58,27 @@ const (
 	objectBytes = 384
 	memberBytes = 96
 	// decodeBytesPerByte is the charge per byte of a value decoded whole
-	// into Go values (equality with a literal, concatenation, conversion),
-	// as encoding/json allocates at worst.
+	// into Go values (concatenation, conversion), as encoding/json
+	// allocates at worst.
 	decodeBytesPerByte = 48
+	// listBytes is the charge for a list or map an expression builds,
+	// and slotBytes that for each of its elements or entries (its value
+	// and, for a map, its key and its place in the Go map), beside the
+	// bytes of its strings.
+	listBytes = 96
+	slotBytes = 48
+	// keptBytes is what a map() or filter() keeps of each step: its
+	// result's slot in a list that grows by doubling (16 bytes, and while
+	// it grows the old array of half as many beside the new one).
+	keptBytes = 48
+	// stringHeaderBytes is what a string value holds beside its bytes.
+	stringHeaderBytes = 16
+	// viewBytes is the charge for the concatenation of two lists, which
+	// keeps both.
+	viewBytes = 64
 )
 
-// allocBudget is one evaluation's budget; values share it, on the one
+// allocBudget is one evaluation's budget; its values share it, on the one
 // goroutine of their evaluation.
 type allocBudget struct {
 	left int
@@ -61,14 +86,20 @@ type allocBudget struct {
 	// error whatever it returns, and stop ends it at the next look.
 	over bool
 	stop func()
+	// root takes the charges of what lasts the whole evaluation; current
+	// is the innermost step running, root when none is.
+	root, current *scope
 }
 
 func newBudget(bodyBytes int, stop func()) *allocBudget {
-	return &allocBudget{left: max(budgetPerBodyByte*bodyBytes, minBudget), stop: stop}
+	b := &allocBudget{left: max(budgetPerBodyByte*bodyBytes, minBudget), stop: stop}
+	b.root = &scope{b: b, state: scopeKept}
+	b.current = b.root
+	return b
 }
 
-// take charges n bytes, and tells whether they fit.
-func (b *allocBudget) take(n int) bool {
+// spend takes n bytes from the budget, and tells whether they fit.
+func (b *allocBudget) spend(n int) bool {
 	if b.over {
 		return false
 	}
@@ -80,6 +111,88 @@ func (b *allocBudget) take(n int) bool {
 		return false
 	}
 	return true
+}
+
+// A scope's state: open while its step runs, ended (refunded) after it,
+// or kept (its charges are for good).
+type scopeState uint8
+
+const (
+	scopeOpen scopeState = iota
+	scopeEnded
+	scopeKept
+)
+
+// scope is what the values of one comprehension step were charged, and
+// the scope of the step it runs within (parent).
+type scope struct {
+	b       *allocBudget
+	parent  *scope
+	charged int
+	state   scopeState
+}
+
+// step opens the scope of a step that runs within the current one.
+func (b *allocBudget) step(parent *scope) *scope {
+	s := &scope{b: b, parent: parent}
+	b.current = s
+	return s
+}
+
+// take charges n bytes to s, and tells whether they fit. The scopes of
+// the steps s runs within are charged too: ending one refunds what its
+// inner steps did not.
+func (s *scope) take(n int) bool {
+	if !s.b.spend(n) {
+		return false
+	}
+	for t := s; t != nil && t.state == scopeOpen; t = t.parent {
+		t.charged += n
+	}
+	return true
+}
+
+// end ends s's step: its charges are refunded, unless s is kept, or a
+// step it runs within has ended (which refunded them).
+func (s *scope) end() {
+	if s.state != scopeOpen {
+		return
+	}
+	s.state = scopeEnded
+	if s.outerEnded() {
+		return
+	}
+	s.b.left += s.charged
+	for t := s.parent; t != nil && t.state == scopeOpen; t = t.parent {
+		t.charged -= s.charged
+	}
+}
+
+// keep makes s's charges last the evaluation: one of its values outlives
+// its step. Charges already refunded (its step, or one it ran within,
+// ended) are charged again.
+func (s *scope) keep() {
+	switch {
+	case s.state == scopeKept:
+		return
+	case s.state == scopeEnded || s.outerEnded():
+		s.b.spend(s.charged)
+	default:
+		for t := s.parent; t != nil && t.state == scopeOpen; t = t.parent {
+			t.charged -= s.charged
+		}
+	}
+	s.state = scopeKept
+}
+
+// outerEnded tells whether a step s runs within has ended: a step left
+// open by an iteration that stopped early (exists() found its element).
+func (s *scope) outerEnded() bool {
+	t := s.parent
+	for t != nil && t.state == scopeOpen {
+		t = t.parent
+	}
+	return t != nil && t.state == scopeEnded
 }
 
 // errTooLarge is the value an operation gives when the budget is spent; the

@@ -249,8 +249,8 @@ func startEvaluation(ctx context.Context, call *Call) *evaluation {
 	ev := &evaluation{}
 	ev.ctx, ev.cancel = context.WithTimeoutCause(ctx, evalTimeout, ErrTimeout)
 	ev.ctx, ev.stop = context.WithCancelCause(ev.ctx)
-	ev.act = activation{call: call, budget: newBudget(len(call.Body), func() { ev.stop(ErrTooLarge) }),
-		steps: newSteps(func() { ev.stop(ErrTooManySteps) })}
+	budget := newBudget(len(call.Body), func() { ev.stop(ErrTooLarge) })
+	ev.act = activation{call: call, budget: budget, steps: newSteps(budget, func() { ev.stop(ErrTooManySteps) })}
 	return ev
 }
 
@@ -263,6 +263,7 @@ func (ev *evaluation) end() {
 // may rest on a value cut short: it is ErrTooLarge; an error of one that
 // was stopped is the stop's cause.
 func (ev *evaluation) eval(prg cel.Program) (ref.Val, error) {
+	ev.act.budget.current = ev.act.budget.root
 	out, _, err := prg.ContextEval(ev.ctx, &ev.act)
 	if ev.act.budget.over {
 		return nil, ErrTooLarge
@@ -319,7 +320,7 @@ func (a *activation) build(name string) ref.Val {
 	case VarBody:
 		return parseJSON(a.call.Body, a.budget)
 	default: // VarRawBody
-		if !utf8.Valid(a.call.Body) || !a.budget.take(len(a.call.Body)) {
+		if !utf8.Valid(a.call.Body) || !a.budget.root.take(len(a.call.Body)) {
 			return types.String("")
 		}
 		return types.String(a.call.Body)

@@ -31,8 +31,9 @@ import (
 // it, so that an element selected into in every step of a comprehension is
 // read once.
 type jsonArray struct {
-	raw    []byte
-	budget *allocBudget
+	raw []byte
+	// s is the scope its reads are charged to: the step that made it.
+	s *scope
 	// n is the number of elements, -1 until counted; offsets their
 	// starts, nil until an index needs them.
 	n       int
@@ -65,7 +66,7 @@ func (a *jsonArray) count() int {
 
 func (a *jsonArray) value() ref.Val {
 	if a.decoded == nil {
-		a.decoded = materialize(a.raw, a.budget)
+		a.decoded = materialize(a.raw, a.s.b)
 	}
 	return a.decoded
 }
@@ -82,7 +83,7 @@ func (a *jsonArray) Get(index ref.Val) ref.Val {
 		return v
 	}
 	if a.offsets == nil {
-		if !a.budget.take(4 * a.n) {
+		if !a.s.take(4 * a.n) {
 			return errTooLarge
 		}
 		a.offsets = make([]int32, 0, a.n)
@@ -93,15 +94,16 @@ func (a *jsonArray) Get(index ref.Val) ref.Val {
 	}
 	start := int(a.offsets[i])
 	end, _ := a.next(start)
-	v := element(a.raw[start:end], a.budget)
-	if !types.IsError(v) && a.budget.take(indexedBytes) {
+	v := element(a.raw[start:end], a.s)
+	if !types.IsError(v) && a.s.take(indexedBytes) {
 		a.indexed[i] = v
 	}
 	return v
 }
 
 func (a *jsonArray) Contains(v ref.Val) ref.Val {
-	it := a.Iterator()
+	it := a.iterator()
+	defer it.finish()
 	for it.HasNext() == types.True {
 		e := it.Next()
 		if types.IsError(e) {
@@ -116,8 +118,10 @@ func (a *jsonArray) Contains(v ref.Val) ref.Val {
 
 func (a *jsonArray) Size() ref.Val { return types.Int(a.count()) }
 
-func (a *jsonArray) Iterator() traits.Iterator {
-	return &arrayIterator{a: a, i: a.first()}
+func (a *jsonArray) Iterator() traits.Iterator { return a.iterator() }
+
+func (a *jsonArray) iterator() *arrayIterator {
+	return &arrayIterator{a: a, i: a.first(), stepper: newStepper(a.s.b)}
 }
 
 func (a *jsonArray) Add(other ref.Val) ref.Val {
@@ -151,13 +155,14 @@ func (a *jsonArray) Equal(other ref.Val) ref.Val {
 	if eq := a.Size().Equal(l.Size()); eq != types.True {
 		return eq
 	}
-	it := a.Iterator()
+	it := a.iterator()
+	defer it.finish()
 	for i := 0; it.HasNext() == types.True; i++ {
 		if eq := it.Next().Equal(l.Get(types.Int(i))); eq != types.True {
 			return eq
 		}
 	}
-	if a.budget.over {
+	if a.s.b.over {
 		return errTooLarge
 	}
 	return types.True
@@ -166,9 +171,11 @@ func (a *jsonArray) Equal(other ref.Val) ref.Val {
 func (a *jsonArray) Type() ref.Type { return types.ListType }
 func (a *jsonArray) Value() any     { return a.value().Value() }
 
-// arrayIterator yields the elements of a, read in turn from its bytes.
+// arrayIterator yields the elements of a, read in turn from its bytes,
+// each in a step of its own.
 type arrayIterator struct {
 	iteratorVal
+	stepper
 	a *jsonArray
 	i int
 }
@@ -176,7 +183,11 @@ type arrayIterator struct {
 // HasNext ends an iteration early once the budget is spent (the
 // evaluation is an error then).
 func (it *arrayIterator) HasNext() ref.Val {
-	return types.Bool(it.a.raw[it.i] != ']' && !it.a.budget.over)
+	if it.a.raw[it.i] == ']' || it.a.s.b.over {
+		it.finish()
+		return types.False
+	}
+	return types.True
 }
 
 func (it *arrayIterator) Next() ref.Val {
@@ -186,28 +197,66 @@ func (it *arrayIterator) Next() ref.Val {
 	start := it.i
 	end, after := it.a.next(start)
 	it.i = after
-	return element(it.a.raw[start:end], it.a.budget)
+	return element(it.a.raw[start:end], it.next())
 }
 
-// sliceIterator yields vals, each step charged to budget as a step over
-// an array is.
+// sliceIterator yields vals, each in a step charged as a step over an
+// array is.
 type sliceIterator struct {
 	iteratorVal
-	vals   []ref.Val
-	budget *allocBudget
+	stepper
+	vals []ref.Val
 }
 
-func (it *sliceIterator) HasNext() ref.Val { return types.Bool(len(it.vals) > 0 && !it.budget.over) }
+func (it *sliceIterator) HasNext() ref.Val {
+	if len(it.vals) == 0 || it.b.over {
+		it.finish()
+		return types.False
+	}
+	return types.True
+}
+
 func (it *sliceIterator) Next() ref.Val {
 	if len(it.vals) == 0 {
 		return nil
 	}
-	if !it.budget.take(valueBytes) {
+	if !it.next().take(valueBytes) {
 		return errTooLarge
 	}
 	v := it.vals[0]
 	it.vals = it.vals[1:]
 	return v
+}
+
+// stepper gives each step of an iteration a scope, and ends it when the
+// iteration moves on: what the step made of its element is given back. An
+// iteration that stops early (exists() found its element) leaves its last
+// step open: the step it ran within ends it with its own.
+type stepper struct {
+	b *allocBudget
+	// outer is the step the iteration runs within; last the scope of its
+	// latest step, nil before the first and after the last.
+	outer, last *scope
+}
+
+func newStepper(b *allocBudget) stepper { return stepper{b: b, outer: b.current} }
+
+// next ends the latest step and opens the next.
+func (st *stepper) next() *scope {
+	if st.last != nil {
+		st.last.end()
+	}
+	st.last = st.b.step(st.outer)
+	return st.last
+}
+
+// finish ends the latest step: the iteration is over.
+func (st *stepper) finish() {
+	if st.last != nil {
+		st.last.end()
+		st.last = nil
+	}
+	st.b.current = st.outer
 }
 
 // iteratorVal is the ref.Val side of an iterator, which no expression sees.

@@ -34,8 +34,9 @@ import (
 // makes the compile-time cost estimate bound an evaluation. A value is used
 // by one evaluation, on one goroutine.
 type jsonObject struct {
-	raw    []byte
-	budget *allocBudget
+	raw []byte
+	// s is the scope its reads are charged to: the step that made it.
+	s *scope
 	// read is what was read of the object, nil until it is: an object
 	// that is only looked at through a few keys (most of a body's) stays
 	// small.
@@ -64,20 +65,20 @@ func (o *jsonObject) load() bool {
 	if o.vals != nil {
 		return true
 	}
-	if !o.budget.take(objectBytes) {
+	if !o.s.take(objectBytes) {
 		return false
 	}
 	vals := map[string]ref.Val{}
 	fits := true
 	members(o.raw, func(raw, value []byte) bool {
-		if fits = o.budget.take(memberBytes + len(raw)); !fits {
+		if fits = o.s.take(memberBytes + len(raw)); !fits {
 			return false
 		}
 		k := jsonString(raw)
 		if _, seen := vals[k]; !seen {
 			o.keys = append(o.keys, types.String(k))
 		}
-		vals[k] = jsonValue(value, o.budget)
+		vals[k] = jsonValue(value, o.s)
 		return true
 	})
 	if !fits {
@@ -93,7 +94,7 @@ func (o *jsonObject) value() ref.Val {
 		o.read = &read{}
 	}
 	if o.decoded == nil {
-		o.decoded = materialize(o.raw, o.budget)
+		o.decoded = materialize(o.raw, o.s.b)
 	}
 	return o.decoded
 }
@@ -119,7 +120,8 @@ func (o *jsonObject) Find(key ref.Val) (ref.Val, bool) {
 		if found == nil {
 			return nil, false
 		}
-		return element(found, o.budget), true
+		// Not kept: it lasts the step that reads it.
+		return element(found, o.s.b.current), true
 	}
 	if !o.load() {
 		return errTooLarge, false
@@ -171,7 +173,7 @@ func (o *jsonObject) Size() ref.Val {
 // Iterator yields the keys, each once.
 func (o *jsonObject) Iterator() traits.Iterator {
 	o.load()
-	return &sliceIterator{vals: o.keys, budget: o.budget}
+	return &sliceIterator{vals: o.keys, stepper: newStepper(o.s.b)}
 }
 
 func (o *jsonObject) ConvertToNative(t reflect.Type) (any, error) {

@@ -36,7 +36,9 @@ import (
 // the expression asks (of an object with a key twice, the last counts, as
 // in encoding/json).
 func ParseJSON(body []byte) ref.Val {
-	return parseJSON(body, &allocBudget{left: math.MaxInt})
+	b := newBudget(0, nil)
+	b.left = math.MaxInt
+	return parseJSON(body, b)
 }
 
 func parseJSON(body []byte, b *allocBudget) ref.Val {
@@ -45,16 +47,17 @@ func parseJSON(body []byte, b *allocBudget) ref.Val {
 	}
 	i := skipWS(body, 0)
 	end, _ := scanValue(body, i, 0)
-	return jsonValue(body[i:end], b)
+	return jsonValue(body[i:end], b.root)
 }
 
-// jsonValue is the CEL value of raw, one valid JSON value.
-func jsonValue(raw []byte, b *allocBudget) ref.Val {
+// jsonValue is the CEL value of raw, one valid JSON value, whose reads
+// are charged to s.
+func jsonValue(raw []byte, s *scope) ref.Val {
 	switch raw[0] {
 	case '{':
-		return &jsonObject{raw: raw, budget: b}
+		return &jsonObject{raw: raw, s: s}
 	case '[':
-		return &jsonArray{raw: raw, budget: b, n: -1}
+		return &jsonArray{raw: raw, s: s, n: -1}
 	case '"':
 		return types.String(jsonString(raw))
 	case 't':
@@ -74,12 +77,12 @@ func jsonValue(raw []byte, b *allocBudget) ref.Val {
 }
 
 // element is the value raw of a member or element handed to the
-// expression, charged to b; errTooLarge when it does not fit.
-func element(raw []byte, b *allocBudget) ref.Val {
-	if !b.take(valueBytes + stringBytes(raw)) {
+// expression, charged to s; errTooLarge when it does not fit.
+func element(raw []byte, s *scope) ref.Val {
+	if !s.take(valueBytes + stringBytes(raw)) {
 		return errTooLarge
 	}
-	return jsonValue(raw, b)
+	return jsonValue(raw, s)
 }
 
 // stringBytes is what decoding raw allocates when it is a string.
@@ -124,9 +127,11 @@ func members(raw []byte, fn func(key, value []byte) bool) {
 }
 
 // materialize decodes raw into Go values, for what needs the whole value
-// (concatenation, conversion), charged to b.
+// (concatenation, conversion), charged for the rest of the evaluation: the
+// Go values may outlive the step that made them (a concatenation kept by
+// map()).
 func materialize(raw []byte, b *allocBudget) ref.Val {
-	if !b.take(decodeBytesPerByte * len(raw)) {
+	if !b.root.take(decodeBytesPerByte * len(raw)) {
 		return errTooLarge
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -19,6 +19,7 @@ package filter
 import (
 	"fmt"
 
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 )
@@ -58,20 +59,38 @@ var ErrTooManySteps = fmt.Errorf("the evaluation took more than %d steps (functi
 // name it ("#" is not in CEL's identifiers).
 const stepsName = "#hookrun.steps"
 
-// steps counts an evaluation's steps, on its one goroutine.
+// steps counts an evaluation's steps, on its one goroutine, and charges
+// what its lists, maps and concatenations build to its budget (built.go).
 type steps struct {
 	left int
 	// over is set once the count passed MaxSteps; the evaluation is then
 	// an error whatever it returns, and stop ends it at the next look.
-	over bool
-	stop func()
+	over   bool
+	stop   func()
+	budget *allocBudget
+	// lastList is the list the evaluation built last, and lastListBytes
+	// what was charged for the list itself (not for what it holds).
+	lastList      ref.Val
+	lastListBytes int
 }
 
-func newSteps(stop func()) *steps { return &steps{left: MaxSteps, stop: stop} }
+func newSteps(budget *allocBudget, stop func()) *steps {
+	return &steps{left: MaxSteps, stop: stop, budget: budget}
+}
 
 // take counts one step.
-func (s *steps) take() {
-	if s.left--; s.left < 0 && !s.over {
+func (s *steps) take() { s.takeN(1) }
+
+// onStep, when set, is called at every step: tests measure what an
+// evaluation holds (heldBy).
+var onStep func(*allocBudget)
+
+// takeN counts n steps.
+func (s *steps) takeN(n int) {
+	if onStep != nil {
+		onStep(s.budget)
+	}
+	if s.left -= n; s.left < 0 && !s.over {
 		s.over = true
 		if s.stop != nil {
 			s.stop()
@@ -80,12 +99,19 @@ func (s *steps) take() {
 }
 
 // countSteps is the decorator that counts every function call of a
-// program: it wraps each call the planner makes.
+// program (it wraps each call the planner makes), and each element of the
+// lists and maps it builds.
 func countSteps(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
 	if _, attr := i.(interpreter.InterpretableAttribute); attr {
 		return i, nil
 	}
+	if c, ok := i.(interpreter.InterpretableConstructor); ok && builds(c) {
+		return &builtValue{c}, nil
+	}
 	if call, ok := i.(interpreter.InterpretableCall); ok {
+		if call.Function() == operators.Add && len(call.Args()) == 2 {
+			return &countedAdd{call}, nil
+		}
 		return &countedCall{call}, nil
 	}
 	return i, nil
@@ -106,13 +132,23 @@ func (c *countedCall) Eval(vars interpreter.Activation) ref.Val {
 	return c.InterpretableCall.Eval(vars)
 }
 
-// stepOf counts a step of the evaluation whose variables are vars. An
-// activation without a count (a test's, cel-go's constant folding) counts
-// nothing.
-func stepOf(vars interpreter.Activation) {
+// stepOf counts a step of the evaluation whose variables are vars, and
+// returns its count. An activation without a count (a test's, cel-go's
+// constant folding) counts nothing: nil.
+func stepOf(vars interpreter.Activation) *steps {
+	s := meterOf(vars)
+	if s != nil {
+		s.take()
+	}
+	return s
+}
+
+// meterOf is the step count of the evaluation whose variables are vars.
+func meterOf(vars interpreter.Activation) *steps {
 	if v, ok := vars.ResolveName(stepsName); ok {
 		if s, ok := v.(*steps); ok {
-			s.take()
+			return s
 		}
 	}
+	return nil
 }

@@ -187,7 +187,7 @@ func TestWhatAnExpressionBuildsIsCharged(t *testing.T) {
 			t.Fatalf("Compile(%q): %v", expr, err)
 		}
 		var matched bool
-		held := heldBy(func() { matched, err = p.Matches(context.Background(), Call{Event: "push"}) })
+		held := HeldBy(func() { matched, err = p.Matches(context.Background(), Call{Event: "push"}) })
 		if matched || !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%.60s…: Matches = %v, %v; want false, %v", expr, matched, err, ErrTooLarge)
 		}

@@ -22,7 +22,6 @@ import (
 	"math"
 	"net/http"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +172,7 @@ func TestEvaluationHolds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile(%q): %v", expr, err)
 			}
-			held := heldBy(func() { _, _ = p.Matches(context.Background(), Call{Body: body}) })
+			held := HeldBy(func() { _, _ = p.Matches(context.Background(), Call{Body: body}) })
 			ratio := float64(held) / float64(len(body))
 			if ratio > budgetPerBodyByte {
 				t.Errorf("%s on %s: held %d bytes, %.1f times the body, more than %d", expr, name, held, ratio, budgetPerBodyByte)
@@ -184,36 +183,6 @@ func TestEvaluationHolds(t *testing.T) {
 		}
 	}
 	t.Logf("the most held: %.2f times the body, by %s", most, mostOf)
-}
-
-// heldBy is the most heap fn's evaluation holds at once, less the live
-// heap before it: the live heap is measured by a collection run by the
-// evaluation itself between two of its steps (so nothing allocates while
-// it marks), each time its budget has 64 KiB less than at the last
-// measure, when it runs out, and every 2 ms besides (what the budget does
-// not charge grows between those). The clock is out of the way: the
-// collections make the evaluation slow.
-func heldBy(fn func()) uint64 {
-	evalTimeout = time.Hour
-	defer func() { evalTimeout = EvalTimeout }()
-	live := func() uint64 {
-		runtime.GC()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	before := live()
-	peak, lowest, last, overSeen := before, math.MaxInt, time.Now(), false
-	onStep = func(b *allocBudget) {
-		if b.left < lowest-64<<10 || (b.over && !overSeen) || time.Since(last) > 2*time.Millisecond {
-			lowest, overSeen = min(lowest, b.left), b.over
-			peak = max(peak, live())
-			last = time.Now()
-		}
-	}
-	defer func() { onStep = nil }()
-	fn()
-	return peak - before
 }
 
 // boundsTheShippedBuild skips an allocation bound under -race: the race

@@ -124,9 +124,9 @@ How each is measured:
   compiles (comprehensions within each other, the costliest regular expression, a copy of every
   element, the body compared with itself) on 1 MiB bodies built to make it work hardest (arrays of
   ` + "`{}`, `[]`, `0`, `\"\"`" + ` and nested objects, an object of many keys); the worst body's median time and the
-  most heap bytes one call allocated (Go's ` + "`TotalAlloc`" + `), as a multiple of the body. An evaluation
-  is stopped after 100 ms, or when what it reads of the body would take more than 4 times the body:
-  the call is then ignored (200, ` + "`filter_error`" + `). Alone: ` + "`bin/hookrun-bench --only filters`" + `.
+  most heap one call held at once (the live heap, collected between its steps: ` + "`filter.HeldBy`" + `), as a
+  multiple of the body. An evaluation is stopped after 500,000 steps, or when what it holds would take
+  more than 4 times the body: the call is then ignored (200, ` + "`filter_error`" + `). Alone: ` + "`bin/hookrun-bench --only filters`" + `.
 - Fields: in the bench's own process, on three real GitHub deliveries (octokit/webhooks' examples of
   ` + "`issues` opened, `pull_request` opened and `push`, in `controllers/filter/testdata/github`" + `), four
   fields a triage agent needs of each: the bytes of the message text with prompt ` + "`Triage this.`" + ` and

@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package filter
+
+import (
+	"math"
+	"runtime"
+	"runtime/metrics"
+	"time"
+)
+
+// HeldBy runs fn, which evaluates filters, and returns the most heap it
+// held at once beyond what was live before: the live heap is measured by a
+// collection run by the evaluation itself between two of its steps (so
+// nothing allocates while it marks), each time its budget has 64 KiB less
+// than at the last measure, when it runs out, and every 2 ms besides (what
+// the budget does not charge grows between those). The clock is out of the
+// way meanwhile: the collections make evaluations slow. For tests and
+// benchmarks only: one at a time, nothing else evaluating.
+func HeldBy(fn func()) uint64 {
+	evalTimeout = time.Hour
+	defer func() { evalTimeout = EvalTimeout }()
+	live := func() uint64 {
+		runtime.GC()
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	before := live()
+	peak, lowest, last, overSeen := before, math.MaxInt, time.Now(), false
+	onStep = func(b *allocBudget) {
+		if b.left < lowest-64<<10 || (b.over && !overSeen) || time.Since(last) > 2*time.Millisecond {
+			lowest, overSeen = min(lowest, b.left), b.over
+			peak = max(peak, live())
+			last = time.Now()
+		}
+	}
+	defer func() { onStep = nil }()
+	fn()
+	return peak - before
+}

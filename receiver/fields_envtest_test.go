@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -73,7 +74,7 @@ var _ = Describe("spec.fields", func() {
 		// octokit/webhooks' issues.opened example (controllers/filter/testdata/github).
 		body, err := os.ReadFile(filepath.Join("..", "controllers", "filter", "testdata", "github", "issues-opened.json"))
 		Expect(err).NotTo(HaveOccurred())
-		_, id := f.withFields(ctx, "triage-fields", issueFields, agentsv1alpha1.PayloadFields)
+		ep, id := f.withFields(ctx, "triage-fields", issueFields, agentsv1alpha1.PayloadFields)
 		before := testutil.ToFloat64(handler.metrics.fieldErrors)
 		r := post(id, ptr(senderSecret), string(body))
 		Expect(r.status).To(Equal(http.StatusAccepted), string(r.body))
@@ -88,6 +89,18 @@ var _ = Describe("spec.fields", func() {
 		Expect(string(s.Data[agentsv1alpha1.PayloadFieldsKey])).To(Equal(
 			`{"labels":["bug"],"missing":null,"number":1,"text":"It looks like you accidently spelled 'commit' with two 't's.","title":"Spelling error in the README file"}`)) //nolint:misspell // the example delivery's own text
 		Expect(string(s.Data[agentsv1alpha1.PayloadFieldErrorsKey])).To(Equal(`["missing"]`))
+
+		By("the rejection report counts the call as field_error and says why, for the endpoint's status")
+		Eventually(func(g Gomega) {
+			report := &corev1.ConfigMap{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: receiverNamespace, Name: agentsv1alpha1.RejectionReportPrefix + reportPod}, report)).To(Succeed())
+			entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFieldError: 1}))
+			g.Expect(entry.LastError).NotTo(BeNil())
+			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFields))
+			g.Expect(entry.LastError.Message).To(Equal("1 of 5 fields failed (missing); missing: no such key: no_such_key"))
+		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 
 		By("an endpoint that sends the body keeps the fields too, and its runs do not send them")
 		_, body2 := f.withFields(ctx, "body-fields", map[string]agentsv1alpha1.FieldExpression{"action": `body.action`}, "")

@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 )
 
@@ -37,14 +38,22 @@ const CodeFilterInvalid = "filter_invalid"
 // failed to evaluate. No answer carries it: they are answered 200 ignored.
 const codeFilterError = "filter_error"
 
+// codeFieldError counts, in the rejection report, the calls accepted with a
+// field of spec.fields that failed (sent as null). No answer carries it.
+const codeFieldError = "field_error"
+
 var answerFilterInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFilterInvalid,
 	"The endpoint's spec.filter does not compile; see the endpoint's Ready condition")
 
 var answerFilterBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
 	"The receiver is evaluating as many calls of this endpoint's spec.filter as one endpoint may; retry after the number of seconds in Retry-After")
 
-// slotFilterError is the rejection-report slot of codeFilterError.
-var slotFilterError = slotOf(codeFilterError)
+// slotFilterError and slotFieldError are the rejection-report slots of
+// codeFilterError and codeFieldError.
+var (
+	slotFilterError = slotOf(codeFilterError)
+	slotFieldError  = slotOf(codeFieldError)
+)
 
 // codeFilterTimeout counts, in the rejection report, the calls whose
 // evaluation (spec.filter, spec.fields or spec.sender.oidc.claims) the
@@ -136,7 +145,7 @@ func (h *Handler) applyFilter(c *callState) int {
 	}
 	if err != nil {
 		h.metrics.filterErrors.Inc()
-		h.rejections.add(c.ep, slotFilterError, c.now)
+		h.rejections.addError(c.ep, slotFilterError, c.now, agentsv1alpha1.ExpressionFilter, err.Error())
 		if log := h.log.V(rejectionLogLevel); log.Enabled() {
 			// The error names the expression's keys and types, never the body's values.
 			log.Info("ignored a call", "reason", reasonFilterError, "error", err.Error(),

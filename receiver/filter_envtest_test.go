@@ -125,6 +125,9 @@ var _ = Describe("spec.filter", func() {
 			entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFilterError: 1}))
+			g.Expect(entry.LastError).NotTo(BeNil(), "why the call was ignored")
+			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFilter))
+			g.Expect(entry.LastError.Message).To(ContainSubstring("no such key: action"))
 		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 	})
 

@@ -80,7 +80,7 @@ var errorCodes = [...]string{
 	CodeEndpointPaused, CodeAgentUnavailable, CodeThreadUnavailable, CodePayloadTooLarge,
 	CodeRateLimited, CodeBacklogFull, CodeOwnerNotMember, CodeUnavailable, CodeBadRequest,
 	CodeUnsupportedMediaType,
-	CodeFilterInvalid, codeFilterError, CodeFieldsInvalid, codeFilterTimeout,
+	CodeFilterInvalid, codeFilterError, CodeFieldsInvalid, codeFilterTimeout, codeFieldError,
 }
 
 // slotOf returns the slot of an error code; every answer's code has one.
@@ -161,6 +161,9 @@ type rejectionEntry struct {
 	window           time.Time
 	counts, previous counts
 	last             time.Time
+	// lastError is the newest evaluation error counted; none when its
+	// time is zero.
+	lastError agentsv1alpha1.ReportedError
 }
 
 // roll moves the entry to the period starting at window, if that is later
@@ -175,6 +178,9 @@ func (e *rejectionEntry) roll(window time.Time) {
 		e.previous = counts{}
 	}
 	e.counts, e.window = counts{}, window
+	if e.lastError.Time.Before(window.Add(-agentsv1alpha1.RejectionWindow)) {
+		e.lastError = agentsv1alpha1.ReportedError{}
+	}
 }
 
 // empty tells whether nothing in the entry counts any more.
@@ -204,9 +210,27 @@ func newRejectionCounter() *rejectionCounter {
 
 // add counts one call to ep refused with the code of slot at now.
 func (rc *rejectionCounter) add(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time) {
-	window := now.Truncate(agentsv1alpha1.RejectionWindow)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	rc.count(ep, slot, now)
+}
+
+// addError counts one call to ep whose expression failed, with the code of
+// slot at now, and keeps its error as the newest.
+func (rc *rejectionCounter) addError(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time,
+	expr agentsv1alpha1.EvaluatedExpression, message string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	e := rc.count(ep, slot, now)
+	if !now.Before(e.lastError.Time) {
+		e.lastError = agentsv1alpha1.ReportedError{Expression: expr, Time: now,
+			Message: cut(message, agentsv1alpha1.MaxEvaluationErrorBytes)}
+	}
+}
+
+// count counts one call, under rc.mu, and returns its endpoint's entry.
+func (rc *rejectionCounter) count(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time) *rejectionEntry {
+	window := now.Truncate(agentsv1alpha1.RejectionWindow)
 	e := rc.entries[ep.UID]
 	if e == nil {
 		e = &rejectionEntry{namespace: ep.Namespace, name: ep.Name, window: window}
@@ -218,6 +242,7 @@ func (rc *rejectionCounter) add(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlo
 		e.last = now
 	}
 	rc.changed = true
+	return e
 }
 
 // forget drops a deleted endpoint's counts.
@@ -279,6 +304,9 @@ func (rc *rejectionCounter) markChanged() {
 // report sums into the same line again.
 func (rc *rejectionCounter) restore(uid types.UID, in agentsv1alpha1.RejectionReportEntry) {
 	e := &rejectionEntry{namespace: in.Namespace, name: in.Name, window: in.Window.UTC(), last: in.Last}
+	if in.LastError != nil {
+		e.lastError = *in.LastError
+	}
 	for i, code := range errorCodes {
 		e.counts[i], e.previous[i] = in.Counts[code], in.Previous[code]
 	}
@@ -293,6 +321,9 @@ func (rc *rejectionCounter) restore(uid types.UID, in agentsv1alpha1.RejectionRe
 func (e *rejectionEntry) reportEntry() agentsv1alpha1.RejectionReportEntry {
 	out := agentsv1alpha1.RejectionReportEntry{Namespace: e.namespace, Name: e.name, Window: e.window, Last: e.last}
 	out.Counts, out.Previous = byCode(&e.counts), byCode(&e.previous)
+	if !e.lastError.Time.IsZero() {
+		out.LastError = &e.lastError
+	}
 	return out
 }
 

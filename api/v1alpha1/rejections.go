@@ -43,7 +43,43 @@ type EndpointRejections struct {
 	// lastRejectionTime is when the newest counted call was refused.
 	// +optional
 	LastRejectionTime *metav1.Time `json:"lastRejectionTime,omitempty"`
+
+	// lastEvaluationError is the newest error of the endpoint's spec.filter
+	// (the call was ignored, counted as filter_error) or spec.fields (the
+	// call was accepted with the field null, counted as field_error) in the
+	// counted period: why calls are ignored.
+	// +optional
+	LastEvaluationError *EvaluationError `json:"lastEvaluationError,omitempty"`
 }
+
+// EvaluationError is an error of an expression of an endpoint, evaluated on
+// a call.
+type EvaluationError struct {
+	// expression is the field whose expression failed: Filter or Fields.
+	// +required
+	Expression EvaluatedExpression `json:"expression"`
+	// message is the error, at most MaxEvaluationErrorBytes: for fields,
+	// the names of the fields that failed and the first one's error.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message"`
+	// time is when the call was evaluated.
+	// +required
+	Time metav1.Time `json:"time"`
+}
+
+// EvaluatedExpression names an endpoint's expression evaluated on calls.
+// +kubebuilder:validation:Enum=Filter;Fields
+type EvaluatedExpression string
+
+const (
+	ExpressionFilter EvaluatedExpression = "Filter"
+	ExpressionFields EvaluatedExpression = "Fields"
+)
+
+// MaxEvaluationErrorBytes bounds an evaluation error's message in status
+// and in a rejection report.
+const MaxEvaluationErrorBytes = 512
 
 // RejectionCount is how many calls were refused with one error code.
 type RejectionCount struct {
@@ -92,6 +128,17 @@ type RejectionReportEntry struct {
 	Previous map[string]int64 `json:"previous,omitempty"`
 	// Last is when the newest of them was refused.
 	Last time.Time `json:"last"`
+	// LastError is the newest evaluation error counted (filter_error or
+	// field_error), if any.
+	LastError *ReportedError `json:"lastError,omitempty"`
+}
+
+// ReportedError is an evaluation error in a rejection report.
+// +kubebuilder:object:generate=false
+type ReportedError struct {
+	Expression EvaluatedExpression `json:"expression"`
+	Message    string              `json:"message"`
+	Time       time.Time           `json:"time"`
 }
 
 // Encode returns the entry as a report holds it.

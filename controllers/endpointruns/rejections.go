@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,6 +83,7 @@ func sumRejections(entries []agentsv1alpha1.RejectionReportEntry, now time.Time)
 	since := current.Add(-agentsv1alpha1.RejectionWindow)
 	total := map[string]int64{}
 	var last time.Time
+	var lastError *agentsv1alpha1.ReportedError
 	for _, e := range entries {
 		switch {
 		case !e.Window.Before(current):
@@ -95,6 +97,10 @@ func sumRejections(entries []agentsv1alpha1.RejectionReportEntry, now time.Time)
 		if e.Last.After(last) {
 			last = e.Last
 		}
+		if le := e.LastError; le != nil && (le.Expression == agentsv1alpha1.ExpressionFilter || le.Expression == agentsv1alpha1.ExpressionFields) &&
+			!le.Time.Before(since) && (lastError == nil || le.Time.After(lastError.Time)) {
+			lastError = le
+		}
 	}
 	if len(total) == 0 {
 		return nil
@@ -107,7 +113,25 @@ func sumRejections(entries []agentsv1alpha1.RejectionReportEntry, now time.Time)
 		// To the second, as the API server keeps it: no write for nanoseconds.
 		out.LastRejectionTime = &metav1.Time{Time: last.Truncate(time.Second)}
 	}
+	if lastError != nil {
+		out.LastEvaluationError = &agentsv1alpha1.EvaluationError{Expression: lastError.Expression,
+			Message: cutMessage(lastError.Message), Time: metav1.Time{Time: lastError.Time.Truncate(time.Second)}}
+	}
 	return out
+}
+
+// cutMessage is an evaluation error's message as status holds it: a report
+// is written by the receiver, but any writer of its namespace could write
+// one.
+func cutMessage(s string) string {
+	if len(s) <= agentsv1alpha1.MaxEvaluationErrorBytes {
+		return s
+	}
+	n := agentsv1alpha1.MaxEvaluationErrorBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // addCounts adds the positive counts of in to total.

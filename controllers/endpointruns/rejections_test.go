@@ -17,8 +17,10 @@ limitations under the License.
 package endpointruns
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -84,4 +86,47 @@ func equalCounts(a, b []agentsv1alpha1.RejectionCount) bool {
 		}
 	}
 	return true
+}
+
+// TestSumRejectionsKeepsTheNewestEvaluationError: status shows the newest
+// evaluation error of any replica within the counted period, its message
+// cut to the CRD's bound; an error of no known expression (a report
+// written by hand) or from before the period is not shown.
+func TestSumRejectionsKeepsTheNewestEvaluationError(t *testing.T) {
+	now := t10.Add(42 * time.Minute)
+	withError := func(at time.Time, expr agentsv1alpha1.EvaluatedExpression, message string) agentsv1alpha1.RejectionReportEntry {
+		return agentsv1alpha1.RejectionReportEntry{Window: t10, Counts: map[string]int64{"filter_error": 1}, Last: at,
+			LastError: &agentsv1alpha1.ReportedError{Expression: expr, Message: message, Time: at}}
+	}
+	long := strings.Repeat("é", agentsv1alpha1.MaxEvaluationErrorBytes)
+	for _, c := range []struct {
+		name    string
+		entries []agentsv1alpha1.RejectionReportEntry
+		want    *agentsv1alpha1.EvaluationError
+	}{
+		{"the newest of two replicas", []agentsv1alpha1.RejectionReportEntry{
+			withError(t10.Add(time.Minute), agentsv1alpha1.ExpressionFilter, "no such key: action"),
+			withError(t10.Add(2*time.Minute+300*time.Millisecond), agentsv1alpha1.ExpressionFields, "1 of 2 fields failed (title); title: no such key: issue"),
+		}, &agentsv1alpha1.EvaluationError{Expression: agentsv1alpha1.ExpressionFields,
+			Message: "1 of 2 fields failed (title); title: no such key: issue", Time: metav1.NewTime(t10.Add(2 * time.Minute))}},
+		{"a long message cut at a character", []agentsv1alpha1.RejectionReportEntry{
+			withError(t10, agentsv1alpha1.ExpressionFilter, long),
+		}, &agentsv1alpha1.EvaluationError{Expression: agentsv1alpha1.ExpressionFilter,
+			Message: long[:agentsv1alpha1.MaxEvaluationErrorBytes], Time: metav1.NewTime(t10)}},
+		{"an unknown expression", []agentsv1alpha1.RejectionReportEntry{withError(t10, "Claims", "x")}, nil},
+		{"before the counted period", []agentsv1alpha1.RejectionReportEntry{
+			withError(t10.Add(-61*time.Minute), agentsv1alpha1.ExpressionFilter, "old"),
+		}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := sumRejections(c.entries, now)
+			if got == nil {
+				t.Fatal("sumRejections = nil")
+			}
+			if e := got.LastEvaluationError; (e == nil) != (c.want == nil) || e != nil && (e.Expression != c.want.Expression ||
+				e.Message != c.want.Message || !e.Time.Equal(&c.want.Time) || !utf8.ValidString(e.Message)) {
+				t.Errorf("LastEvaluationError = %+v, want %+v", e, c.want)
+			}
+		})
+	}
 }

@@ -103,8 +103,10 @@ type Values struct {
 	// Object is the fields as one JSON object (EncodeJSON's form), a
 	// field that failed null.
 	Object []byte
-	// Errors are the names of the fields that failed, in byte order.
-	Errors []string
+	// Errors are the names of the fields that failed, in byte order, and
+	// FirstError the first one's name and error.
+	Errors     []string
+	FirstError string
 	// TimedOut: the evaluation was stopped by EvalTimeout (a machine too
 	// busy to decide it), not by anything of the call: the fields are not
 	// what they would be, and the call is answered 503.
@@ -143,6 +145,12 @@ func (f *Fields) Eval(ctx context.Context, call Call) Values {
 		if err != nil || ev.act.budget.over {
 			out.Object = append(out.Object, "null"...)
 			out.Errors = append(out.Errors, name)
+			if err == nil {
+				err = ErrTooLarge
+			}
+			if out.FirstError == "" {
+				out.FirstError = name + ": " + err.Error()
+			}
 		}
 	}
 	out.Object = append(out.Object, '}')

@@ -206,9 +206,9 @@ type Call struct {
 var (
 	// ErrTimeout stops an evaluation that ran for EvalTimeout.
 	ErrTimeout = fmt.Errorf("the evaluation took more than %s", EvalTimeout)
-	// ErrTooLarge stops an evaluation whose values of the body would take
-	// more than its allocation budget (newBudget).
-	ErrTooLarge = errors.New("the values the expression reads of the body would take more than 4 times the body's size")
+	// ErrTooLarge stops an evaluation whose values would take more than its
+	// budget (newBudget).
+	ErrTooLarge = errors.New("the values the evaluation holds would take more than 4 times the body's size (at least 128 KiB)")
 )
 
 // Matches evaluates the expression on call: true starts a run. An error (a

@@ -247,6 +247,10 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		}
 		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), age(r.LastRejectionTime, now))
 	}
+	if e := c.Rejections; e != nil && e.LastEvaluationError != nil {
+		le := e.LastEvaluationError
+		fmt.Fprintf(w, "Last %s error:\t%s (%s)\n", strings.ToLower(string(le.Expression)), printableLine(le.Message), age(&le.Time, now))
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}

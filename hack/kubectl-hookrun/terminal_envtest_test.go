@@ -95,6 +95,13 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 			Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: agentsv1alpha1.ReasonOwnerNotMember,
 			Message: "owner " + owner + " left", LastTransitionTime: metav1.Now(),
 		}},
+		// A filter's error may quote a key the body chose.
+		Rejections: &agentsv1alpha1.EndpointRejections{
+			Since:  metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Hour)),
+			Counts: []agentsv1alpha1.RejectionCount{{Code: "filter_error", Count: 3}},
+			LastEvaluationError: &agentsv1alpha1.EvaluationError{Expression: agentsv1alpha1.ExpressionFilter,
+				Message: "no such key: " + osc52, Time: metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))},
+		},
 	}
 	if err := c.Status().Update(ctx, ep); err != nil {
 		t.Fatal(err)
@@ -135,7 +142,8 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 		t.Errorf("endpoints:\n%s", out)
 	}
 	card, _ := plugin("show", "hooks")
-	for _, want := range []string{"Owner:", "mallory" + escapedOSC52 + `\u202e`, "owner mallory" + escapedOSC52, "failed " + escapedOSC52} {
+	for _, want := range []string{"Owner:", "mallory" + escapedOSC52 + `\u202e`, "owner mallory" + escapedOSC52, "failed " + escapedOSC52,
+		"Refused:", "filter_error 3", "Last filter error:", "no such key: " + escapedOSC52 + " ("} {
 		if !strings.Contains(card, want) {
 			t.Errorf("show does not print %q:\n%s", want, card)
 		}

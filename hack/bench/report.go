@@ -117,8 +117,10 @@ How each is measured:
   (default flags: 8 dispatch workers, a 30 s call deadline): 200 sequential runs of one Agent alone, then
   200 more while four Agents of another namespace, whose server holds every request open, have 20
   runs running each (their four Agent shares, 2 calls each, would be all 8 workers; their namespace
-  holds its share, 4 calls, throughout); the p99 beside them and the ratio of the two p99s, medians
-  of its runs.
+  holds its share, 4 calls, throughout); the p99 beside them and the ratio of the two p99s; then 200
+  more while a second namespace's four tarpits do the same (the two namespaces' shares would be all
+  8 workers: the reserve keeps 2 for a namespace with no call in flight, and they hold 6), the p99 of
+  the third namespace; medians of its runs.
 - Filters: in the bench's own process, before anything else runs, one evaluation at a time as the
   receiver makes them: each documented filter of the user guide and each hostile expression that
   compiles (comprehensions within each other, the costliest regular expression, a copy of every

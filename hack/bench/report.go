@@ -121,6 +121,11 @@ How each is measured:
   more while a second namespace's four tarpits do the same (the two namespaces' shares would be all
   8 workers: the reserve keeps 2 for a namespace with no call in flight, and they hold 6), the p99 of
   the third namespace; medians of its runs.
+- Verdicts under a flood: ` + "`--only verdicts`" + `, the receiver as a process (2 cores, its own ` + "`GOMAXPROCS`" + `
+  turns): another namespace's GitHub endpoint whose filter takes about a third of the step limit and
+  matches gets 60 calls one after another, alone and then while namespace ` + "`flood`" + ` calls two endpoints whose
+  filter runs to the limit over 16 connections; the answers that are not 202 (200 ignored is a
+  delivery GitHub never retries) and the 202s' p99.
 - Filters: in the bench's own process, before anything else runs, one evaluation at a time as the
   receiver makes them: each documented filter of the user guide and each hostile expression that
   compiles (comprehensions within each other, the costliest regular expression, a copy of every

@@ -116,8 +116,14 @@ func githubSignature(secret string, body []byte) string {
 // filter, in the bench namespace and waits until the receiver verifies its
 // signatures (a signed ping gets its pong).
 func githubEndpoint(ctx context.Context, c *devcluster.Cluster, name, filter string, logf func(string, ...any)) (devcluster.Endpoint, error) {
+	return githubEndpointIn(ctx, c, "bench", name, filter, logf)
+}
+
+// githubEndpointIn is githubEndpoint in namespace ns, whose Agent triage it
+// calls.
+func githubEndpointIn(ctx context.Context, c *devcluster.Cluster, ns, name, filter string, logf func(string, ...any)) (devcluster.Endpoint, error) {
 	ep := &agentsv1alpha1.WebhookEndpoint{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
 			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this issue.",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,

@@ -45,28 +45,30 @@ const (
 	// interpreter's own fixed costs, and a small body's values.
 	minBudget = 128 << 10
 	// valueBytes is the charge for each value of an object or array the
-	// expression is given, and for each step of a comprehension over one:
-	// the value, its place in the interpreter, and the step's own
-	// allocations (measured: TestEvaluationHolds).
-	valueBytes = 320
+	// expression is given (the value, its place in the interpreter, and
+	// the scopes it keeps), and stepBytes that for each step of a
+	// comprehension over one (the interpreter's allocations for the step;
+	// measured: TestEvaluationHolds).
+	valueBytes = 192
+	stepBytes  = 128
 	// indexedBytes is the charge for keeping an element found by its
 	// index.
 	indexedBytes = 64
 	// objectBytes is the charge for reading an object's members into its
 	// index (a Go map has a group of 8 slots at least), and memberBytes
-	// that for each member, beside its key's bytes.
+	// that for each member (its slot in a map that grows by doubling, its
+	// key in the list of keys), beside its key's bytes and what its value
+	// holds (heldBy).
 	objectBytes = 384
-	memberBytes = 96
-	// decodeBytesPerByte is the charge per byte of a value decoded whole
-	// into Go values (concatenation, conversion), as encoding/json
-	// allocates at worst.
-	decodeBytesPerByte = 48
-	// listBytes is the charge for a list or map an expression builds,
-	// and slotBytes that for each of its elements or entries (its value
-	// and, for a map, its key and its place in the Go map), beside the
-	// bytes of its strings.
-	listBytes = 96
-	slotBytes = 48
+	memberBytes = 128
+	// listBytes is the charge for a list an expression builds, and
+	// slotBytes that for each of its elements; mapBytes and entryBytes
+	// those for a map (a Go map has a group of 8 slots at least) and each
+	// of its entries: beside the bytes of their strings.
+	listBytes  = 96
+	slotBytes  = 48
+	mapBytes   = 384
+	entryBytes = 96
 	// keptBytes is what a map() or filter() keeps of each step: its
 	// result's slot in a list that grows by doubling (16 bytes, and while
 	// it grows the old array of half as many beside the new one).
@@ -100,6 +102,9 @@ func newBudget(bodyBytes int, stop func()) *allocBudget {
 
 // spend takes n bytes from the budget, and tells whether they fit.
 func (b *allocBudget) spend(n int) bool {
+	if onSpend != nil {
+		onSpend(b)
+	}
 	if b.over {
 		return false
 	}
@@ -132,12 +137,16 @@ type scope struct {
 	state   scopeState
 }
 
-// step opens the scope of a step that runs within the current one.
+// step opens the scope of a step that runs within parent.
 func (b *allocBudget) step(parent *scope) *scope {
 	s := &scope{b: b, parent: parent}
 	b.current = s
 	return s
 }
+
+// within opens a scope within s for what one value of s's step holds: a
+// list that keeps the value keeps its scope, not all its step made.
+func (s *scope) within() *scope { return &scope{b: s.b, parent: s} }
 
 // take charges n bytes to s, and tells whether they fit. The scopes of
 // the steps s runs within are charged too: ending one refunds what its

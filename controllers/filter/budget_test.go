@@ -21,9 +21,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -181,6 +183,7 @@ func TestWhatAnExpressionBuildsIsCharged(t *testing.T) {
 		l + `.map(a, ` + l + `.map(b, ` + l + `.map(c, [a, b, c, "x"]))).size() > 0`,
 		l + `.map(a, ` + l + `.map(b, ` + l + `.map(c, {"k": [a, b], "v": c}))).size() > 0`,
 		l + `.map(a, ` + l + `.map(b, ` + l + `.filter(c, c == 0))).size() > 0`,
+		l + `.map(a, ` + l + `.map(b, ` + l + `.map(c, {c: c}))).size() > 0`,
 	} {
 		p, err := Compile(expr)
 		if err != nil {
@@ -195,5 +198,114 @@ func TestWhatAnExpressionBuildsIsCharged(t *testing.T) {
 			t.Errorf("%.60s…: held %d bytes, more than the budget of %d", expr, held, minBudget)
 		}
 		t.Logf("%.60s…: held %d bytes", expr, held)
+	}
+}
+
+// TestDecodedBytes: what decoding a value whole allocates (a concatenation
+// of two arrays of the body, a conversion) is within what it is charged,
+// on the hostile bodies, the real payloads and the long lists; and the
+// charge of a real payload is a few times its size (it was 48 times every
+// value: two arrays of 100 paths of a push were "too large").
+func TestDecodedBytes(t *testing.T) {
+	boundsTheShippedBuild(t)
+	bodies := hostileBodies()
+	files, _ := filepath.Glob(filepath.Join("testdata", "github", "*.json"))
+	for _, file := range files {
+		body, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[filepath.Base(file)] = body
+	}
+	for _, c := range longLists {
+		bodies[c.name] = []byte(c.body(1000))
+	}
+	for name, body := range bodies {
+		unlimited := newBudget(0, nil)
+		unlimited.left = math.MaxInt
+		allocated := allocatedBy(func() { _ = materialize(body, unlimited) })
+		charged := decodedBytes(body)
+		if allocated > uint64(charged) {
+			t.Errorf("%s: decoding allocated %d bytes, more than the %d charged", name, allocated, charged)
+		}
+		if ratio := float64(charged) / float64(len(body)); strings.HasSuffix(name, ".json") && ratio > 8 {
+			t.Errorf("%s: charged %.1f times its size for decoding", name, ratio)
+		}
+	}
+}
+
+// TestWhatAStepKeepsIsCharged: a step's values that outlive it keep its
+// scope, whatever keeps them: a concatenation (z + i keeps the array i and
+// what was read of it), and the members an object read keeps (each value
+// charged by what it holds: an array's struct is twice an object's).
+// Measured against the budget, on bodies sized to make each work hardest.
+func TestWhatAStepKeepsIsCharged(t *testing.T) {
+	boundsTheShippedBuild(t)
+	members := func(n int, value string) string {
+		return list(`{"status":"firing",`, n, func(i int) string { return fmt.Sprintf(`"k%d":%s`, i, value) }, `}`)
+	}
+	cases := map[string][]byte{
+		// 1 MiB of one-element arrays of an object of 60 members each.
+		"[[0]].all(z, body.items.map(i, i[0].a == 0 ? z + i : z).size() > 0)": func() []byte {
+			item := `[{"a":0,` + strings.TrimPrefix(members(60, "[]"), `{"status":"firing",`) + `]`
+			n := (MaxInputBytes - 20) / (len(item) + 1)
+			return []byte(list(`{"items":[`, n, func(int) string { return item }, `]}`))
+		}(),
+	}
+	// An object of as many empty arrays as its read leaves the budget,
+	// after 1 MiB of padding.
+	for _, value := range []string{"[]", "{}", "0", `"x"`} {
+		for n := 60_000; n > 0; n -= 1000 {
+			obj := members(n, value)
+			pad := MaxInputBytes - len(obj) - 20
+			if pad < 0 {
+				continue
+			}
+			body := []byte(`{"pad":[` + strings.TrimSuffix(strings.Repeat("0,", pad/2), ",") + `],"obj":` + obj + `}`)
+			b := newBudget(len(body), nil)
+			if top := parseJSON(body, b).(*jsonObject); top.load() && top.vals["obj"].(*jsonObject).load() {
+				cases[`body.obj.status == "firing" && body.obj.k0 == body.obj.k0 && `+strconv.Quote(value)+` != ""`] = body
+				break
+			}
+		}
+	}
+	for expr, body := range cases {
+		p, err := Compile(expr)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", expr, err)
+		}
+		held := HeldBy(func() { _, _ = p.Matches(context.Background(), Call{Body: body}) })
+		if budget := budgetPerBodyByte * len(body); held > uint64(budget) {
+			t.Errorf("%s on %d bytes: held %d bytes, more than the budget of %d (%.1f times)", expr, len(body), held, budget, float64(held)/float64(budget))
+		}
+	}
+}
+
+// TestRealFiltersWithinTheBudget: filters of real shapes that compare or
+// join two arrays of the body decide as cel-go does: a concatenation is
+// charged by what decoding holds (it was 48 times the bytes), and an array
+// compared with another is read in turn (each element was kept).
+func TestRealFiltersWithinTheBudget(t *testing.T) {
+	paths := func(n int, dir string) string {
+		return list("[", n, func(i int) string { return fmt.Sprintf(`"%s/module-%d/src/file_%d.go"`, dir, i%50, i) }, "]")
+	}
+	ints := func(n, add int) string { return list("[", n, func(i int) string { return fmt.Sprint(i + add) }, "]") }
+	for _, c := range []struct{ expr, body string }{
+		{`"docs/module-1/src/file_1.go" in body.head_commit.added + body.head_commit.modified`,
+			`{"head_commit":{"added":` + paths(100, "pkg") + `,"modified":` + paths(100, "docs") + `}}`},
+		{`size(body.head_commit.added + body.head_commit.modified) > 10`,
+			`{"head_commit":{"added":` + paths(1000, "pkg") + `,"modified":` + paths(1000, "docs") + `}}`},
+		{`body.before == body.after`, `{"before":` + ints(1000, 0) + `,"after":` + ints(1000, 0) + `}`},
+		{`body.before != body.after`, `{"before":` + ints(50_000, 0) + `,"after":` + ints(50_000, 1) + `}`},
+	} {
+		p, err := Compile(c.expr)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", c.expr, err)
+		}
+		call := Call{Header: http.Header{}, Body: []byte(c.body)}
+		got, err := p.Matches(context.Background(), call)
+		if want := oracle(t, c.expr, call); err != nil || got != want || !want {
+			t.Errorf("%s on %d bytes: Matches = %v, %v; cel-go on the decoded body: %v", c.expr, len(c.body), got, err, want)
+		}
 	}
 }

@@ -69,7 +69,7 @@ func (s *steps) built(v ref.Val) ref.Val {
 	if s == nil || types.IsError(v) {
 		return v
 	}
-	n, held := 0, 0
+	n, held, own := 0, 0, 0
 	switch c := v.(type) {
 	case traits.Mapper:
 		it := c.Iterator()
@@ -78,14 +78,15 @@ func (s *steps) built(v ref.Val) ref.Val {
 			n++
 			held += kept(k) + kept(c.Get(k))
 		}
+		own = mapBytes + n*entryBytes
 	case traits.Lister:
 		n = int(c.Size().(types.Int))
 		for i := range n {
 			held += kept(c.Get(types.Int(i)))
 		}
+		own = listBytes + n*slotBytes
 	}
 	s.takeN(n)
-	own := listBytes + n*slotBytes
 	if !s.budget.root.take(own + held) {
 		return errTooLarge
 	}
@@ -166,6 +167,10 @@ func (c *countedAdd) add(s *steps, l, r ref.Val) ref.Val {
 		b.current.take(len(t))
 	case traits.Lister:
 		if !accumulates {
+			// The concatenation keeps both lists: a list of the body read
+			// in a step keeps that step's scope.
+			kept(l)
+			kept(r)
 			b.root.take(viewBytes)
 			break
 		}

@@ -160,9 +160,17 @@ func estimate(e *cel.Env, ast *cel.Ast) (uint64, error) {
 }
 
 // program builds a checked expression's program. OptOptimize compiles each
-// pattern of matches() once, here, rather than at every call.
-func program(e *cel.Env, ast *cel.Ast) (cel.Program, error) {
-	prg, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery),
+// pattern of matches() once, here, rather than at every call, and builds
+// lists and maps of constants: a map literal with a bytes key
+// ({dyn(b"a"): 1}) panics in cel-go as it does (an evaluation's panic is
+// an error; this one happens before), so a panic is an error here too.
+func program(e *cel.Env, ast *cel.Ast) (prg cel.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prg, err = nil, fmt.Errorf("building the program: %v", r)
+		}
+	}()
+	prg, err = e.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptEvery),
 		cel.CustomDecoratorV2(countSteps))
 	if err != nil {
 		return nil, fmt.Errorf("building the program: %w", err)

@@ -25,9 +25,9 @@ import (
 
 // HeldBy runs fn, which evaluates filters, and returns the most heap it
 // held at once beyond what was live before: the live heap is measured by a
-// collection run by the evaluation itself between two of its steps (so
-// nothing allocates while it marks), each time its budget has 64 KiB less
-// than at the last measure, when it runs out, and every 2 ms besides (what
+// collection run by the evaluation itself at a step or a charge (so
+// nothing allocates while it marks), each time its budget has a 16th (at
+// least 64 KiB) less than at the last measure, when it runs out, and every 10 ms besides (what
 // the budget does not charge grows between those). The clock is out of the
 // way meanwhile: the collections make evaluations slow. For tests and
 // benchmarks only: one at a time, nothing else evaluating.
@@ -41,15 +41,21 @@ func HeldBy(fn func()) uint64 {
 		return s[0].Value.Uint64()
 	}
 	before := live()
-	peak, lowest, last, overSeen := before, math.MaxInt, time.Now(), false
-	onStep = func(b *allocBudget) {
-		if b.left < lowest-64<<10 || (b.over && !overSeen) || time.Since(last) > 2*time.Millisecond {
+	peak, lowest, last, overSeen, every := before, math.MaxInt, time.Now(), false, 0
+	measure := func(b *allocBudget) {
+		if every == 0 {
+			every = max(64<<10, b.left/16)
+		}
+		if b.left < lowest-every || (b.over && !overSeen) || time.Since(last) > 10*time.Millisecond {
 			lowest, overSeen = min(lowest, b.left), b.over
 			peak = max(peak, live())
 			last = time.Now()
 		}
 	}
-	defer func() { onStep = nil }()
+	// Before a charge too: one call (an object's members read) may build
+	// much between two steps.
+	onStep, onSpend = measure, measure
+	defer func() { onStep, onSpend = nil, nil }()
 	fn()
 	return peak - before
 }

@@ -117,13 +117,14 @@ func hostileBodies() map[string][]byte {
 		n := (MaxInputBytes - len(prefix) - len(suffix)) / (len(elem) + 1)
 		return []byte(prefix + strings.TrimSuffix(strings.Repeat(elem+",", n), ",") + suffix)
 	}
-	keys := func() []byte {
+	keys := func(value string) []byte {
 		var b strings.Builder
 		b.WriteString(`{"status":"firing","action":"opened","ref":"refs/heads/main"`)
 		for i := 0; b.Len() < MaxInputBytes-16; i++ {
 			b.WriteString(`,"k`)
 			b.WriteString(strings.Repeat("x", i%4))
-			b.WriteString(`":0`)
+			b.WriteString(`":`)
+			b.WriteString(value)
 		}
 		b.WriteString("}")
 		return []byte(b.String())
@@ -135,7 +136,10 @@ func hostileBodies() map[string][]byte {
 		`alerts of ""`:     fill(`{"status":"firing","alerts":[`, `""`, `]}`),
 		"alerts of nested": fill(`{"status":"firing","alerts":[`, `{"labels":{"severity":[{}]}}`, `]}`),
 		"top-level of {}":  fill(`[`, `{}`, `]`),
-		"many keys":        keys(),
+		"many keys":        keys("0"),
+		"many keys of []":  keys("[]"),
+		"many keys of {}":  keys("{}"),
+		`many keys of ""`:  keys(`""`),
 	}
 }
 

@@ -157,8 +157,18 @@ func (a *jsonArray) Equal(other ref.Val) ref.Val {
 	}
 	it := a.iterator()
 	defer it.finish()
+	// Another array of the body is read in turn too: an index would keep
+	// each of its elements.
+	var next func(i int) ref.Val
+	if b, ok := other.(*jsonArray); ok {
+		bit := b.iterator()
+		defer bit.finish()
+		next = func(int) ref.Val { return bit.Next() }
+	} else {
+		next = func(i int) ref.Val { return l.Get(types.Int(i)) }
+	}
 	for i := 0; it.HasNext() == types.True; i++ {
-		if eq := it.Next().Equal(l.Get(types.Int(i))); eq != types.True {
+		if eq := it.Next().Equal(next(i)); eq != types.True {
 			return eq
 		}
 	}
@@ -197,7 +207,11 @@ func (it *arrayIterator) Next() ref.Val {
 	start := it.i
 	end, after := it.a.next(start)
 	it.i = after
-	return element(it.a.raw[start:end], it.next())
+	step := it.next()
+	if !step.take(stepBytes) {
+		return errTooLarge
+	}
+	return element(it.a.raw[start:end], step.within())
 }
 
 // sliceIterator yields vals, each in a step charged as a step over an
@@ -220,7 +234,7 @@ func (it *sliceIterator) Next() ref.Val {
 	if len(it.vals) == 0 {
 		return nil
 	}
-	if !it.next().take(valueBytes) {
+	if !it.next().take(stepBytes) {
 		return errTooLarge
 	}
 	v := it.vals[0]

@@ -71,7 +71,7 @@ func (o *jsonObject) load() bool {
 	vals := map[string]ref.Val{}
 	fits := true
 	members(o.raw, func(raw, value []byte) bool {
-		if fits = o.s.take(memberBytes + len(raw)); !fits {
+		if fits = o.s.take(memberBytes + len(raw) + heldBy(value)); !fits {
 			return false
 		}
 		k := jsonString(raw)

@@ -85,6 +85,22 @@ func element(raw []byte, s *scope) ref.Val {
 	return jsonValue(raw, s)
 }
 
+// heldBy is what the value of raw holds once it is made (jsonValue): an
+// object's or array's struct, a string's header and bytes, a number's box.
+func heldBy(raw []byte) int {
+	switch raw[0] {
+	case '{':
+		return 48
+	case '[':
+		return 96
+	case '"':
+		return 16 + len(raw)
+	case 't', 'f', 'n':
+		return 0
+	}
+	return 8
+}
+
 // stringBytes is what decoding raw allocates when it is a string.
 func stringBytes(raw []byte) int {
 	if raw[0] == '"' {
@@ -131,7 +147,7 @@ func members(raw []byte, fn func(key, value []byte) bool) {
 // Go values may outlive the step that made them (a concatenation kept by
 // map()).
 func materialize(raw []byte, b *allocBudget) ref.Val {
-	if !b.root.take(decodeBytesPerByte * len(raw)) {
+	if !b.root.take(decodedBytes(raw)) {
 		return errTooLarge
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -139,6 +155,51 @@ func materialize(raw []byte, b *allocBudget) ref.Val {
 	var v any
 	_ = dec.Decode(&v)
 	return types.DefaultTypeAdapter.NativeToValue(numbers(v))
+}
+
+// What decoding a value whole allocates, by what it holds (decodedBytes):
+// encoding/json's copy of the input, a map per object (a group of 8 slots
+// at least), a slice per array, a slot per member and per element (in a
+// map or slice that grows by doubling), a string's header and bytes, a
+// number's text and then its box (measured: TestDecodedBytes).
+const (
+	decodedObject  = 384
+	decodedArray   = 64
+	decodedMember  = 128
+	decodedElement = 64
+	decodedString  = 32
+	decodedNumber  = 64
+)
+
+// decodedBytes is what materialize allocates decoding the valid JSON
+// value raw.
+func decodedBytes(raw []byte) int {
+	n := len(raw)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '"':
+			end, _ := scanString(raw, i)
+			n += decodedString + end - i
+			i = end
+			continue
+		case c == '-' || isDigit(c):
+			end, _ := scanNumber(raw, i)
+			n += decodedNumber + end - i
+			i = end
+			continue
+		case c == '{':
+			n += decodedObject
+		case c == '[':
+			n += decodedArray
+		case c == ':':
+			n += decodedMember
+		case c == ',':
+			n += decodedElement
+		}
+		i++
+	}
+	return n
 }
 
 // numbers replaces every json.Number in v by an int64 or a float64, as

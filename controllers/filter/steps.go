@@ -81,9 +81,9 @@ func newSteps(budget *allocBudget, stop func()) *steps {
 // take counts one step.
 func (s *steps) take() { s.takeN(1) }
 
-// onStep, when set, is called at every step: tests measure what an
-// evaluation holds (heldBy).
-var onStep func(*allocBudget)
+// onStep and onSpend, when set, are called at every step and before every
+// charge: HeldBy measures what an evaluation holds.
+var onStep, onSpend func(*allocBudget)
 
 // takeN counts n steps.
 func (s *steps) takeN(n int) {

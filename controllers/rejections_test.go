@@ -116,6 +116,38 @@ var _ = Describe("Diagnosable rejections", func() {
 		Expect(report.Data).To(HaveKey(string(got.UID)), "the receiver's own report, written as its service account")
 	})
 
+	It("shows why a filter ignores calls: its newest error in status.rejections.lastEvaluationError", func(ctx SpecContext) {
+		h := startReceiver(ctx, "rcv-"+ns, time.Second)
+		srv := httptest.NewServer(h)
+		DeferCleanup(srv.Close)
+		ep := newEndpoint(ns, "opened-only", "triage")
+		ep.Spec.Filter = `body.action == "opened"`
+		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
+		got := readyEndpoint(ctx, ep)
+		secret := string(generatedSecret(ctx, got).Data[agentsv1alpha1.WebhookSecretKey])
+		call := func(body string) int {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/webhooks/"+got.Status.EndpointID+"/receive", strings.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set(agentsv1alpha1.SecretHeader, secret)
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Body.Close()).To(Succeed())
+			return resp.StatusCode
+		}
+		// A body without "action": the filter fails, the call is ignored.
+		Eventually(call).WithArguments(`{"issue":{"number":7}}`).Should(Equal(http.StatusOK), "the receiver serves the endpoint")
+
+		Eventually(func(g Gomega) {
+			r := endpointState(ctx, ep)().Status.Rejections
+			g.Expect(r).NotTo(BeNil())
+			g.Expect(r.Counts).To(ContainElement(agentsv1alpha1.RejectionCount{Code: "filter_error", Count: 1}))
+			g.Expect(r.LastEvaluationError).NotTo(BeNil(), "the owner sees why the call was ignored")
+			g.Expect(r.LastEvaluationError.Expression).To(Equal(agentsv1alpha1.ExpressionFilter))
+			g.Expect(r.LastEvaluationError.Message).To(ContainSubstring("no such key: action"))
+			g.Expect(r.LastEvaluationError.Time.IsZero()).To(BeFalse())
+		}).WithTimeout(5 * time.Second).Should(Succeed())
+	})
+
 	It("deletes a replica's report once nothing in it counts, and keeps a recent one", func(ctx SpecContext) {
 		report := func(name string, writtenAt time.Time) *corev1.ConfigMap {
 			return &corev1.ConfigMap{

@@ -150,11 +150,12 @@ func measureFairness(ctx context.Context, o options, logf func(string, ...any)) 
 		return nil, err
 	}
 	var alones, besides, ratios, twos []float64
-	for _, m := range regexp.MustCompile(`([\d.]+) p99-alone-ms\s+([\d.]+) p99-beside-ms\s+([\d.]+) p99-ratio\s+([\d.]+) p99-beside-two-ms`).FindAllSubmatch(out, -1) {
+	// go test prints a benchmark's metrics in the order of their units.
+	for _, m := range regexp.MustCompile(`([\d.]+) p99-alone-ms\s+([\d.]+) p99-beside-ms\s+([\d.]+) p99-beside-two-ms\s+([\d.]+) p99-ratio`).FindAllSubmatch(out, -1) {
 		alone, _ := strconv.ParseFloat(string(m[1]), 64)
 		beside, _ := strconv.ParseFloat(string(m[2]), 64)
-		ratio, _ := strconv.ParseFloat(string(m[3]), 64)
-		two, _ := strconv.ParseFloat(string(m[4]), 64)
+		two, _ := strconv.ParseFloat(string(m[3]), 64)
+		ratio, _ := strconv.ParseFloat(string(m[4]), 64)
 		alones, besides, ratios, twos = append(alones, alone), append(besides, beside), append(ratios, ratio), append(twos, two)
 	}
 	if len(ratios) == 0 {

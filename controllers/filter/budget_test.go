@@ -263,7 +263,7 @@ func TestWhatAStepKeepsIsCharged(t *testing.T) {
 			}
 			body := []byte(`{"pad":[` + strings.TrimSuffix(strings.Repeat("0,", pad/2), ",") + `],"obj":` + obj + `}`)
 			b := newBudget(len(body), nil)
-			if top := parseJSON(body, b).(*jsonObject); top.load() && top.vals["obj"].(*jsonObject).load() {
+			if fitsTheBudget(body, b) {
 				cases[`body.obj.status == "firing" && body.obj.k0 == body.obj.k0 && `+strconv.Quote(value)+` != ""`] = body
 				break
 			}
@@ -279,6 +279,17 @@ func TestWhatAStepKeepsIsCharged(t *testing.T) {
 			t.Errorf("%s on %d bytes: held %d bytes, more than the budget of %d (%.1f times)", expr, len(body), held, budget, float64(held)/float64(budget))
 		}
 	}
+}
+
+// fitsTheBudget tells whether reading the members of body and of its
+// member obj fits b.
+func fitsTheBudget(body []byte, b *allocBudget) bool {
+	top, _ := parseJSON(body, b).(*jsonObject)
+	if top == nil || !top.load() {
+		return false
+	}
+	obj, _ := top.vals["obj"].(*jsonObject)
+	return obj != nil && obj.load()
 }
 
 // TestRealFiltersWithinTheBudget: filters of real shapes that compare or

@@ -80,7 +80,7 @@ func (s *steps) built(v ref.Val) ref.Val {
 		}
 		own = mapBytes + n*entryBytes
 	case traits.Lister:
-		n = int(c.Size().(types.Int))
+		n = sizeOf(c)
 		for i := range n {
 			held += kept(c.Get(types.Int(i)))
 		}
@@ -94,6 +94,12 @@ func (s *steps) built(v ref.Val) ref.Val {
 		s.lastList, s.lastListBytes = v, own
 	}
 	return v
+}
+
+// sizeOf is the size of l; 0 when it has none (an error).
+func sizeOf(l traits.Lister) int {
+	n, _ := l.Size().(types.Int)
+	return int(n)
 }
 
 // kept is what v holds beyond its place in a list: the bytes of a string;
@@ -150,12 +156,13 @@ func (c *countedAdd) add(s *steps, l, r ref.Val) ref.Val {
 	if unk != nil {
 		return unk
 	}
-	if !l.Type().HasTrait(traits.AdderType) {
+	adder, ok := l.(traits.Adder)
+	if !ok || !l.Type().HasTrait(traits.AdderType) {
 		return types.NewErrWithNodeID(c.ID(), "no such overload: %s", c.Function())
 	}
 	// A map() or filter()'s list: Add appends to it in place.
 	_, accumulates := l.(traits.MutableLister)
-	v := types.LabelErrNode(c.ID(), l.(traits.Adder).Add(r))
+	v := types.LabelErrNode(c.ID(), adder.Add(r))
 	if s == nil || types.IsError(v) {
 		return v
 	}
@@ -174,7 +181,10 @@ func (c *countedAdd) add(s *steps, l, r ref.Val) ref.Val {
 			b.root.take(viewBytes)
 			break
 		}
-		n := int(r.(traits.Lister).Size().(types.Int))
+		n := 0
+		if rl, ok := r.(traits.Lister); ok {
+			n = sizeOf(rl)
+		}
 		if s.lastList != nil && r == s.lastList {
 			// The step's one-element list is dropped once its element is
 			// copied: only what that holds stays.

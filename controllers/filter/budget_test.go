@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/cel-go/cel"
 )
@@ -83,6 +84,7 @@ func list(prefix string, n int, item func(i int) string, suffix string) string {
 // (before, 300 items of {"kind":"item","n":N} were "more than 4 times the
 // body": each element was charged for good).
 func TestFiltersOverLongLists(t *testing.T) {
+	stepsDecide(t)
 	for _, c := range longLists {
 		p, err := Compile(c.expr)
 		if err != nil {
@@ -102,6 +104,7 @@ func TestFiltersOverLongLists(t *testing.T) {
 // TestDocumentedFiltersOnRealPayloads: the documented filters decide the
 // largest of octokit/webhooks' payloads as cel-go does on them decoded.
 func TestDocumentedFiltersOnRealPayloads(t *testing.T) {
+	stepsDecide(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "github", "*.json"))
 	if err != nil || len(files) < 5 {
 		t.Fatalf("the payloads of testdata/github: %v, %v", files, err)
@@ -127,6 +130,14 @@ func TestDocumentedFiltersOnRealPayloads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stepsDecide takes the clock out of the way for the rest of the test: the
+// verdicts are the steps' on any machine (under -race a step is ten times
+// slower, and make test keeps both cores busy).
+func stepsDecide(t *testing.T) {
+	evalTimeout = time.Minute
+	t.Cleanup(func() { evalTimeout = EvalTimeout })
 }
 
 // oracle is what cel-go makes of expr on call's body decoded whole by
@@ -297,6 +308,7 @@ func fitsTheBudget(body []byte, b *allocBudget) bool {
 // charged by what decoding holds (it was 48 times the bytes), and an array
 // compared with another is read in turn (each element was kept).
 func TestRealFiltersWithinTheBudget(t *testing.T) {
+	stepsDecide(t)
 	paths := func(n int, dir string) string {
 		return list("[", n, func(i int) string { return fmt.Sprintf(`"%s/module-%d/src/file_%d.go"`, dir, i%50, i) }, "]")
 	}

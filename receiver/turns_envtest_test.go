@@ -35,17 +35,6 @@ import (
 	"github.com/hookrun/hookrun/controllers/filter"
 )
 
-// allOver is a comprehension over a literal list of n zeros within depth-1
-// others, true after n^depth steps of its innermost body.
-func allOver(n, depth int) string {
-	list := "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
-	expr := fmt.Sprintf("v%d >= 0", depth-1)
-	for d := depth - 1; d >= 0; d-- {
-		expr = fmt.Sprintf("%s.all(v%d, %s)", list, d, expr)
-	}
-	return expr
-}
-
 // Evaluation turns (DESIGN.md section 12, "Filters and shares"): one
 // namespace's long evaluations do not change another namespace's verdicts.
 var _ = Describe("Evaluation turns", func() {
@@ -56,11 +45,11 @@ var _ = Describe("Evaluation turns", func() {
 		flooder, victim := newFixture(ctx), newFixture(ctx)
 		// Three comprehensions of 125,000 steps: more steps than an
 		// evaluation may take, tens of milliseconds of a core each call.
-		long := allOver(50, 3) + " && " + allOver(50, 3) + " && " + allOver(50, 3)
+		long := filter.NestedAll(50, 3) + " && " + filter.NestedAll(50, 3) + " && " + filter.NestedAll(50, 3)
 		_, flood1 := flooder.filtered(ctx, "long-1", agentsv1alpha1.SenderHeader, long)
 		_, flood2 := flooder.filtered(ctx, "long-2", agentsv1alpha1.SenderHeader, long)
 		// Some 30 ms of a core, and true.
-		_, wanted := victim.filtered(ctx, "wanted", agentsv1alpha1.SenderHeader, allOver(victimSide, 3)+` && body.wanted == true`)
+		_, wanted := victim.filtered(ctx, "wanted", agentsv1alpha1.SenderHeader, filter.NestedAll(victimSide, 3)+` && body.wanted == true`)
 
 		stop := make(chan struct{})
 		var flooding sync.WaitGroup

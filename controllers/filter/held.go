@@ -17,11 +17,26 @@ limitations under the License.
 package filter
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"time"
 )
+
+// NestedAll is an expression that is true after n^depth steps of its
+// innermost comprehension: all() over a literal list of n zeros within
+// depth-1 others. Tests and benchmarks use it for evaluations that work
+// long (three of 50^3 together take more than MaxSteps).
+func NestedAll(n, depth int) string {
+	list := "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
+	expr := fmt.Sprintf("v%d >= 0", depth-1)
+	for d := depth - 1; d >= 0; d-- {
+		expr = fmt.Sprintf("%s.all(v%d, %s)", list, d, expr)
+	}
+	return expr
+}
 
 // HeldBy runs fn, which evaluates filters, and returns the most heap it
 // held at once beyond what was live before: the live heap is measured by a

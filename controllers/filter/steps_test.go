@@ -32,17 +32,6 @@ func literalList(n int) string {
 	return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
 }
 
-// nested is a comprehension over a literal list of n within depth-1 others,
-// true after visiting every element of each: n^depth steps of its
-// innermost body.
-func nested(n, depth int) string {
-	expr := fmt.Sprintf("v%d >= 0", depth-1)
-	for d := depth - 1; d >= 0; d-- {
-		expr = fmt.Sprintf("%s.all(v%d, %s)", literalList(n), d, expr)
-	}
-	return expr
-}
-
 // stepsOf evaluates expr on body with the clock out of the way and returns
 // the steps it took and its result.
 func stepsOf(t *testing.T, expr string, body []byte) (int, bool, error) {
@@ -83,12 +72,12 @@ func TestStepsDecideTheVerdict(t *testing.T) {
 	evalTimeout = time.Minute
 	t.Cleanup(func() { evalTimeout = EvalTimeout })
 
-	heavy := nested(50, 3) + " && " + nested(50, 3) + " && " + nested(50, 3)
+	heavy := NestedAll(50, 3) + " && " + NestedAll(50, 3) + " && " + NestedAll(50, 3)
 	idleSteps, _, idleErr := stepsOf(t, heavy, nil)
 	if !errors.Is(idleErr, ErrTooManySteps) || idleSteps <= MaxSteps {
 		t.Fatalf("idle: %d steps, %v; want more than %d and %v", idleSteps, idleErr, MaxSteps, ErrTooManySteps)
 	}
-	light := nested(36, 3)
+	light := NestedAll(36, 3)
 	lightSteps, lightOut, lightErr := stepsOf(t, light, nil)
 	if lightErr != nil || !lightOut {
 		t.Fatalf("%d steps: %v, %v; want true", lightSteps, lightOut, lightErr)
@@ -144,14 +133,14 @@ func TestStepsGrowWithTheWork(t *testing.T) {
 func TestTheClockStopsABusyMachine(t *testing.T) {
 	evalTimeout = time.Millisecond
 	t.Cleanup(func() { evalTimeout = EvalTimeout })
-	p, err := Compile(nested(36, 3))
+	p, err := Compile(NestedAll(36, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := p.Matches(t.Context(), Call{}); ok || !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Matches = %v, %v; want false, %v", ok, err, ErrTimeout)
 	}
-	f, err := CompileFields(map[string]string{"a": nested(36, 3), "b": `event`})
+	f, err := CompileFields(map[string]string{"a": NestedAll(36, 3), "b": `event`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +167,7 @@ func BenchmarkStepRate(b *testing.B) {
 		expr string
 		body []byte
 	}{
-		"literal lists, 3 deep": {nested(40, 3), nil},
+		"literal lists, 3 deep": {NestedAll(40, 3), nil},
 		"items of a body":       {`body.items.exists(i, i.kind == "match" || i.n < 0)`, []byte(body.String())},
 	} {
 		b.Run(name, func(b *testing.B) {

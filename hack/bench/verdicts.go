@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,19 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/hack/devcluster"
 )
-
-// allOver is a comprehension over a literal list of n zeros within depth-1
-// others, true after n^depth steps of its innermost body.
-func allOver(n, depth int) string {
-	list := "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
-	expr := fmt.Sprintf("v%d >= 0", depth-1)
-	for d := depth - 1; d >= 0; d-- {
-		expr = fmt.Sprintf("%s.all(v%d, %s)", list, d, expr)
-	}
-	return expr
-}
 
 // The flood of the verdicts measurement: one namespace's two GitHub
 // endpoints whose filter runs to its step limit (three comprehensions of
@@ -57,8 +46,8 @@ const (
 )
 
 var (
-	floodFilter  = allOver(50, 3) + " && " + allOver(50, 3) + " && " + allOver(50, 3)
-	victimFilter = `event == "issues" && ` + allOver(40, 3)
+	floodFilter  = filter.NestedAll(50, 3) + " && " + filter.NestedAll(50, 3) + " && " + filter.NestedAll(50, 3)
+	victimFilter = `event == "issues" && ` + filter.NestedAll(40, 3)
 )
 
 // measureVerdicts sends the victim's matching calls one after another,

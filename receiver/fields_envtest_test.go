@@ -92,10 +92,7 @@ var _ = Describe("spec.fields", func() {
 
 		By("the rejection report counts the call as field_error and says why, for the endpoint's status")
 		Eventually(func(g Gomega) {
-			report := &corev1.ConfigMap{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: receiverNamespace, Name: agentsv1alpha1.RejectionReportPrefix + reportPod}, report)).To(Succeed())
-			entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
-			g.Expect(err).NotTo(HaveOccurred())
+			entry := reportEntryOf(ctx, g, ep)
 			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFieldError: 1}))
 			g.Expect(entry.LastError).NotTo(BeNil())
 			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFields))

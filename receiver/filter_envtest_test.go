@@ -27,7 +27,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -120,10 +119,7 @@ var _ = Describe("spec.filter", func() {
 		Expect(runsIn(ctx, f.ns)).To(HaveLen(2))
 
 		Eventually(func(g Gomega) {
-			report := &corev1.ConfigMap{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: receiverNamespace, Name: agentsv1alpha1.RejectionReportPrefix + reportPod}, report)).To(Succeed())
-			entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
-			g.Expect(err).NotTo(HaveOccurred())
+			entry := reportEntryOf(ctx, g, ep)
 			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFilterError: 1}))
 			g.Expect(entry.LastError).NotTo(BeNil(), "why the call was ignored")
 			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFilter))

@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -27,6 +28,16 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
+
+// reportEntryOf is ep's entry in the rejection report of the suite's
+// receiver, as it stands.
+func reportEntryOf(ctx context.Context, g Gomega, ep *agentsv1alpha1.WebhookEndpoint) agentsv1alpha1.RejectionReportEntry {
+	report := &corev1.ConfigMap{}
+	g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: receiverNamespace, Name: agentsv1alpha1.RejectionReportPrefix + reportPod}, report)).To(Succeed())
+	entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
+	g.Expect(err).NotTo(HaveOccurred())
+	return entry
+}
 
 var _ = Describe("the rejection report", func() {
 	It("holds N refused calls of an endpoint within the report interval, written by the receiver as its service account", func(ctx SpecContext) {

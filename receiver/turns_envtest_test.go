@@ -28,8 +28,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
@@ -121,10 +119,7 @@ var _ = Describe("Evaluation turns", func() {
 		Expect(r.header.Get("Retry-After")).To(Equal("1"))
 		Expect(testutil.ToFloat64(handler.metrics.filterTimeouts)).To(Equal(before + 1))
 		Eventually(func(g Gomega) {
-			report := &corev1.ConfigMap{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: receiverNamespace, Name: agentsv1alpha1.RejectionReportPrefix + reportPod}, report)).To(Succeed())
-			entry, err := agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
-			g.Expect(err).NotTo(HaveOccurred())
+			entry := reportEntryOf(ctx, g, ep)
 			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFilterTimeout: 1}))
 		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 		Expect(post(id, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the retry is decided")

@@ -38,13 +38,17 @@ func NestedAll(n, depth int) string {
 	return expr
 }
 
+// measureEvery is how many steps and charges HeldBy lets pass between two
+// measures at the most: about 10 ms of an evaluation slowed by them.
+const measureEvery = 50_000
+
 // HeldBy runs fn, which evaluates filters, and returns the most heap it
 // held at once beyond what was live before: the live heap is measured by a
 // collection run by the evaluation itself at a step or a charge (so
 // nothing allocates while it marks), each time its budget has a 16th (at
-// least 64 KiB) less than at the last measure, when it runs out, and every 10 ms besides (what
-// the budget does not charge grows between those). The clock is out of the
-// way meanwhile: the collections make evaluations slow. For tests and
+// least 64 KiB) less than at the last measure, when it runs out, and at
+// every measureEvery-th step or charge besides (what the budget does not
+// charge grows between those). The clock is out of the way meanwhile: the collections make evaluations slow. For tests and
 // benchmarks only: one at a time, nothing else evaluating.
 func HeldBy(fn func()) uint64 {
 	evalTimeout = time.Hour
@@ -56,15 +60,14 @@ func HeldBy(fn func()) uint64 {
 		return s[0].Value.Uint64()
 	}
 	before := live()
-	peak, lowest, last, overSeen, every := before, math.MaxInt, time.Now(), false, 0
+	peak, lowest, calls, overSeen, every := before, math.MaxInt, 0, false, 0
 	measure := func(b *allocBudget) {
 		if every == 0 {
 			every = max(64<<10, b.left/16)
 		}
-		if b.left < lowest-every || (b.over && !overSeen) || time.Since(last) > 10*time.Millisecond {
+		if calls++; b.left < lowest-every || (b.over && !overSeen) || calls%measureEvery == 0 {
 			lowest, overSeen = min(lowest, b.left), b.over
 			peak = max(peak, live())
-			last = time.Now()
 		}
 	}
 	// Before a charge too: one call (an object's members read) may build

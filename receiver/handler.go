@@ -26,7 +26,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
@@ -329,13 +328,9 @@ func (h *Handler) newRun(ctx context.Context, e *endpoint, c *delivery, now time
 	return run, nil
 }
 
-// cut is s, cut to at most n bytes at a character's start.
 func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if len(s) > n {
+		return s[:n]
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return s
 }

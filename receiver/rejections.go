@@ -224,7 +224,7 @@ func (rc *rejectionCounter) addError(ep *agentsv1alpha1.WebhookEndpoint, slot co
 	e := rc.count(ep, slot, now)
 	if !now.Before(e.lastError.Time) {
 		e.lastError = agentsv1alpha1.ReportedError{Expression: expr, Time: now,
-			Message: cut(message, agentsv1alpha1.MaxEvaluationErrorBytes)}
+			Message: agentsv1alpha1.EvaluationErrorMessage(message)}
 	}
 }
 

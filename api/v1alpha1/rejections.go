@@ -19,6 +19,7 @@ package v1alpha1
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -80,6 +81,20 @@ const (
 // MaxEvaluationErrorBytes bounds an evaluation error's message in status
 // and in a rejection report.
 const MaxEvaluationErrorBytes = 512
+
+// EvaluationErrorMessage is message within MaxEvaluationErrorBytes, cut at
+// a character's start: the receiver cuts what it reports, the operator
+// what any writer of the receiver's namespace could have put in a report.
+func EvaluationErrorMessage(message string) string {
+	n := MaxEvaluationErrorBytes
+	if len(message) <= n {
+		return message
+	}
+	for n > 0 && !utf8.RuneStart(message[n]) {
+		n--
+	}
+	return message[:n]
+}
 
 // RejectionCount is how many calls were refused with one error code.
 type RejectionCount struct {

@@ -22,7 +22,6 @@ import (
 	"maps"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,23 +114,9 @@ func sumRejections(entries []agentsv1alpha1.RejectionReportEntry, now time.Time)
 	}
 	if lastError != nil {
 		out.LastEvaluationError = &agentsv1alpha1.EvaluationError{Expression: lastError.Expression,
-			Message: cutMessage(lastError.Message), Time: metav1.Time{Time: lastError.Time.Truncate(time.Second)}}
+			Message: agentsv1alpha1.EvaluationErrorMessage(lastError.Message), Time: metav1.Time{Time: lastError.Time.Truncate(time.Second)}}
 	}
 	return out
-}
-
-// cutMessage is an evaluation error's message as status holds it: a report
-// is written by the receiver, but any writer of its namespace could write
-// one.
-func cutMessage(s string) string {
-	if len(s) <= agentsv1alpha1.MaxEvaluationErrorBytes {
-		return s
-	}
-	n := agentsv1alpha1.MaxEvaluationErrorBytes
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // addCounts adds the positive counts of in to total.

@@ -90,7 +90,7 @@ func (s *steps) built(v ref.Val) ref.Val {
 	if !s.budget.root.take(own + held) {
 		return errTooLarge
 	}
-	if reflect.TypeOf(v).Comparable() {
+	if _, list := v.(traits.Lister); list && reflect.TypeOf(v).Comparable() {
 		s.lastList, s.lastListBytes = v, own
 	}
 	return v

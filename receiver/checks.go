@@ -123,7 +123,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 	if !c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
-	if v := h.preParse.take(c.id, c.now); !v.allowed {
+	if v := h.preParse.take(c.r.Context(), c.id, c.now); !v.allowed {
 		return h.rateLimited(c, nil, v, limitUnauthenticated, h.unauthenticatedLimit)
 	}
 	return notAnswered
@@ -259,7 +259,7 @@ func (h *Handler) releaseBacklog(c *callState) {
 
 // checkInvocationLimit is step 7, second half: the invocation rate limit.
 func (h *Handler) checkInvocationLimit(c *callState) int {
-	if v := h.invocation.take(c.id, c.now); !v.allowed {
+	if v := h.invocation.take(c.r.Context(), c.id, c.now); !v.allowed {
 		return h.rateLimited(c, &c.d, v, limitInvocation, h.invocationLimit)
 	}
 	return notAnswered

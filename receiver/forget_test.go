@@ -34,18 +34,26 @@ var _ = Describe("A deleted endpoint", func() {
 		Expect(post(id, ptr(secret), "{}").code).To(Equal(CodeOwnerNotMember))
 		_, recorded := handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeTrue())
-		handler.invocation.mu.RLock()
-		_, window := handler.invocation.byKey[id]
-		handler.invocation.mu.RUnlock()
-		Expect(window).To(BeTrue(), "the call took from its rate-limit window")
+		Expect(hasWindow(handler.invocation, id)).To(BeTrue(), "the call took from its rate-limit window")
 
 		Expect(k8sClient.Delete(ctx, ep)).To(Succeed())
 		Eventually(func() *endpoint { return handler.table.lookup(id) }).Should(BeNil())
 		_, recorded = handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeFalse(), "when it last recorded a deleted endpoint's owner as not a member is dropped")
-		handler.invocation.mu.RLock()
-		_, window = handler.invocation.byKey[id]
-		handler.invocation.mu.RUnlock()
-		Expect(window).To(BeFalse(), "its rate-limit window is dropped")
+		Expect(hasWindow(handler.invocation, id)).To(BeFalse(), "its rate-limit window is dropped")
 	})
 })
+
+// hasWindow tells whether the replica's own limiter of l holds a window of id.
+func hasWindow(l rateLimiter, id string) bool {
+	GinkgoHelper()
+	local, ok := l.(*limiters)
+	if shared, isShared := l.(*sharedLimiters); isShared {
+		local, ok = shared.local, true
+	}
+	Expect(ok).To(BeTrue(), "a limiter of %T", l)
+	local.mu.RLock()
+	defer local.mu.RUnlock()
+	_, window := local.byKey[id]
+	return window
+}

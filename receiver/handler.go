@@ -110,8 +110,8 @@ type Handler struct {
 
 	invocationLimit      int
 	unauthenticatedLimit int
-	invocation           *limiters
-	preParse             *limiters
+	invocation           rateLimiter
+	preParse             rateLimiter
 	backlog              *backlog
 	bodies               *bodyBudget
 	// oidc verifies the tokens of OIDC senders, at Dependencies.TokenClock's

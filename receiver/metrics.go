@@ -42,6 +42,8 @@ type metrics struct {
 	fieldErrors prometheus.Counter
 	// filterTimeouts counts calls whose evaluation the clock stopped.
 	filterTimeouts prometheus.Counter
+	// storeErrors counts checks the rate-limit store did not answer.
+	storeErrors prometheus.Counter
 }
 
 // The budgets of request bodies, as labelled in bodyBudgetFull.
@@ -90,6 +92,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "hookrun_receiver_filter_timeouts_total",
 			Help: "Calls whose evaluation of spec.filter, spec.fields or spec.sender.oidc.claims was stopped by the clock (100 ms) before its steps decided it: a replica too busy. They were answered 503 with Retry-After.",
 		}),
+		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hookrun_receiver_rate_limit_store_errors_total",
+			Help: "Rate-limit checks the store of --rate-limit-store did not answer (or answered with an error); the replica counted them alone, and does so for a second before it asks the store again.",
+		}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -117,6 +123,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.filterTimeouts, err = register(reg, m.filterTimeouts); err != nil {
+		return nil, err
+	}
+	if m.storeErrors, err = register(reg, m.storeErrors); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -67,6 +67,13 @@ type Options struct {
 	// UnauthenticatedRateLimit is the pre-parse limit of unauthenticated
 	// endpoints: calls per minute per endpoint, checked before the body is read.
 	UnauthenticatedRateLimit int
+	// RateLimitStore is the redis:// or rediss:// URL of a Redis or Valkey
+	// that keeps both limits' windows for all replicas; empty: each replica
+	// counts alone.
+	RateLimitStore string
+	// RateLimitStorePassword is the store's password ($HOOKRUN_RATE_LIMIT_STORE_PASSWORD);
+	// when empty, the URL's is used.
+	RateLimitStorePassword string
 	// MaxQueuedRunsPerEndpoint and MaxQueuedRunsPerAgent cap the runs
 	// waiting to start; beyond either a call is answered 429 backlog_full.
 	MaxQueuedRunsPerEndpoint int
@@ -134,6 +141,7 @@ func NewOptions() *Options {
 		RejectionReportInterval:  DefaultRejectionReportInterval,
 		ShutdownDelay:            DefaultShutdownDelay,
 		OIDCMaxTokenLifetime:     DefaultOIDCMaxTokenLifetime,
+		RateLimitStorePassword:   os.Getenv(StorePasswordEnv),
 	}
 }
 
@@ -142,6 +150,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ListenAddress, "listen-address", o.ListenAddress, "Address the receive route (POST /api/webhooks/{endpointId}/receive) listens on.")
 	fs.IntVar(&o.RateLimit, "rate-limit", o.RateLimit, "Invocation rate limit: calls per minute per endpoint, sliding window.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Pre-parse rate limit of unauthenticated endpoints: calls per minute per endpoint, checked before the body is read.")
+	fs.StringVar(&o.RateLimitStore, "rate-limit-store", o.RateLimitStore, "A Redis or Valkey (redis://[user@]host:port[/db], or rediss:// for TLS) that keeps both rate limits' windows for all replicas, so that together they let through exactly the limit; its password from $"+StorePasswordEnv+" (else the URL's). Empty: each replica counts alone. When the store does not answer, a replica counts alone until it does.")
 	fs.IntVar(&o.MaxQueuedRunsPerEndpoint, "max-queued-runs-per-endpoint", o.MaxQueuedRunsPerEndpoint, "Runs of one endpoint that may wait to start; further calls are answered 429 backlog_full. Counted across replicas from endpoint status, so it may lag by seconds.")
 	fs.IntVar(&o.MaxQueuedRunsPerAgent, "max-queued-runs-per-agent", o.MaxQueuedRunsPerAgent, "Runs of one Agent's endpoints that may wait to start; further calls are answered 429 backlog_full.")
 	fs.Int64Var(&o.MaxInflightBodyBytes, "max-inflight-body-bytes", o.MaxInflightBodyBytes, "Bytes of request bodies this replica holds at once (a call takes from it as its body arrives, not what its Content-Length announces); beyond it calls are answered 503 with Retry-After. The calls of one namespace's endpoints hold at most half of it, those of one endpoint at most a quarter (each at least 1 MiB). At least 1 MiB.")
@@ -165,6 +174,11 @@ func (o *Options) Validate() error {
 	}
 	if o.UnauthenticatedRateLimit < 1 {
 		errs = append(errs, fmt.Errorf("--unauthenticated-rate-limit must be at least 1, got %d", o.UnauthenticatedRateLimit))
+	}
+	if o.RateLimitStore != "" {
+		if _, err := parseStoreURL(o.RateLimitStore); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if o.MaxQueuedRunsPerEndpoint < 1 || o.MaxQueuedRunsPerAgent < 1 {
 		errs = append(errs, fmt.Errorf("--max-queued-runs-per-endpoint and --max-queued-runs-per-agent must be at least 1, got %d and %d", o.MaxQueuedRunsPerEndpoint, o.MaxQueuedRunsPerAgent))

@@ -17,6 +17,7 @@ limitations under the License.
 package receiver
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -92,7 +93,9 @@ func newLimiters(limit int) *limiters {
 	return &limiters{limit: limit, byKey: map[string]*slidingWindow{}}
 }
 
-func (l *limiters) take(key string, now time.Time) verdict {
+// take checks a call of endpoint key at now; the context is the shared
+// store's (rateLimiter).
+func (l *limiters) take(_ context.Context, key string, now time.Time) verdict {
 	l.mu.RLock()
 	w := l.byKey[key]
 	l.mu.RUnlock()

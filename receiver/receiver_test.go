@@ -327,7 +327,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		}})
 		handler.invocation.forget(stranger)
 		for range testRateLimit {
-			Expect(handler.invocation.take(stranger, fakeClock.Now()).allowed).To(BeTrue())
+			Expect(handler.invocation.take(ctx, stranger, fakeClock.Now()).allowed).To(BeTrue())
 		}
 		Expect(post(stranger, ptr(secret), "{}").status).To(Equal(http.StatusTooManyRequests))
 	})

@@ -188,13 +188,14 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		tracer:               deps.TracerProvider.Tracer(tracing.ScopeName),
 		invocationLimit:      opts.RateLimit,
 		unauthenticatedLimit: opts.UnauthenticatedRateLimit,
-		invocation:           newLimiters(opts.RateLimit),
-		preParse:             newLimiters(opts.UnauthenticatedRateLimit),
 		backlog:              newBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
 		bodies:               newBodyBudget(opts.MaxInflightBodyBytes),
 		bodyReadTimeout:      BodyReadTimeout,
 		rejections:           newRejectionCounter(),
 		flagDisabled:         opts.DisableTriggering,
+	}
+	if err := h.setRateLimiters(mgr, opts); err != nil {
+		return nil, err
 	}
 	get, err := clusterGetter(mgr)
 	if err != nil {

@@ -18,6 +18,7 @@ package receiver
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func TestLimitersConcurrent(t *testing.T) {
 				if i%10 == 0 {
 					key = fmt.Sprintf("other-%d", g)
 				}
-				v := l.take(key, now)
+				v := l.take(context.Background(), key, now)
 				if key == "ep" && v.allowed {
 					allowed.Add(1)
 				}

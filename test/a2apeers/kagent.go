@@ -17,6 +17,7 @@ limitations under the License.
 package a2apeers
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -47,8 +48,13 @@ func Kagent(namespace, name string, opts ...Option) *Peer {
 			card.ServeHTTP(w, r)
 			return
 		}
-		if v := r.Header.Get(a2a.SvcParamVersion); v != string(a2a.Version) {
-			http.Error(w, "unsupported A2A-Version "+v+"; expected "+string(a2a.Version), http.StatusBadRequest)
+		switch v := r.Header.Get(a2a.SvcParamVersion); v {
+		case string(a2a.Version):
+		case "":
+			http.Error(w, fmt.Sprintf("missing required %s header; expected %q", a2a.SvcParamVersion, a2a.Version), http.StatusBadRequest)
+			return
+		default:
+			http.Error(w, fmt.Sprintf("unsupported %s %q; expected %q", a2a.SvcParamVersion, v, a2a.Version), http.StatusBadRequest)
 			return
 		}
 		jsonrpc.ServeHTTP(w, r)

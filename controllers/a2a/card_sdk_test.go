@@ -138,3 +138,34 @@ func TestReadCardOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestReadCardKagent: the kagent peer, served as kagent's controller serves
+// an Agent since its move to A2A 1.0, is found through the card under its
+// path (the origin has none), and takes JSON-RPC 1.0 there; hookrun's 0.3,
+// which carries no A2A-Version header, is refused with HTTP 400.
+func TestReadCardKagent(t *testing.T) {
+	p := a2apeers.Kagent("kagent", "k8s-agent")
+	t.Cleanup(p.Close)
+	if !strings.HasSuffix(p.URL, "/api/a2a/kagent/k8s-agent/") {
+		t.Fatalf("URL %s: want kagent's path", p.URL)
+	}
+	want := Interface{URL: p.URL, Binding: BindingJSONRPC, Version: V10}
+	got, err := ReadCard(t.Context(), cardClient(nil), nil, p.URL)
+	if err != nil || got != want {
+		t.Fatalf("ReadCard = %+v, %v; want %+v", got, err, want)
+	}
+	c := &Client{URL: got.URL, Binding: got.Binding, Version: got.Version}
+	if _, done := sendAndWait(t, c, Message{MessageID: "m", Text: wrapped("via kagent")}); done.Output != "echo: via kagent" {
+		t.Errorf("task %+v", done)
+	}
+
+	origin := strings.TrimSuffix(p.URL, "api/a2a/kagent/k8s-agent/")
+	if got, err := ReadCard(t.Context(), cardClient(nil), nil, origin); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("ReadCard at the origin = %+v, %v; want no card (404)", got, err)
+	}
+
+	_, err = (&Client{URL: p.URL, Version: V03}).SendMessage(t.Context(), Message{MessageID: "m03", Text: "hi"})
+	if err == nil || !strings.Contains(err.Error(), "400") || IsRetryable(err) {
+		t.Errorf("0.3 to kagent: %v, want a final HTTP 400", err)
+	}
+}

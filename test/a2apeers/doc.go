@@ -16,9 +16,12 @@ limitations under the License.
 
 // Package a2apeers serves A2A agents built with the official SDKs, for
 // tests: V1JSONRPC and V1HTTPJSON (a2a-go/v2, A2A 1.0, each serving only its
-// binding) and V03 (a2a-go v0.3, A2A 0.3 over JSON-RPC). Each publishes its
-// own agent card at /.well-known/agent-card.json and records what it was
-// sent (headers, messages) for the test to check.
+// binding), V03 (a2a-go v0.3, A2A 0.3 over JSON-RPC at its URL, the card's
+// url naming host and port: what Google ADK's to_a2a serves) and Kagent
+// (a2a-go/v2, JSON-RPC 1.0 under kagent's /api/a2a/{namespace}/{name}/).
+// Each publishes its own agent card, at /.well-known/agent-card.json or,
+// for Kagent, under its path, and records what it was sent (headers,
+// messages) for the test to check.
 //
 // Every peer runs the same echo agent, steered by the first line of the
 // payload (the text between "<webhook-payload>\n" and "\n</webhook-payload>",

@@ -113,11 +113,16 @@ func (p *Peer) serve(card, a2a http.Handler) *Peer {
 	}
 	mux.Handle("GET "+cardPath, card)
 	mux.Handle("/", a2a)
+	return p.start(mux)
+}
+
+// start serves h, recording every request.
+func (p *Peer) start(h http.Handler) *Peer {
 	p.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.requests = append(p.requests, Request{Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone()})
 		p.mu.Unlock()
-		mux.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 	p.srv.Start()
 	return p

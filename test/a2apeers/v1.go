@@ -53,7 +53,16 @@ func serveV1(binding a2a.TransportProtocol, cfg config) *Peer {
 	default:
 		served = a2asrv.NewRESTHandler(handler)
 	}
-	card := a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
+	return p.serve(p.v1Card(binding, cfg), served)
+}
+
+// v1Card is the handler of a 1.0 peer's card: one interface, binding at
+// p.URL, unless WithCard gave another card.
+func (p *Peer) v1Card(binding a2a.TransportProtocol, cfg config) http.Handler {
+	if cfg.card != nil {
+		return p.customCard(cfg.card)
+	}
+	return a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{
 		Name: "echo", Description: "hookrun's test echo agent", Version: "1",
 		SupportedInterfaces: []*a2a.AgentInterface{{
 			URL: p.URL, ProtocolBinding: binding, ProtocolVersion: a2a.Version, Tenant: cfg.tenant,
@@ -61,10 +70,6 @@ func serveV1(binding a2a.TransportProtocol, cfg config) *Peer {
 		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Skills: []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echoes the payload's first line", Tags: []string{"test"}}},
 	})
-	if cfg.card != nil {
-		card = p.customCard(cfg.card)
-	}
-	return p.serve(card, served)
 }
 
 // v1Handler is the SDK's request handler, recording messages, holding the

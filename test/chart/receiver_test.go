@@ -139,3 +139,55 @@ func TestChartReceiverDrains(t *testing.T) {
 	g.Expect(err).To(HaveOccurred(), "a delay in milliseconds:\n%s", out)
 	g.Expect(string(out)).To(ContainSubstring("does not match pattern"))
 }
+
+// receiver.rateLimit.store reaches the receiver as --rate-limit-store, its
+// password from existingSecret as the variable the receiver reads; an
+// integer receiver.rateLimit (earlier releases' form) is still the limit;
+// the schema refuses a URL the receiver would refuse, or one with a
+// password, which would be in the Deployment for everyone who reads it.
+func TestChartRateLimitStore(t *testing.T) {
+	g := NewWithT(t)
+	chart := filepath.Join(testenv.Root(), "charts", "hookrun")
+	render := func(values ...string) (*receiver.Options, []any) {
+		args := []string{"template", "hookrun", chart, "--namespace", release, "--set", "publicBaseURL=https://hooks.example.com"}
+		for _, v := range values {
+			args = append(args, "--set", v)
+		}
+		// Standard output only: an integer receiver.rateLimit makes helm
+		// warn (on standard error) that it replaces the default's table.
+		out, err := helmCommand(t, args...).Output()
+		g.Expect(err).NotTo(HaveOccurred())
+		container := onlyContainer(g, objects(t, string(out))["apps/v1/Deployment/"+release+"/hookrun-receiver"])
+		flags, _, err := unstructured.NestedStringSlice(container, "args")
+		g.Expect(err).NotTo(HaveOccurred())
+		env, _, err := unstructured.NestedSlice(container, "env")
+		g.Expect(err).NotTo(HaveOccurred())
+		opts := receiver.NewOptions()
+		parseArgs(g, flags, opts.BindFlags, sharedFlags(manager.NewOptions(), "receiver"))
+		g.Expect(opts.Validate()).To(Succeed())
+		return opts, env
+	}
+	passwordVar := HaveKeyWithValue("name", receiver.StorePasswordEnv)
+
+	opts, env := render()
+	g.Expect(opts.RateLimit).To(Equal(receiver.DefaultRateLimit))
+	g.Expect(opts.RateLimitStore).To(BeEmpty(), "each replica counts alone by default")
+	g.Expect(env).NotTo(ContainElement(passwordVar))
+
+	opts, env = render("receiver.rateLimit.perMinute=90", "receiver.rateLimit.store=rediss://valkey.cache.svc:6380/2",
+		"receiver.rateLimit.existingSecret=valkey-auth", "receiver.rateLimit.existingSecretKey=valkey-password")
+	g.Expect(opts.RateLimit).To(Equal(90))
+	g.Expect(opts.RateLimitStore).To(Equal("rediss://valkey.cache.svc:6380/2"))
+	g.Expect(env).To(ContainElement(Equal(map[string]any{"name": receiver.StorePasswordEnv, "valueFrom": map[string]any{
+		"secretKeyRef": map[string]any{"name": "valkey-auth", "key": "valkey-password"}}})))
+
+	opts, _ = render("receiver.rateLimit=100")
+	g.Expect(opts.RateLimit).To(Equal(100), "an integer receiver.rateLimit is the limit")
+
+	for _, bad := range []string{"receiver.rateLimit.store=redis://:hunter2@valkey:6379", "receiver.rateLimit.store=http://valkey:6379",
+		"receiver.rateLimit.perMinute=0", "receiver.rateLimit=0"} {
+		out, err := helmCommand(t, "template", "hookrun", chart, "--set", "publicBaseURL=https://hooks.example.com", "--set", bad).CombinedOutput()
+		g.Expect(err).To(HaveOccurred(), "%s:\n%s", bad, out)
+		g.Expect(string(out)).To(ContainSubstring("/receiver/rateLimit"), bad)
+	}
+}

@@ -71,15 +71,15 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 50000, "finished runs the scale measurement stores over its endpoints before it reads the operator's memory")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each load run")
 	flag.StringVar(&o.serveBare, "serve-bare", "", "internal: serve the bare 202 baseline on this address")
-	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields, oidc, verdicts); empty: all, and docs/benchmarks.md is written")
+	only := flag.String("only", "", "comma-separated measurements to run (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields, oidc, verdicts, store); empty: all, and docs/benchmarks.md is written")
 	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the operator and the receiver and print their addresses; the scale measurement also records a CPU profile of kube-apiserver")
 	flag.Parse()
 	if *only != "" {
 		o.only = map[string]bool{}
 		for _, m := range strings.Split(*only, ",") {
 			m = strings.TrimSpace(m)
-			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest", "filters", "fields", "oidc", "verdicts"}, m) {
-				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields, oidc, verdicts)", m)
+			if !slices.Contains([]string{"rejections", "senders", "accepted", "scale", "labels", "dispatch", "fairness", "largest", "filters", "fields", "oidc", "verdicts", "store"}, m) {
+				log.Fatalf("--only: unknown measurement %q (rejections, senders, accepted, scale, labels, dispatch, fairness, largest, filters, fields, oidc, verdicts, store)", m)
 			}
 			o.only[m] = true
 		}
@@ -250,6 +250,13 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.wants("accepted") {
 		r, err := measureAccepted(ctx, c, o, measure, post, ep, logf)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	if o.wants("store") {
+		r, err := measureStore(ctx, c, o, post, ep, logf)
 		if err != nil {
 			return err
 		}

@@ -112,8 +112,10 @@ type Cluster struct {
 func (c *Cluster) MetricsURL(name string) string { return "http://" + c.metrics[name] + "/metrics" }
 
 type process struct {
-	name    string
-	args    []string
+	name string
+	args []string
+	// extra are arguments added to args from the next Start on (SetExtraArgs).
+	extra   []string
 	log     string
 	ready   func(context.Context) error
 	cmd     *exec.Cmd

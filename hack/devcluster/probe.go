@@ -23,6 +23,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"k8s.io/utils/clock"
 
@@ -105,4 +107,34 @@ func (c *Cluster) ReceiverServes(ctx context.Context, id string) (bool, error) {
 func (c *Cluster) ownerMayTrigger(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (bool, error) {
 	fresh := membership.NewSubjectAccessReviewChecker(c.AdminClient, func(context.Context) error { return nil }, clock.RealClock{}, 0)
 	return fresh.IsMember(ctx, ep.Namespace, ep.Spec.AgentRef.Name, ep.Spec.Owner)
+}
+
+// ReceiverMetric is the sum of the receiver's samples of metric (a counter
+// or gauge, all its label sets), read from its /metrics.
+func (c *Cluster) ReceiverMetric(ctx context.Context, metric string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.MetricsURL(Receiver), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	sum := 0.0
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		line := lines.Text()
+		end := strings.IndexAny(line, "{ ")
+		if end < 0 || line[:end] != metric {
+			continue
+		}
+		// The value is the last field (client_golang writes no timestamps).
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q: %w", metric, line, err)
+		}
+		sum += v
+	}
+	return sum, lines.Err()
 }

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,7 +89,10 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(p.args[0], p.args[1:]...) //nolint:gosec // our own binaries
+	c.mu.Lock()
+	args := append(slices.Clone(p.args[1:]), p.extra...)
+	c.mu.Unlock()
+	cmd := exec.Command(p.args[0], args...) //nolint:gosec // our own binaries
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// A binary built with -race (make test's) stops at its first data race,
 	// so that the suite sees it die; others ignore GORACE.
@@ -126,6 +130,16 @@ func (c *Cluster) Start(ctx context.Context, name string) error {
 		}
 		return "", nil
 	})
+}
+
+// SetExtraArgs gives process name these arguments besides its own from its
+// next Start on (none: only its own again).
+func (c *Cluster) SetExtraArgs(name string, args ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.procs[name]; p != nil {
+		p.extra = args
+	}
 }
 
 // PID is the process id of process name, or 0 when it is not running.

@@ -234,3 +234,27 @@ func TestStoreLoweredLimit(t *testing.T) {
 		t.Errorf("refused after its retryAfter")
 	}
 }
+
+// BenchmarkStoreCheck is what one check of a window in the store costs a
+// call: one script over loopback (the figure docs/benchmarks.md gives
+// beside make bench's accepted calls with the store).
+func BenchmarkStoreCheck(b *testing.B) {
+	if !redisserver.Available() {
+		b.Skip("redis-server is not on PATH")
+	}
+	s, err := redisserver.Start("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	store, closeStore, err := newRateStore(s.URL(), "", func() { b.Fatal("store error") }, logr.Discard())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = closeStore() }()
+	l := &sharedLimiters{name: limitInvocation, store: store, local: newLimiters(60)}
+	now := time.Unix(1_800_000_000, 0)
+	for i := 0; b.Loop(); i++ {
+		l.take(context.Background(), "bench", now.Add(time.Duration(i)*time.Second))
+	}
+}

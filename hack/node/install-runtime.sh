@@ -16,6 +16,8 @@ command -v iptables >/dev/null || need+=(iptables)
 command -v conntrack >/dev/null || need+=(conntrack)
 command -v ip >/dev/null || need+=(iproute2)
 command -v openssl >/dev/null || need+=(openssl)
+# The store the node's receivers share in test/node (run on the host).
+command -v redis-server >/dev/null || need+=(redis-server)
 if [ ${#need[@]} -eq 0 ]; then
   echo "node runtime: containerd $(containerd --version | awk '{print $3}'), runc $(runc --version | awk 'NR==1{print $3}'), CNI plugins in /usr/lib/cni: installed"
   exit 0

@@ -45,11 +45,12 @@ func Available() bool {
 	return err == nil
 }
 
-// Server is one redis-server on 127.0.0.1, without persistence: a killed
+// Server is one redis-server, without persistence: a killed
 // server comes back empty, as a store that lost its data does.
 type Server struct {
 	// Addr is host:port.
 	Addr     string
+	host     string
 	port     int
 	password string
 	cmd      *exec.Cmd
@@ -58,8 +59,11 @@ type Server struct {
 
 // Start runs redis-server on a free port of 127.0.0.1, requiring password
 // when it is not empty, and returns once it accepts connections.
-func Start(password string) (*Server, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func Start(password string) (*Server, error) { return StartOn("127.0.0.1", password) }
+
+// StartOn is Start on a free port of host (an address of this machine).
+func StartOn(host, password string) (*Server, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func Start(password string) (*Server, error) {
 	if err := l.Close(); err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), port: port, password: password}
+	s := &Server{Addr: net.JoinHostPort(host, strconv.Itoa(port)), host: host, port: port, password: password}
 	return s, s.Restart()
 }
 
@@ -76,7 +80,7 @@ func (s *Server) URL() string { return "redis://" + s.Addr }
 
 // Restart starts the server again on its port after Kill (or first).
 func (s *Server) Restart() error {
-	args := []string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+	args := []string{"--port", strconv.Itoa(s.port), "--bind", s.host, "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--dir", os.TempDir(), "--loglevel", "notice"}
 	if s.password != "" {
 		args = append(args, "--requirepass", s.password)

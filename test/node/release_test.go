@@ -130,22 +130,29 @@ var _ = Describe("the release on a real node", Ordered, func() {
 
 	It("lets through the Service what two receivers allow of one endpoint's limit", func(ctx SpecContext) {
 		ns := namespace(ctx, "team-limit")
-		ep := githubEndpoints(ctx, ns, []string{demoAgent(ctx, ns)}, 1)[0]
-		c := sender(10 * time.Second)
-		statuses := map[string]int{}
-		for i := range 200 {
-			a := deliver(ctx, c, ep, fmt.Sprintf("limit-%03d", i))
-			if cl := a.class(); cl != "" {
-				statuses[cl]++
-			} else {
-				statuses["202"]++
-			}
-		}
+		statuses := deliverMany(ctx, ns, "limit", 200)
 		figure("limit: one endpoint (rateLimit 60/min), 200 deliveries in %s through the Service to 2 receivers: %s", "under a minute", describe(statuses))
 		Expect(statuses["202"]).To(BeNumerically(">=", 60))
 		Expect(statuses["202"]).To(BeNumerically("<=", 120), "each replica counts alone: at most twice the limit")
 		Expect(statuses["202"] + statuses["HTTP 429 rate_limited"]).To(Equal(200))
 	})
+
+	It("lets through the Service exactly one endpoint's limit when the two receivers share a Redis (receiver.rateLimit.store)", func(ctx SpecContext) {
+		storeAt := sharedStore(ctx)
+		ns := namespace(ctx, "team-store")
+		statuses := deliverMany(ctx, ns, "store", 200)
+		figure("limit with receiver.rateLimit.store (redis-server on the node at %s): one endpoint, 200 deliveries through the Service to 2 receivers: %s", storeAt, describe(statuses))
+		Expect(statuses).To(Equal(map[string]int{"202": 60, "HTTP 429 rate_limited": 140}))
+		runs := &agentsv1alpha1.AgentRunList{}
+		Expect(admin.List(ctx, runs, client.InNamespace(ns))).To(Succeed())
+		skipped := 0
+		for _, r := range runs.Items {
+			if r.Status.State == agentsv1alpha1.RunSkipped {
+				skipped++
+			}
+		}
+		Expect(skipped).To(Equal(1), "one skipped run for the window, of either replica")
+	}, NodeTimeout(10*time.Minute))
 
 	It("accepts GitHub deliveries through the Service (throughput, beside make bench's process harness)", func(ctx SpecContext) {
 		ns := namespace(ctx, "team-throughput")

@@ -41,7 +41,7 @@ die() { echo "test-node: $*" >&2; exit 1; }
 log() { echo "test-node: $(date -u +%T) $*"; }
 
 [ "$(id -u)" = 0 ] || die "needs root (a kubelet, containerd and iptables); run it as root"
-for tool in containerd runc iptables conntrack ip openssl; do
+for tool in containerd runc iptables conntrack ip openssl redis-server; do
   command -v "$tool" >/dev/null || die "$tool is missing: run hack/node/install-runtime.sh (as root) first"
 done
 [ -x /usr/lib/cni/bridge ] || die "the CNI plugins are missing: run hack/node/install-runtime.sh (as root) first"

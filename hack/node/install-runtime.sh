@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from the OS's packages, the container runtime a node of
 # make test-node runs: containerd, runc, the CNI plugins (bridge,
-# host-local, loopback, portmap), iptables and conntrack. Debian's packages
+# host-local, loopback, portmap), iptables and conntrack, and redis-server
+# (the rate-limit store test/node's receivers share). Debian's packages
 # (bookworm): containerd 1.6.20, runc 1.1.5, containernetworking-plugins
 # 1.1.1. Needs root; does nothing when everything is there. The services are
 # not started: make test-node starts its own containerd, with a

@@ -127,6 +127,10 @@ func newRateStore(raw, password string, errs func(), log logr.Logger) (*rateStor
 	opts.DialTimeout = storeDialTimeout
 	opts.ReadTimeout = storeCallTimeout
 	opts.WriteTimeout = storeCallTimeout
+	// A check waits for a free connection no longer than for an answer:
+	// a flood that holds every connection makes the replica count alone
+	// for a second, never makes other calls wait.
+	opts.PoolTimeout = storeCallTimeout
 	// One retry (a pooled connection the store closed); after that the
 	// replica counts alone for storeRetryInterval.
 	opts.MaxRetries = 1

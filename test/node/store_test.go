@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -90,7 +91,7 @@ func sharedStore(ctx context.Context) string {
 func upgradeReceivers(ctx context.Context, values ...string) {
 	GinkgoHelper()
 	args := []string{"upgrade", releaseName, "oci://" + node.registry + "/hookrun/charts/hookrun",
-		"--version", node.version, "--plain-http", "-n", releaseNamespace, "--reuse-values"}
+		"--version", strings.TrimPrefix(node.version, "v"), "--plain-http", "-n", releaseNamespace, "--reuse-values"}
 	for _, v := range values {
 		args = append(args, "--set", v)
 	}

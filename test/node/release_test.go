@@ -168,7 +168,7 @@ var _ = Describe("the release on a real node", Ordered, func() {
 		r := loadgen.Run(ctx, c, workers, 5*time.Second, func(ctx context.Context, w, i int) (*http.Request, error) {
 			return githubRequest(ctx, eps[(w*7919+i)%len(eps)], fmt.Sprintf("throughput-%d-%d", w, i))
 		})
-		figure("throughput: GitHub calls accepted through the receiver's Service (2 replicas), 16 workers, 5 s, keep-alive: %s", r)
+		figure("throughput: GitHub calls accepted through the receiver's Service (2 replicas, their rate limits in the node's redis-server), 16 workers, 5 s, keep-alive: %s", r)
 		Expect(r.Statuses).To(HaveKey(http.StatusAccepted))
 	})
 

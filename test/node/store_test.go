@@ -56,11 +56,23 @@ func deliverMany(ctx context.Context, ns, prefix string, n int) map[string]int {
 	return statuses
 }
 
+// nodeStore is the redis-server the release's receivers share from
+// sharedStore on; it stops with the suite.
+var nodeStore *redisserver.Server
+
+var _ = AfterSuite(func() {
+	if nodeStore != nil {
+		nodeStore.Close()
+	}
+})
+
 // sharedStore runs a redis-server on the node's address (where its Pods
 // reach the host) with a password, and points the release's receivers at it
 // as an installer would: a Secret and helm upgrade --reuse-values; it waits
-// until both receivers are replaced. The spec's end sets the release back
-// (no store) and stops the server. It returns the store's address.
+// until both receivers are replaced. The release keeps it: the specs that
+// follow (the throughput, the deleted Pod, kill -9, the upgrade) run with
+// it, and no second rollout is spent setting it back. It returns the
+// store's address.
 func sharedStore(ctx context.Context) string {
 	GinkgoHelper()
 	Expect(redisserver.Available()).To(BeTrue(), "redis-server is not on PATH: hack/install-test-packages.sh installs it")
@@ -71,15 +83,11 @@ func sharedStore(ctx context.Context) string {
 	const password = "node-store-password"
 	store, err := redisserver.StartOn(api.Hostname(), password)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(store.Close)
+	nodeStore = store
 	Expect(admin.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: releaseNamespace, Name: storeSecret},
 		StringData: map[string]string{"password": password},
 	})).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		upgradeReceivers(ctx, "receiver.rateLimit.store=", "receiver.rateLimit.existingSecret=")
-		Expect(admin.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: releaseNamespace, Name: storeSecret}})).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
 	host, port, err := net.SplitHostPort(store.Addr)
 	Expect(err).NotTo(HaveOccurred())
 	upgradeReceivers(ctx, "receiver.rateLimit.store=redis://"+net.JoinHostPort(host, port), "receiver.rateLimit.existingSecret="+storeSecret)

@@ -43,6 +43,9 @@ type Error struct {
 	// VersionRefused: the agent refused the call's version or binding (see
 	// IsVersionRefused).
 	VersionRefused bool
+	// RetryAfter is the Retry-After header of an answer 429 or 503, as the
+	// agent sent it (see RetryAfter); empty otherwise.
+	RetryAfter string
 	// Err is the cause; Error shows its text only through Sanitize.
 	Err error
 }

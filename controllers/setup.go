@@ -154,7 +154,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		},
 		"AgentRun execution": &run.ExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
+			Clock: deps.Clock, Rand: deps.Rand, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
 			Cards: cards,
 		},
 		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},

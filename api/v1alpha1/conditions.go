@@ -154,6 +154,10 @@ const (
 	ReasonWaitingForPayload = "WaitingForPayload"
 	// ReasonRunning: the run was sent and its task has not ended.
 	ReasonRunning = "Running"
+	// ReasonRetrying: the agent turned the run's last call away (HTTP 429
+	// or 503, another 5xx, no answer); the run calls again at
+	// status.retry.notBefore, whose message says why and when.
+	ReasonRetrying = "Retrying"
 	// ReasonSucceeded: the agent finished the run's task.
 	ReasonSucceeded = "Succeeded"
 	// ReasonFailed: the run ended in error; the message says why.

@@ -133,7 +133,7 @@ var _ = Describe("AgentRun retries", func() {
 		poke(ctx, run)
 		Eventually(func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }).Should(Equal(agentsv1alpha1.RunError))
 		st := get(ctx, run).Status
-		Expect(st.Message).To(Equal("The run exceeded its timeout of 1m0s before the agent accepted the message (it turned the last 1 calls away)"))
+		Expect(st.Message).To(Equal("The run exceeded its timeout of 1m0s before the agent accepted the message (calls turned away in a row: 1)"))
 		Expect(st.Retry).To(BeNil())
 		Expect(agent.calls.Load()).To(Equal(int32(1)))
 	})

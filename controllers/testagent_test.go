@@ -54,7 +54,7 @@ type testAgent struct {
 	// unavailable makes the next N calls answer 503, tooMany 429; both
 	// with the Retry-After header retryAfter, if it is set.
 	unavailable, tooMany atomic.Int32
-	retryAfter          atomic.Value // string
+	retryAfter           atomic.Value // string
 	// refuse makes every call answer 400 (a final error).
 	refuse atomic.Bool
 	// stall makes the next N calls answer 503 only after the operator's

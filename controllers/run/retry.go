@@ -131,7 +131,7 @@ func turnedAway(run *agentsv1alpha1.AgentRun) string {
 	if run.Status.Retry == nil {
 		return ""
 	}
-	return fmt.Sprintf(" (it turned the last %d calls away)", run.Status.Retry.Attempts)
+	return fmt.Sprintf(" (calls turned away in a row: %d)", run.Status.Retry.Attempts)
 }
 
 // jitter draws a number in [0, 1) from Rand; 0 without one.

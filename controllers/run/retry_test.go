@@ -139,7 +139,7 @@ func TestWaitToRetry(t *testing.T) {
 	if w := retryWait(run, agent, now.Add(10*time.Second)); w != 0 {
 		t.Errorf("wait left at the timeout %v, want 0", w)
 	}
-	if got := turnedAway(run); got != " (it turned the last 3 calls away)" {
+	if got := turnedAway(run); got != " (calls turned away in a row: 3)" {
 		t.Errorf("turnedAway %q", got)
 	}
 }

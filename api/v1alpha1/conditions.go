@@ -141,8 +141,17 @@ const (
 	// ReasonAuthSecretNotFound: an Agent's a2a.authSecretRef names a missing Secret or key.
 	ReasonAuthSecretNotFound = "AuthSecretNotFound"
 
+	// ReasonTLSSecretNotFound: a Secret of an Agent's a2a.tls
+	// (caSecretRef or clientCertSecretRef) or its key does not exist; the
+	// message names it.
+	ReasonTLSSecretNotFound = "TLSSecretNotFound"
+	// ReasonTLSSecretInvalid: a Secret of an Agent's a2a.tls holds no
+	// usable PEM (no certificate, a key that does not match, over the size
+	// or count bounds); the message names it and says what is wrong.
+	ReasonTLSSecretInvalid = "TLSSecretInvalid"
+
 	// ReasonSecretNotReferable: the Secret named in an Agent's
-	// a2a.authSecretRef or an endpoint's secretRef does not carry the label
+	// a2a.authSecretRef or a2a.tls, or an endpoint's secretRef, does not carry the label
 	// LabelAllowReference "true", so the operator does not read it.
 	ReasonSecretNotReferable = "SecretNotReferable"
 

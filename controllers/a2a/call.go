@@ -163,14 +163,16 @@ func send(hc *http.Client, req *http.Request) (*http.Response, error) {
 }
 
 // transportError is the error of a request that got no answer: retryable
-// unless ctx ended, or the allow list refused the connection (final, not a
-// transport error: nothing was sent).
+// unless ctx ended or a certificate was refused (TLSFailureOf), or the
+// allow list refused the connection (final, not a transport error: nothing
+// was sent).
 func transportError(ctx context.Context, op string, err error) *Error {
 	var refused *NotAllowedError
 	if errors.As(err, &refused) {
 		return &Error{Op: op, Err: refused}
 	}
-	return &Error{Op: op, Retryable: ctx.Err() == nil, Transport: true, Err: transportCause(err)}
+	failure := TLSFailureOf(err)
+	return &Error{Op: op, Retryable: ctx.Err() == nil && failure == TLSOK, Transport: true, TLS: failure, Err: transportCause(err)}
 }
 
 // transportCause is the cause of an HTTP client's error, without the URL it

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -48,21 +47,6 @@ type A2AClient interface {
 	SendMessage(ctx context.Context, msg a2a.Message) (*a2a.Task, error)
 	GetTask(ctx context.Context, id string) (*a2a.Task, error)
 	CancelTask(ctx context.Context, id string) (*a2a.Task, error)
-}
-
-// A2AClientFactory makes the client for one run: where the agent is sent
-// to (a2aTarget), its bearer token (may be empty) and the run owner's user
-// name.
-type A2AClientFactory func(target a2a.Interface, token, userID string) A2AClient
-
-// NewHTTPA2AClient is the production factory.
-func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
-	return func(target a2a.Interface, token, userID string) A2AClient {
-		return &a2a.Client{
-			URL: target.URL, Version: target.Version, Binding: target.Binding, Tenant: target.Tenant,
-			Token: token, HTTP: hc, Headers: map[string]string{"X-User-Id": userID},
-		}
-	}
 }
 
 // ExecutionReconciler executes started runs: it sends each to its Agent over

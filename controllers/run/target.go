@@ -26,13 +26,11 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // cardWait spaces the looks of a run waiting for its Agent's card. Waiting
@@ -104,6 +102,8 @@ func (r *ExecutionReconciler) sendFailed(ctx context.Context, run *agentsv1alpha
 			target.Version, target.Binding, target.URL, err, otherVersion(target.Version))}
 	case notTaken:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent answered %v. If it speaks A2A over HTTP+JSON or at another path, remove spec.a2a.protocolVersion so the operator reads the agent card and sends where it says; otherwise correct spec.a2a.url", err)}
+	case a2a.TLSFailureOf(err) != a2a.TLSOK:
+		return ctrl.Result{}, finalError{msg: tlsRefusedMessage(agent, target, err)}
 	case a2a.IsRetryable(err) || timedOutCall:
 		res := r.waitToRetry(run, agent, err, sendAgain, 0, now)
 		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error(), "after", run.Status.Retry.NotBefore.Sub(now))
@@ -170,32 +170,4 @@ func portOf(u *url.URL) string {
 		return "443"
 	}
 	return "80"
-}
-
-// clientFor builds the A2A client with the agent's bearer token, read
-// around the cache, when target is at the origin of spec.a2a.url
-// (tokenWithheld). A token Secret or key that does not exist is final.
-func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
-	var token string
-	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
-		s, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
-		case errors.Is(err, lookup.ErrSecretNotReferable):
-			return nil, finalError{msg: lookup.NotReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
-		case err != nil:
-			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
-		}
-		v, ok := s.Data[ref.Key]
-		if !ok {
-			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
-		}
-		token = string(v)
-	}
-	owner := ""
-	if run.Spec.Owner != nil {
-		owner = run.Spec.Owner.User
-	}
-	return r.NewClient(target, token, owner), nil
 }

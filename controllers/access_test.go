@@ -308,12 +308,7 @@ func accessControlSpecs() {
 		bind(ctx, "hookrun-edit", erin)
 		labelledSecret(ctx, "triage-token")
 		mayGetSecret(ctx, erin, "triage-token")
-		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
-			cur := get(ctx, newAgent(ns, "triage"))
-			patch := client.MergeFrom(cur.DeepCopy())
-			mutate(cur)
-			return c.Patch(ctx, cur, patch)
-		}
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error { return patchTriage(ctx, c, ns, mutate) }
 		useToken := func(a *agentsv1alpha1.Agent) {
 			a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
 		}
@@ -348,12 +343,7 @@ func accessControlSpecs() {
 			labelledSecret(ctx, name)
 			mayGetSecret(ctx, erin, name)
 		}
-		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
-			cur := get(ctx, newAgent(ns, "triage"))
-			patch := client.MergeFrom(cur.DeepCopy())
-			mutate(cur)
-			return c.Patch(ctx, cur, patch)
-		}
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error { return patchTriage(ctx, c, ns, mutate) }
 		useTLS := func(ca, cert string) func(*agentsv1alpha1.Agent) {
 			return func(a *agentsv1alpha1.Agent) {
 				a.Spec.A2A.URL = "https://triage.example.com/"
@@ -560,4 +550,12 @@ func accessControlSpecs() {
 			Expect(allowed(c.user, c.verb, c.group, c.resource, c.sub)).To(Equal(c.want), "%s %s %s/%s", c.user, c.verb, c.resource, c.sub)
 		}
 	})
+}
+
+// patchTriage patches Agent triage of ns as c, changed by mutate.
+func patchTriage(ctx SpecContext, c client.Client, ns string, mutate func(*agentsv1alpha1.Agent)) error {
+	cur := get(ctx, newAgent(ns, "triage"))
+	patch := client.MergeFrom(cur.DeepCopy())
+	mutate(cur)
+	return c.Patch(ctx, cur, patch)
 }

@@ -308,7 +308,9 @@ func accessControlSpecs() {
 		bind(ctx, "hookrun-edit", erin)
 		labelledSecret(ctx, "triage-token")
 		mayGetSecret(ctx, erin, "triage-token")
-		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error { return patchTriage(ctx, c, ns, mutate) }
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
+			return patchTriage(ctx, c, ns, mutate)
+		}
 		useToken := func(a *agentsv1alpha1.Agent) {
 			a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
 		}
@@ -343,7 +345,9 @@ func accessControlSpecs() {
 			labelledSecret(ctx, name)
 			mayGetSecret(ctx, erin, name)
 		}
-		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error { return patchTriage(ctx, c, ns, mutate) }
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
+			return patchTriage(ctx, c, ns, mutate)
+		}
 		useTLS := func(ca, cert string) func(*agentsv1alpha1.Agent) {
 			return func(a *agentsv1alpha1.Agent) {
 				a.Spec.A2A.URL = "https://triage.example.com/"

@@ -309,10 +309,7 @@ func accessControlSpecs() {
 		labelledSecret(ctx, "triage-token")
 		mayGetSecret(ctx, erin, "triage-token")
 		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
-			cur := get(ctx, newAgent(ns, "triage"))
-			patch := client.MergeFrom(cur.DeepCopy())
-			mutate(cur)
-			return c.Patch(ctx, cur, patch)
+			return patchTriage(ctx, c, ns, mutate)
 		}
 		useToken := func(a *agentsv1alpha1.Agent) {
 			a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "triage-token", Key: "token"}
@@ -339,6 +336,46 @@ func accessControlSpecs() {
 			a.Spec.A2A.AuthSecretRef = nil
 			a.Spec.A2A.URL = "https://elsewhere.example.com/"
 		})).To(Succeed(), "without a token the URL is no secret's")
+	})
+
+	It("lets only someone who may read an Agent's TLS Secrets name them or change the URL its client certificate goes to", func(ctx SpecContext) {
+		const erin = "erin@example.com" // edits Agents, and may read the TLS Secrets
+		bind(ctx, "hookrun-edit", erin)
+		for _, name := range []string{"triage-ca", "triage-client"} {
+			labelledSecret(ctx, name)
+			mayGetSecret(ctx, erin, name)
+		}
+		changeAgent := func(c client.Client, mutate func(*agentsv1alpha1.Agent)) error {
+			return patchTriage(ctx, c, ns, mutate)
+		}
+		useTLS := func(ca, cert string) func(*agentsv1alpha1.Agent) {
+			return func(a *agentsv1alpha1.Agent) {
+				a.Spec.A2A.URL = "https://triage.example.com/"
+				a.Spec.A2A.TLS = &agentsv1alpha1.A2ATLS{}
+				if ca != "" {
+					a.Spec.A2A.TLS.CASecretRef = &agentsv1alpha1.SecretKeyReference{Name: ca, Key: "ca.crt"}
+				}
+				if cert != "" {
+					a.Spec.A2A.TLS.ClientCertSecretRef = &agentsv1alpha1.SecretReference{Name: cert}
+				}
+			}
+		}
+		const policy = "hookrun-secret-references"
+
+		Eventually(func() error { return changeAgent(as(carol), useTLS("triage-ca", "")) }).
+			Should(refusedBy(policy, "you may not read Secret triage-ca in namespace "+ns+", so you may not name it in spec.a2a.tls.caSecretRef"))
+		Expect(changeAgent(as(carol), useTLS("", "triage-client"))).
+			To(refusedBy(policy, "you may not read Secret triage-client in namespace "+ns+", so you may not name it in spec.a2a.tls.clientCertSecretRef"))
+		Expect(changeAgent(as(erin), useTLS("triage-ca", "triage-client"))).To(Succeed(), "erin may read both")
+
+		Expect(changeAgent(as(carol), func(a *agentsv1alpha1.Agent) { a.Spec.A2A.URL = "https://attacker.example.com/" })).
+			To(refusedBy(policy, "so you may not change spec.a2a.url, where its client certificate is presented"))
+		Expect(changeAgent(as(carol), func(a *agentsv1alpha1.Agent) { a.Spec.DisplayName = "Triage" })).
+			To(Succeed(), "other fields are anyone's with edit rights")
+		Expect(changeAgent(as(carol), func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.TLS.ClientCertSecretRef = nil
+			a.Spec.A2A.URL = "https://elsewhere.example.com/"
+		})).To(Succeed(), "without a client certificate the URL is no secret's, and the CA named before stays")
 	})
 
 	It("lets only someone who may read a Secret name it in an endpoint's secretRef", func(ctx SpecContext) {
@@ -517,4 +554,12 @@ func accessControlSpecs() {
 			Expect(allowed(c.user, c.verb, c.group, c.resource, c.sub)).To(Equal(c.want), "%s %s %s/%s", c.user, c.verb, c.resource, c.sub)
 		}
 	})
+}
+
+// patchTriage patches Agent triage of ns as c, changed by mutate.
+func patchTriage(ctx SpecContext, c client.Client, ns string, mutate func(*agentsv1alpha1.Agent)) error {
+	cur := get(ctx, newAgent(ns, "triage"))
+	patch := client.MergeFrom(cur.DeepCopy())
+	mutate(cur)
+	return c.Patch(ctx, cur, patch)
 }

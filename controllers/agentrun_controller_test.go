@@ -120,17 +120,12 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Expect(msgs[0].text).To(ContainSubstring("is attached as the file"))
 	})
 
-	It("retries a send the agent answered with 503 and sends once", func(ctx SpecContext) {
-		agent.unavailable.Store(2)
-		run := queueRun(ctx, "run-r", "{}", nil)
-		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(agent.received()).To(HaveLen(1))
-		Expect(agent.unavailable.Load()).To(BeZero())
-	})
-
 	It("retries a send that outlasts the per-call deadline instead of failing the run", func(ctx SpecContext) {
 		agent.stall.Store(1)
 		run := queueRun(ctx, "run-stall", "{}", nil)
+		Eventually(func() *agentsv1alpha1.RunRetry { return get(ctx, run).Status.Retry }).ShouldNot(BeNil())
+		fakeClock.Step(time.Second) // past the first backoff (retries are in agentrun_retry_test.go)
+		poke(ctx, run)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(agent.stall.Load()).To(BeZero(), "the first call stalled")
 		Expect(agent.received()).To(HaveLen(1))

@@ -223,6 +223,9 @@ var _ = Describe("Fair dispatch", func() {
 		// The send is cut off (the agent sees its caller hang up) and sent
 		// again, with the same messageId; the run keeps running meanwhile.
 		Eventually(pit.callersGaveUp).Should(BeNumerically(">=", 1))
+		Eventually(func() *agentsv1alpha1.RunRetry { return get(ctx, run).Status.Retry }).ShouldNot(BeNil())
+		fakeClock.Step(time.Second) // past the first backoff
+		poke(ctx, run)
 		Eventually(pit.requestsFor(run.UID)).Should(BeNumerically(">=", 2))
 		st := get(ctx, run).Status
 		Expect(st.State).To(Equal(agentsv1alpha1.RunRunning))
@@ -230,6 +233,6 @@ var _ = Describe("Fair dispatch", func() {
 
 		fakeClock.Step(2 * time.Minute) // past the Agent's runTimeout
 		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
-		Expect(get(ctx, run).Status.Message).To(Equal("The run exceeded its timeout of 1m0s before the agent accepted the message"))
+		Expect(get(ctx, run).Status.Message).To(MatchRegexp(`^The run exceeded its timeout of 1m0s before the agent accepted the message \(calls turned away in a row: [12]\)$`))
 	})
 })

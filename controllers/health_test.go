@@ -79,6 +79,12 @@ var _ = Describe("Health as kstatus and Argo CD compute it", func() {
 			create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"}, StringData: map[string]string{"token": "t"}})
 			return settled(ctx, create(ctx, agentWithToken(ns)), metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable)
 		}, status.FailedStatus, "Degraded"),
+		Entry("Agent whose TLS CA Secret is missing", func(ctx SpecContext, ns string) *unstructured.Unstructured {
+			a := newAgent(ns, "triage")
+			a.Spec.A2A.URL = "https://127.0.0.1:1/"
+			a.Spec.A2A.TLS = &agentsv1alpha1.A2ATLS{CASecretRef: &agentsv1alpha1.SecretKeyReference{Name: "ca", Key: "ca.crt"}}
+			return settled(ctx, create(ctx, a), metav1.ConditionFalse, agentsv1alpha1.ReasonTLSSecretNotFound)
+		}, status.FailedStatus, "Degraded"),
 		Entry("Agent being deleted", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			agent := held(ctx, newAgent(ns, "triage"))
 			settled(ctx, agent, metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable)
@@ -162,6 +168,12 @@ var _ = Describe("Health as kstatus and Argo CD compute it", func() {
 		Entry("AgentRun running", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			agentOfRuns(ctx, ns)
 			return settled(ctx, queueTestRun(ctx, ns, "run", "hang", nil), metav1.ConditionFalse, agentsv1alpha1.ReasonRunning)
+		}, status.InProgressStatus, "Progressing"),
+		Entry("AgentRun waiting to be sent again", func(ctx SpecContext, ns string) *unstructured.Unstructured {
+			ta := agentOfRuns(ctx, ns)
+			ta.retryAfter.Store("300")
+			ta.tooMany.Store(1)
+			return settled(ctx, queueTestRun(ctx, ns, "run", "{}", nil), metav1.ConditionFalse, agentsv1alpha1.ReasonRetrying)
 		}, status.InProgressStatus, "Progressing"),
 		Entry("AgentRun succeeded", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			agentOfRuns(ctx, ns)
@@ -320,7 +332,7 @@ func endpointWithTakenID(ctx SpecContext, ns string) *agentsv1alpha1.WebhookEndp
 
 // agentOfRuns creates Agent triage in ns, sending to a test agent one run at
 // a time.
-func agentOfRuns(ctx SpecContext, ns string) {
+func agentOfRuns(ctx SpecContext, ns string) *testAgent {
 	GinkgoHelper()
 	ta := newTestAgent()
 	a := newAgent(ns, "triage")
@@ -328,6 +340,7 @@ func agentOfRuns(ctx SpecContext, ns string) {
 	a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 	a.Spec.MaxConcurrentRuns = 1
 	create(ctx, a)
+	return ta
 }
 
 // queueTestRun stores a run of Agent triage and its payload body as the

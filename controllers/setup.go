@@ -98,11 +98,12 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		mgr.GetLogger().Error(err, "the API server's audiences are unknown: an OIDC endpoint whose audience is one of them is not marked OIDCAudienceInvalid")
 	}
 	callTimeout := cmp.Or(opts.A2ACallTimeout, DefaultA2ACallTimeout)
+	clients := a2a.NewClients(allow, callTimeout)
 	if deps.A2A == nil {
-		deps.A2A = run.NewHTTPA2AClient(a2a.NewHTTPClient(allow, callTimeout))
+		deps.A2A = run.NewHTTPA2AClient(clients)
 	}
 	if deps.Cards == nil {
-		deps.Cards = agent.NewHTTPCardReader(allow, callTimeout)
+		deps.Cards = agent.NewHTTPCardReader(allow, clients)
 	}
 	if deps.TracerProvider == nil {
 		deps.TracerProvider = tracing.NewLocalProvider(ServiceName)
@@ -154,7 +155,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		},
 		"AgentRun execution": &run.ExecutionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
-			Clock: deps.Clock, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
+			Clock: deps.Clock, Rand: deps.Rand, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
 			Cards: cards,
 		},
 		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},

@@ -51,8 +51,10 @@ type testAgent struct {
 	maxInflight int
 	// allInflight counts unfinished "slow" tasks of the agent; maxAllInflight is its peak.
 	allInflight, maxAllInflight int
-	// unavailable makes the next N calls answer 503.
-	unavailable atomic.Int32
+	// unavailable makes the next N calls answer 503, tooMany 429; both
+	// with the Retry-After header retryAfter, if it is set.
+	unavailable, tooMany atomic.Int32
+	retryAfter           atomic.Value // string
 	// refuse makes every call answer 400 (a final error).
 	refuse atomic.Bool
 	// stall makes the next N calls answer 503 only after the operator's
@@ -171,9 +173,12 @@ func newTestAgent() *testAgent {
 			http.Error(w, "too slow", http.StatusServiceUnavailable)
 			return
 		}
-		if a.unavailable.Load() > 0 {
-			a.unavailable.Add(-1)
-			http.Error(w, "busy", http.StatusServiceUnavailable)
+		switch {
+		case takeOne(&a.unavailable):
+			a.turnAway(w, http.StatusServiceUnavailable)
+			return
+		case takeOne(&a.tooMany):
+			a.turnAway(w, http.StatusTooManyRequests)
 			return
 		}
 		if a.refuse.Load() {
@@ -201,4 +206,26 @@ func newTestAgent() *testAgent {
 	}))
 	DeferCleanup(a.srv.Close)
 	return a
+}
+
+// turnAway answers status, with the Retry-After header a.retryAfter when
+// it is set.
+func (a *testAgent) turnAway(w http.ResponseWriter, status int) {
+	if v, ok := a.retryAfter.Load().(string); ok && v != "" {
+		w.Header().Set("Retry-After", v)
+	}
+	http.Error(w, "busy", status)
+}
+
+// takeOne takes one from n if it is above zero, and tells whether it did.
+func takeOne(n *atomic.Int32) bool {
+	for {
+		v := n.Load()
+		if v <= 0 {
+			return false
+		}
+		if n.CompareAndSwap(v, v-1) {
+			return true
+		}
+	}
 }

@@ -44,6 +44,7 @@ const (
 )
 
 // A2AEndpoint says how the operator reaches an agent.
+// +kubebuilder:validation:XValidation:rule="!has(self.tls) || (isURL(self.url) && url(self.url).getScheme() == 'https')",message="a2a.tls needs an https:// a2a.url"
 type A2AEndpoint struct {
 	// url is the agent's address, an absolute http:// or https:// URL. With
 	// protocolVersion unset, the operator reads the agent card under it
@@ -67,6 +68,35 @@ type A2AEndpoint struct {
 	// <token>" on every call to the agent.
 	// +optional
 	AuthSecretRef *SecretKeyReference `json:"authSecretRef,omitempty"`
+
+	// tls is how the operator checks the agent's certificate and proves its
+	// own over https: for card reads and every call of a run. Its Secrets
+	// follow authSecretRef's rule (labelled for hookrun, and named only by
+	// who may read them).
+	// +optional
+	TLS *A2ATLS `json:"tls,omitempty"`
+}
+
+// A2ATLS names the Secrets of an Agent's TLS: the CA that signs the
+// agent's certificate, and the client certificate for mutual TLS. Both
+// Secrets are in the Agent's namespace; the operator reads them at each
+// call, so a renewed certificate is used without a restart.
+// +kubebuilder:validation:XValidation:rule="has(self.caSecretRef) || has(self.clientCertSecretRef)",message="a2a.tls names caSecretRef, clientCertSecretRef or both"
+type A2ATLS struct {
+	// caSecretRef selects a PEM bundle of the CA certificates that sign the
+	// agent's certificate (at most 64 KiB and 32 certificates). When set,
+	// they are the only roots the agent's certificate is checked against,
+	// as Flux's certSecretRef does with ca.crt; unset, the operator's
+	// system roots.
+	// +optional
+	CASecretRef *SecretKeyReference `json:"caSecretRef,omitempty"`
+
+	// clientCertSecretRef names a kubernetes.io/tls Secret (keys tls.crt and
+	// tls.key) whose certificate the operator presents to the agent: mutual
+	// TLS. tls.crt may hold the chain, leaf first (at most 8 certificates);
+	// an RSA key has at most 4096 bits.
+	// +optional
+	ClientCertSecretRef *SecretReference `json:"clientCertSecretRef,omitempty"`
 }
 
 // AgentSpec describes an AI agent that webhook endpoints trigger over A2A.

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,8 +46,9 @@ func SetRunConditions(run *AgentRun) {
 
 // runReadiness is a run's Ready condition for its state, and how kstatus is
 // to read it. A queued or running run is Reconciling (kstatus InProgress),
-// a queued one with reason WaitingForPayload once it has a payloadDeadline; a
-// run that succeeded is Ready (Current). One that ended in error or was
+// a queued one with reason WaitingForPayload once it has a payloadDeadline,
+// a running one with reason Retrying while it waits to call its agent
+// again (status.retry); a run that succeeded is Ready (Current). One that ended in error or was
 // skipped is done without success: Stalled (kstatus Failed, as for a failed
 // Job), so that a tool waiting for the run to finish stops waiting.
 func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
@@ -58,6 +60,9 @@ func runReadiness(run *AgentRun) (metav1.Condition, Progress) {
 	case RunSkipped:
 		return NewCondition(ConditionReady, false, ReasonSkipped, endedMessage(run, "The call was recorded without running")), ProgressStalled
 	case RunRunning:
+		if r := run.Status.Retry; r != nil {
+			return NewCondition(ConditionReady, false, ReasonRetrying, retryingMessage(r)), ProgressReconciling
+		}
 		return NewCondition(ConditionReady, false, ReasonRunning, "Sent to the agent; waiting for its task to end"), ProgressReconciling
 	default: // queued
 		if run.Status.PayloadDeadline != nil {
@@ -76,6 +81,15 @@ func waitingForPayloadMessage(run *AgentRun) string {
 		name = run.Spec.Payload.SecretName
 	}
 	return fmt.Sprintf("The payload Secret %s does not exist; the run fails if it does not appear within %s", name, PayloadGrace)
+}
+
+// retryingMessage is the Ready message of a run that waits to call its
+// agent again.
+func retryingMessage(r *RunRetry) string {
+	if r.Message != "" {
+		return r.Message
+	}
+	return fmt.Sprintf("The agent turned %d calls in a row away; calling again at %s", r.Attempts, r.NotBefore.UTC().Format(time.RFC3339))
 }
 
 // failedReason is the reason of a run that ended in error: status.reason,

@@ -31,6 +31,7 @@ func TestRunConditions(t *testing.T) {
 		state         RunState
 		payload       *PayloadReference
 		deadline      bool // status.payloadDeadline set
+		retry         *RunRetry
 		statusReason  string
 		ready         metav1.ConditionStatus
 		reason        string
@@ -47,6 +48,12 @@ func TestRunConditions(t *testing.T) {
 			wantInMessage: "The payload Secret p does not exist; the run fails if it does not appear within 30s"},
 		{name: "running (a payload deadline left from its wait)", deadline: true, state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRunning,
 			progress: ProgressReconciling},
+		{name: "running, waiting to send again", state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRetrying,
+			retry:    &RunRetry{Attempts: 1, Message: "The agent answered 429; sending again in 30s (Retry-After)"},
+			progress: ProgressReconciling, wantInMessage: "The agent answered 429; sending again in 30s (Retry-After)"},
+		{name: "running, waiting to send again, message cut by the cache", state: RunRunning, payload: payload, ready: metav1.ConditionFalse, reason: ReasonRetrying,
+			retry:    &RunRetry{Attempts: 2, NotBefore: metav1.NewMicroTime(time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC))},
+			progress: ProgressReconciling, wantInMessage: "The agent turned 2 calls in a row away; calling again at 2026-11-22T12:00:30Z"},
 		{name: "success", state: RunSuccess, payload: payload, ready: metav1.ConditionTrue, reason: ReasonSucceeded,
 			succeeded: metav1.ConditionTrue, succeededWhy: ReasonSucceeded, progress: ProgressCurrent},
 		{name: "error", state: RunError, payload: payload, ready: metav1.ConditionFalse, reason: ReasonFailed,
@@ -68,6 +75,7 @@ func TestRunConditions(t *testing.T) {
 			run := &AgentRun{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
 			run.Spec.Payload = tc.payload
 			run.Status.State, run.Status.Message, run.Status.Reason = tc.state, tc.message, tc.statusReason
+			run.Status.Retry = tc.retry
 			if tc.deadline {
 				run.Status.PayloadDeadline = &metav1.Time{Time: time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)}
 			}

@@ -237,6 +237,13 @@ type AgentRunStatus struct {
 	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
 	Reason string `json:"reason,omitempty"`
 
+	// retry is set while a running run waits to call its agent again: the
+	// agent turned its last call away (HTTP 429 or 503, another 5xx, no
+	// answer at all, or a call that outlasted its deadline). Cleared when a
+	// call is taken and when the run ends.
+	// +optional
+	Retry *RunRetry `json:"retry,omitempty"`
+
 	// thread is the thread the run worked in; it holds the full output.
 	// +optional
 	Thread *RunThread `json:"thread,omitempty"`
@@ -259,6 +266,27 @@ type AgentRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9a-f]{32}$`
 	TraceID string `json:"traceID,omitempty"`
+}
+
+// RunRetry is why a running run waits, and until when: the agent's
+// Retry-After (at most 5m) when its 429 or 503 gave one, otherwise a backoff
+// from 1s doubling to 1m with jitter. The run ends at its Agent's
+// runTimeout however it waits.
+type RunRetry struct {
+	// attempts counts the calls in a row the agent turned away.
+	// +kubebuilder:validation:Minimum=1
+	Attempts int32 `json:"attempts"`
+
+	// notBefore is when the operator calls the agent again, by its own
+	// clock (to the microsecond: a backoff's first waits are under a second).
+	NotBefore metav1.MicroTime `json:"notBefore"`
+
+	// message says what the agent answered and how long the run waits, for
+	// example "The agent answered 429; sending again in 30s (Retry-After)".
+	// The Ready condition (reason Retrying) carries it too.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // AgentRun is one call to a WebhookEndpoint: the invocation record and the

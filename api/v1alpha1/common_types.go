@@ -45,6 +45,16 @@ type SecretKeyReference struct {
 	Key string `json:"key"`
 }
 
+// SecretReference names a Secret in the same namespace.
+type SecretReference struct {
+	// name of the Secret in the same namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	Name string `json:"name"`
+}
+
 // Owner is the workspace member on whose behalf an endpoint's runs execute.
 // A MutatingAdmissionPolicy fills it from the creating user when it is empty,
 // where the API server serves one (Kubernetes 1.36 and later); elsewhere the

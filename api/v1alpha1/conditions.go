@@ -141,8 +141,17 @@ const (
 	// ReasonAuthSecretNotFound: an Agent's a2a.authSecretRef names a missing Secret or key.
 	ReasonAuthSecretNotFound = "AuthSecretNotFound"
 
+	// ReasonTLSSecretNotFound: a Secret of an Agent's a2a.tls
+	// (caSecretRef or clientCertSecretRef) or its key does not exist; the
+	// message names it.
+	ReasonTLSSecretNotFound = "TLSSecretNotFound"
+	// ReasonTLSSecretInvalid: a Secret of an Agent's a2a.tls holds no
+	// usable PEM (no certificate, a key that does not match, over the size
+	// or count bounds); the message names it and says what is wrong.
+	ReasonTLSSecretInvalid = "TLSSecretInvalid"
+
 	// ReasonSecretNotReferable: the Secret named in an Agent's
-	// a2a.authSecretRef or an endpoint's secretRef does not carry the label
+	// a2a.authSecretRef or a2a.tls, or an endpoint's secretRef, does not carry the label
 	// LabelAllowReference "true", so the operator does not read it.
 	ReasonSecretNotReferable = "SecretNotReferable"
 
@@ -154,6 +163,10 @@ const (
 	ReasonWaitingForPayload = "WaitingForPayload"
 	// ReasonRunning: the run was sent and its task has not ended.
 	ReasonRunning = "Running"
+	// ReasonRetrying: the agent turned the run's last call away (HTTP 429
+	// or 503, another 5xx, no answer); the run calls again at
+	// status.retry.notBefore, whose message says why and when.
+	ReasonRetrying = "Retrying"
 	// ReasonSucceeded: the agent finished the run's task.
 	ReasonSucceeded = "Succeeded"
 	// ReasonFailed: the run ended in error; the message says why.

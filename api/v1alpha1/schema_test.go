@@ -528,6 +528,17 @@ var _ = Describe("Agent validation", func() {
 		}, "spec.a2a.authSecretRef.name"),
 		Entry("name longer than 63 characters", func(a *agentsv1alpha1.Agent) { a.Name = strings.Repeat("a", 64) },
 			"metadata.name must be at most 63 characters"),
+		Entry("a2a.tls at an http:// url", func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.TLS = &agentsv1alpha1.A2ATLS{CASecretRef: &agentsv1alpha1.SecretKeyReference{Name: "ca", Key: "ca.crt"}}
+		}, "a2a.tls needs an https:// a2a.url"),
+		Entry("a2a.tls naming no Secret", func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.URL = "https://triage.team-a.svc/"
+			a.Spec.A2A.TLS = &agentsv1alpha1.A2ATLS{}
+		}, "a2a.tls names caSecretRef, clientCertSecretRef or both"),
+		Entry("a2a.tls.clientCertSecretRef without a name", func(a *agentsv1alpha1.Agent) {
+			a.Spec.A2A.URL = "https://triage.team-a.svc/"
+			a.Spec.A2A.TLS = &agentsv1alpha1.A2ATLS{ClientCertSecretRef: &agentsv1alpha1.SecretReference{}}
+		}, "spec.a2a.tls.clientCertSecretRef.name"),
 	)
 
 	// Written as YAML would be: the typed client omits zero values.

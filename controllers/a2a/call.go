@@ -73,11 +73,24 @@ func (c *Client) do(ctx context.Context, w wiring, cl *call) (json.RawMessage, e
 	if err != nil {
 		return nil, &Error{Op: cl.name, Err: err}
 	}
-	status, data, err := c.exchange(ctx, cl.name, req)
+	ans, err := c.exchange(ctx, cl.name, req)
 	if err != nil {
 		return nil, err
 	}
-	return w.b.result(cl, status, data)
+	raw, err := w.b.result(cl, ans.status, ans.body)
+	var e *Error
+	if errors.As(err, &e) && e.StatusCode != 0 && asksToWait(e.StatusCode) {
+		e.RetryAfter = ans.retryAfter
+	}
+	return raw, err
+}
+
+// httpAnswer is an agent's HTTP answer, as far as a call reads it.
+type httpAnswer struct {
+	status int
+	body   []byte
+	// retryAfter is the Retry-After header, cut to maxRetryAfterBytes.
+	retryAfter string
 }
 
 // newRequest is an HTTP request to the agent with the dialect's, the
@@ -115,23 +128,27 @@ func (c *Client) newRequest(ctx context.Context, d dialect, method, u string, bo
 // exchange sends req and reads the answer: its status and at most
 // maxResponseBytes of its body. Transport failures, redirects and a
 // success too big to read are errors here, the same for every binding.
-func (c *Client) exchange(ctx context.Context, op string, req *http.Request) (int, []byte, error) {
+func (c *Client) exchange(ctx context.Context, op string, req *http.Request) (httpAnswer, error) {
 	resp, err := send(c.HTTP, req)
 	if err != nil {
-		return 0, nil, transportError(ctx, op, err)
+		return httpAnswer{}, transportError(ctx, op, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, tooBig, err := readBounded(resp.Body, maxResponseBytes)
 	switch {
 	case err != nil:
-		return 0, nil, &Error{Op: op, Retryable: true, Transport: true, Err: fmt.Errorf("reading the answer: %w", err)}
+		return httpAnswer{}, &Error{Op: op, Retryable: true, Transport: true, Err: fmt.Errorf("reading the answer: %w", err)}
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		return 0, nil, &Error{Op: op, StatusCode: resp.StatusCode, Err: redirectError(resp.Header.Get("Location"))}
+		return httpAnswer{}, &Error{Op: op, StatusCode: resp.StatusCode, Err: redirectError(resp.Header.Get("Location"))}
 	case tooBig && success(resp.StatusCode):
 		// An error's body is only shown cut short; a result must be whole.
-		return 0, nil, &Error{Op: op, StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d MiB", maxResponseBytes>>20)}
+		return httpAnswer{}, &Error{Op: op, StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d MiB", maxResponseBytes>>20)}
 	}
-	return resp.StatusCode, data, nil
+	retryAfter := resp.Header.Get("Retry-After")
+	if len(retryAfter) > maxRetryAfterBytes {
+		retryAfter = "" // no delay or date is that long
+	}
+	return httpAnswer{status: resp.StatusCode, body: data, retryAfter: retryAfter}, nil
 }
 
 // send sends req with hc (nil: the default client), never following a
@@ -146,14 +163,16 @@ func send(hc *http.Client, req *http.Request) (*http.Response, error) {
 }
 
 // transportError is the error of a request that got no answer: retryable
-// unless ctx ended, or the allow list refused the connection (final, not a
-// transport error: nothing was sent).
+// unless ctx ended or a certificate was refused (TLSFailureOf), or the
+// allow list refused the connection (final, not a transport error: nothing
+// was sent).
 func transportError(ctx context.Context, op string, err error) *Error {
 	var refused *NotAllowedError
 	if errors.As(err, &refused) {
 		return &Error{Op: op, Err: refused}
 	}
-	return &Error{Op: op, Retryable: ctx.Err() == nil, Transport: true, Err: transportCause(err)}
+	failure := TLSFailureOf(err)
+	return &Error{Op: op, Retryable: ctx.Err() == nil && failure == TLSOK, Transport: true, TLS: failure, Err: transportCause(err)}
 }
 
 // transportCause is the cause of an HTTP client's error, without the URL it

@@ -135,7 +135,7 @@ func fetchCard(ctx context.Context, hc *http.Client, allow *AllowList, place str
 		if errors.As(err, &refused) {
 			return nil, refusedAnswer(at, refused)
 		}
-		at.what, at.retryable = Sanitize(transportCause(err).Error()), ctx.Err() == nil
+		at.what, at.retryable = Sanitize(transportCause(err).Error()), ctx.Err() == nil && TLSFailureOf(err) == TLSOK
 		return nil, at
 	}
 	defer func() { _ = resp.Body.Close() }()

@@ -17,8 +17,11 @@ limitations under the License.
 package a2a
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 )
@@ -43,6 +46,11 @@ type Error struct {
 	// VersionRefused: the agent refused the call's version or binding (see
 	// IsVersionRefused).
 	VersionRefused bool
+	// TLS says why a TLS handshake failed for good; TLSOK otherwise.
+	TLS TLSFailure
+	// RetryAfter is the Retry-After header of an answer 429 or 503, as the
+	// agent sent it (see RetryAfter); empty otherwise.
+	RetryAfter string
 	// Err is the cause; Error shows its text only through Sanitize.
 	Err error
 }
@@ -126,4 +134,52 @@ func redirectError(location string) error {
 		return fmt.Errorf("%s; it pointed to %s", msg, location)
 	}
 	return errors.New(msg)
+}
+
+// TLSFailure is why a TLS handshake with an agent failed in a way no retry
+// mends: a certificate must change first.
+type TLSFailure int
+
+const (
+	TLSOK TLSFailure = iota
+	// TLSClientCertRefused: the agent refused the operator's client
+	// certificate, or its absence (TLS alerts certificate required, bad
+	// certificate, unknown CA, expired, revoked, unsupported, unknown).
+	TLSClientCertRefused
+	// TLSServerCertUntrusted: the agent's certificate is not signed by a
+	// CA the operator trusts, or not for the agent's host, or not valid now.
+	TLSServerCertUntrusted
+)
+
+// refusedCertificateAlerts are the TLS alerts (RFC 8446 §6.2) an agent
+// sends when it will not take the client's certificate.
+var refusedCertificateAlerts = map[string]bool{}
+
+func init() {
+	for _, a := range []tls.AlertError{42, 43, 44, 45, 46, 48, 116} {
+		refusedCertificateAlerts[a.Error()] = true
+	}
+}
+
+// TLSFailureOf tells why err, a failed call or card read, failed in its
+// TLS handshake for good; TLSOK when it did not.
+func TLSFailureOf(err error) TLSFailure {
+	var e *Error
+	if errors.As(err, &e) && e.TLS != TLSOK {
+		return e.TLS
+	}
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid) {
+		return TLSServerCertUntrusted
+	}
+	// A TLS alert the agent sent arrives as a net.OpError "remote error"
+	// around crypto/tls's unexported alert type: known by its text.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && op.Err != nil && refusedCertificateAlerts[op.Err.Error()] {
+		return TLSClientCertRefused
+	}
+	return TLSOK
 }

@@ -52,14 +52,23 @@ const (
 // for by failed sends, and the wait after a first failed read.
 const CardRetry = 30 * time.Second
 
-// CardReader reads the agent card under agentURL and picks the interface
-// runs are sent to; a2a.ReadCard with the operator's egress-checked client.
-type CardReader func(ctx context.Context, agentURL string) (a2a.Interface, error)
+// CardReader reads the agent card under agentURL, over the TLS of the
+// Agent's spec.a2a.tls (nil: the operator's defaults), and picks the
+// interface runs are sent to; a2a.ReadCard with the operator's
+// egress-checked clients.
+type CardReader func(ctx context.Context, agentURL string, tls *lookup.AgentTLS) (a2a.Interface, error)
 
-// NewHTTPCardReader is the production CardReader.
-func NewHTTPCardReader(allow *a2a.AllowList, timeout time.Duration) CardReader {
-	hc := a2a.NewHTTPClient(allow, timeout)
-	return func(ctx context.Context, agentURL string) (a2a.Interface, error) {
+// NewHTTPCardReader is the production CardReader, with the clients runs
+// are sent with.
+func NewHTTPCardReader(allow *a2a.AllowList, clients *a2a.Clients) CardReader {
+	return func(ctx context.Context, agentURL string, t *lookup.AgentTLS) (a2a.Interface, error) {
+		hc := clients.Plain()
+		if t != nil {
+			var err error
+			if hc, err = clients.For(t.Namespace, t.ID, t.Config); err != nil {
+				return a2a.Interface{}, err
+			}
+		}
 		return a2a.ReadCard(ctx, hc, allow, agentURL)
 	}
 }
@@ -159,8 +168,9 @@ func (c *CardRefreshes) forget(agent types.NamespacedName) {
 
 // resolveA2A sets agent.Status.A2A to where runs are sent, reading the
 // agent card when spec.a2a.protocolVersion is unset and a read is due.
-// urlRefused: the allow-list refuses spec.a2a.url, so nothing is read.
-func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, urlRefused bool, now time.Time) cardState {
+// urlRefused: the allow-list refuses spec.a2a.url, so nothing is read;
+// agentTLS: the Agent's TLS Secrets the card is read with (nil: none).
+func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, agentTLS *lookup.AgentTLS, urlRefused bool, now time.Time) cardState {
 	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
 	spec := agent.Spec.A2A
 	switch {
@@ -186,7 +196,7 @@ func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent
 		defer r.Cards.endRead(key.Namespace)
 		readCtx, cancel := context.WithTimeout(ctx, cardReadTimeout)
 		defer cancel()
-		return r.ReadCard(readCtx, spec.URL)
+		return r.ReadCard(readCtx, spec.URL, agentTLS)
 	}()
 	attempt := cardAttempt{at: now, generation: agent.Generation, url: spec.URL, state: cardState{next: cardRefresh}}
 	switch {

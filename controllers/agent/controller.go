@@ -41,8 +41,8 @@ import (
 // (cleanup.go).
 type Reconciler struct {
 	client.Client
-	// APIReader reads the bearer token Secret around the cache (its
-	// metadata, and its data only when it is labelled for hookrun), and
+	// APIReader reads the bearer token and TLS Secrets around the cache
+	// (their metadata, and their data only when labelled for hookrun), and
 	// confirms that a deleted Agent's endpoints and threads are gone.
 	APIReader client.Reader
 	// AllowList is the operator's agent allow-list; nil allows every agent.
@@ -77,7 +77,7 @@ const (
 // agent card gave. A URL or token the operator cannot use is Stalled; an
 // archived Agent is as asked: Ready (kstatus Current) with reason
 // AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused bool, card cardState) lookup.Summary {
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *lookup.TLSSecretError, urlRefused bool, card cardState) lookup.Summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
@@ -93,6 +93,8 @@ func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, urlRefused 
 	case auth == authSecretNotReferable:
 		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
 			lookup.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
+	case tlsBad != nil:
+		return lookup.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
 	case agent.Spec.Archived:
 		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
 			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
@@ -126,9 +128,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	before := agent.DeepCopy()
 	auth, err := r.authSecretState(ctx, agent)
+	agentTLS, tlsBad, tlsErr := r.tlsState(ctx, agent)
+	err = errors.Join(err, tlsErr)
 	urlRefused := r.AllowList.Refuses(hostOfURL(agent.Spec.A2A.URL))
-	card := r.resolveA2A(ctx, agent, urlRefused, r.Clock.Now())
-	sum := agentSummary(agent, auth, urlRefused, card)
+	card := cardState{}
+	if tlsBad == nil && tlsErr == nil {
+		// A card is not read without the TLS the Agent asks for; what was
+		// read stays, and runs say why they fail.
+		card = r.resolveA2A(ctx, agent, agentTLS, urlRefused, r.Clock.Now())
+	}
+	sum := agentSummary(agent, auth, tlsBad, urlRefused, card)
 	if err != nil {
 		sum = lookup.ReconcileFailed(err)
 	} else {
@@ -166,11 +175,29 @@ func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.
 	return authSecretFound, nil
 }
 
+// tlsState reads and parses the Secrets of spec.a2a.tls: nil when the
+// Agent has none; a *TLSSecretError (the second result) when one cannot be
+// used; any other error is transient.
+func (r *Reconciler) tlsState(ctx context.Context, agent *agentsv1alpha1.Agent) (*lookup.AgentTLS, *lookup.TLSSecretError, error) {
+	t, err := lookup.ReadAgentTLS(ctx, r.APIReader, agent)
+	if err == nil && t != nil {
+		_, err = t.Config()
+	}
+	var bad *lookup.TLSSecretError
+	switch {
+	case errors.As(err, &bad):
+		return nil, bad, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return t, nil, nil
+}
+
 // agentWorkers is how many Agents are reconciled at once.
 const agentWorkers = 4
 
-// SetupWithManager registers the reconciler; a change to a token Secret
-// re-checks the Agents that use it, and the endpoints and threads its
+// SetupWithManager registers the reconciler; a change to a token or TLS
+// Secret re-checks the Agents that use it, and the endpoints and threads its
 // cleanup acts on start it too (watchDependents).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
@@ -180,7 +207,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// agent never answers must not hold every other Agent's reconcile.
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers}).
 		Watches(&corev1.Secret{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentAuthSecret)),
+			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentSecrets)),
 			builder.OnlyMetadata).
 		WatchesRawSource(r.Cards.source())
 	return r.watchDependents(b).Complete(r)

@@ -89,6 +89,9 @@ func StripForCache(obj any) {
 			dropTraceAnnotations(o)
 			break
 		}
+		if o.Status.Retry != nil {
+			o.Status.Retry.Message = "" // Ready repeats it, and execution reads it nowhere
+		}
 		// Ready and Succeeded repeat the message. Their status, reason and
 		// time stay: a write keeps lastTransitionTime from them.
 		for i := range o.Status.Conditions {

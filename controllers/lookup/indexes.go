@@ -19,6 +19,7 @@ package lookup
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,9 +47,11 @@ const (
 	IndexEndpointIDSecret = "spec.endpointIDSecretRef.name"
 	// indexEndpointID indexes endpoints by status.endpointID, in every
 	// namespace: two with one ID are a conflict.
-	IndexEndpointID      = "status.endpointID"
-	IndexThreadAgent     = "spec.agentRef.name"
-	IndexAgentAuthSecret = "spec.a2a.authSecretRef.name"
+	IndexEndpointID  = "status.endpointID"
+	IndexThreadAgent = "spec.agentRef.name"
+	// IndexAgentSecrets indexes Agents by the Secrets they name: the
+	// token of spec.a2a.authSecretRef and those of spec.a2a.tls.
+	IndexAgentSecrets = "agentSecrets"
 	// IndexRunEndpoint indexes AgentRuns by their endpoint label.
 	IndexRunEndpoint = "metadata.labels.endpoint"
 	// indexActiveRunAgent indexes the AgentRuns not finished yet (queued
@@ -98,11 +101,19 @@ var indexes = []indexSpec{
 	{&agentsv1alpha1.AgentThread{}, IndexThreadAgent, by(func(th *agentsv1alpha1.AgentThread) []string {
 		return []string{th.Spec.AgentRef.Name}
 	})},
-	{&agentsv1alpha1.Agent{}, IndexAgentAuthSecret, by(func(a *agentsv1alpha1.Agent) []string {
-		if a.Spec.A2A.AuthSecretRef == nil {
-			return nil
+	{&agentsv1alpha1.Agent{}, IndexAgentSecrets, by(func(a *agentsv1alpha1.Agent) []string {
+		var names []string
+		if ref := a.Spec.A2A.AuthSecretRef; ref != nil {
+			names = append(names, ref.Name)
 		}
-		return []string{a.Spec.A2A.AuthSecretRef.Name}
+		if t := a.Spec.A2A.TLS; t != nil && t.CASecretRef != nil {
+			names = append(names, t.CASecretRef.Name)
+		}
+		if t := a.Spec.A2A.TLS; t != nil && t.ClientCertSecretRef != nil {
+			names = append(names, t.ClientCertSecretRef.Name)
+		}
+		slices.Sort(names)
+		return slices.Compact(names) // a cert-manager Secret holds the CA and the client certificate
 	})},
 	{&agentsv1alpha1.AgentRun{}, IndexRunEndpoint, byLabel(agentsv1alpha1.LabelEndpoint)},
 	{SecretMetadata("", ""), IndexSigningKeyEndpoint, func(o client.Object) []string {

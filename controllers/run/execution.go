@@ -20,7 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"io"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -42,29 +42,11 @@ import (
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
-// sendRetryInterval spaces retries of a send that failed with a retryable error.
-const sendRetryInterval = 2 * time.Second
-
 // A2AClient is what execution needs of an agent.
 type A2AClient interface {
 	SendMessage(ctx context.Context, msg a2a.Message) (*a2a.Task, error)
 	GetTask(ctx context.Context, id string) (*a2a.Task, error)
 	CancelTask(ctx context.Context, id string) (*a2a.Task, error)
-}
-
-// A2AClientFactory makes the client for one run: where the agent is sent
-// to (a2aTarget), its bearer token (may be empty) and the run owner's user
-// name.
-type A2AClientFactory func(target a2a.Interface, token, userID string) A2AClient
-
-// NewHTTPA2AClient is the production factory.
-func NewHTTPA2AClient(hc *http.Client) A2AClientFactory {
-	return func(target a2a.Interface, token, userID string) A2AClient {
-		return &a2a.Client{
-			URL: target.URL, Version: target.Version, Binding: target.Binding, Tenant: target.Tenant,
-			Token: token, HTTP: hc, Headers: map[string]string{"X-User-Id": userID},
-		}
-	}
 }
 
 // ExecutionReconciler executes started runs: it sends each to its Agent over
@@ -80,6 +62,8 @@ type ExecutionReconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+	// Rand draws the jitter of retries (retry.go).
+	Rand      io.Reader
 	NewClient A2AClientFactory
 	// Workers is how many runs are executed in parallel; one Agent's calls
 	// hold at most AgentShare of them.
@@ -159,6 +143,10 @@ func (r *ExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.Agen
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
 	case agent == nil:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("Agent %s was deleted while the run was running", run.Spec.AgentRef.Name)}
+	case retryWait(run, agent, now) > 0:
+		// The agent turned the last call away: nobody is called before
+		// status.retry.notBefore, whatever woke the run.
+		return ctrl.Result{RequeueAfter: retryWait(run, agent, now)}, nil
 	case !r.calls.take(run):
 		return r.waitForCall(ctx), nil // woken when its turn comes
 	}
@@ -189,6 +177,9 @@ func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.Agen
 	if live.Status.TaskID != "" || live.Status.State != agentsv1alpha1.RunRunning {
 		return ctrl.Result{RequeueAfter: pollInterval(0)}, nil // the cache will catch up
 	}
+	if wait := retryWait(live, agent, now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil // nor is a send sent before its wait ends
+	}
 	p, err := r.payload(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -211,7 +202,7 @@ func (r *ExecutionReconciler) send(ctx context.Context, run *agentsv1alpha1.Agen
 	cancel()
 	endCall(span, taskState(task), err)
 	if err != nil {
-		return r.sendFailed(ctx, agent, target, err, timedOutCall)
+		return r.sendFailed(ctx, run, agent, target, err, timedOutCall, now)
 	}
 	run.Status.TaskID = task.ID
 	if task.ContextID != "" {
@@ -256,7 +247,7 @@ func (r *ExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.Agen
 	endCall(span, taskState(task), err)
 	switch {
 	case a2a.IsRetryable(err) || (err != nil && timedOutCall):
-		return ctrl.Result{RequeueAfter: pollInterval(now.Sub(run.Status.StartedAt.Time))}, nil
+		return r.waitToRetry(run, agent, err, pollAgain, pollInterval(now.Sub(run.Status.StartedAt.Time)), now), nil
 	case err != nil:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("Following the task failed: %v", err)}
 	}
@@ -266,6 +257,7 @@ func (r *ExecutionReconciler) poll(ctx context.Context, run *agentsv1alpha1.Agen
 // observe ends the run if its task is terminal, and otherwise schedules the
 // next look.
 func (r *ExecutionReconciler) observe(run *agentsv1alpha1.AgentRun, task *a2a.Task, now time.Time) ctrl.Result {
+	run.Status.Retry = nil // the agent took the call
 	if task.State.Terminal() {
 		state, msg := outcome(task)
 		Finish(&run.Status, state, msg, task.Output, now)
@@ -287,7 +279,7 @@ func (r *ExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.Ag
 		Finish(&run.Status, agentsv1alpha1.RunError, msg+" while waiting for a usable agent card: "+cardProblem(agent), "", now)
 		return ctrl.Result{}, nil
 	case run.Status.TaskID == "":
-		Finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message", "", now)
+		Finish(&run.Status, agentsv1alpha1.RunError, msg+" before the agent accepted the message"+turnedAway(run), "", now)
 		return ctrl.Result{}, nil
 	case !found:
 		Finish(&run.Status, agentsv1alpha1.RunError, msg+"; the task was not canceled: the Agent has no usable agent card now", "", now)
@@ -351,34 +343,6 @@ func runTimeout(agent *agentsv1alpha1.Agent) time.Duration {
 
 func (r *ExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, now time.Time) bool {
 	return run.Status.StartedAt != nil && now.Sub(run.Status.StartedAt.Time) >= runTimeout(agent)
-}
-
-// clientFor builds the A2A client with the agent's bearer token, read
-// around the cache, when target is at the origin of spec.a2a.url
-// (tokenWithheld). A token Secret or key that does not exist is final.
-func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
-	var token string
-	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
-		s, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
-		case errors.Is(err, lookup.ErrSecretNotReferable):
-			return nil, finalError{msg: lookup.NotReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
-		case err != nil:
-			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
-		}
-		v, ok := s.Data[ref.Key]
-		if !ok {
-			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s has no key %q", ref.Name, ref.Key)}
-		}
-		token = string(v)
-	}
-	owner := ""
-	if run.Spec.Owner != nil {
-		owner = run.Spec.Owner.User
-	}
-	return r.NewClient(target, token, owner), nil
 }
 
 // SetupWithManager registers execution: it looks at running runs only, and

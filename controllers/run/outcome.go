@@ -89,6 +89,7 @@ func pollInterval(elapsed time.Duration) time.Duration {
 // ends a run ends it.
 func Finish(st *agentsv1alpha1.AgentRunStatus, state agentsv1alpha1.RunState, message, output string, now time.Time) {
 	st.State = state
+	st.Retry = nil // a finished run waits for nothing
 	st.Message = cutMessage(message)
 	st.Output = cutOutput(output)
 	t := metav1.NewTime(now)

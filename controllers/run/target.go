@@ -76,7 +76,7 @@ func cardProblem(agent *agentsv1alpha1.Agent) string {
 // again (transport errors, 5xx, a call that ran out of time), or end it with
 // a message that says what to change. A send that failed in a way a new
 // card may mend asks for the Agent's card to be read again.
-func (r *ExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alpha1.Agent, target a2a.Interface, err error, timedOutCall bool) (ctrl.Result, error) {
+func (r *ExecutionReconciler) sendFailed(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface, err error, timedOutCall bool, now time.Time) (ctrl.Result, error) {
 	discovered := agent.Spec.A2A.ProtocolVersion == ""
 	status := 0
 	var answer *a2a.Error
@@ -102,9 +102,12 @@ func (r *ExecutionReconciler) sendFailed(ctx context.Context, agent *agentsv1alp
 			target.Version, target.Binding, target.URL, err, otherVersion(target.Version))}
 	case notTaken:
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The agent answered %v. If it speaks A2A over HTTP+JSON or at another path, remove spec.a2a.protocolVersion so the operator reads the agent card and sends where it says; otherwise correct spec.a2a.url", err)}
+	case a2a.TLSFailureOf(err) != a2a.TLSOK:
+		return ctrl.Result{}, finalError{msg: tlsRefusedMessage(agent, target, err)}
 	case a2a.IsRetryable(err) || timedOutCall:
-		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error())
-		return ctrl.Result{RequeueAfter: sendRetryInterval}, nil
+		res := r.waitToRetry(run, agent, err, sendAgain, 0, now)
+		ctrl.LoggerFrom(ctx).Info("sending the run failed; retrying", "error", err.Error(), "after", run.Status.Retry.NotBefore.Sub(now))
+		return res, nil
 	case errors.As(err, &refused):
 		return ctrl.Result{}, finalError{msg: fmt.Sprintf("The run was not sent: %v", err)}
 	case (status == http.StatusUnauthorized || status == http.StatusForbidden) && tokenWithheld(agent, target):

@@ -35,7 +35,7 @@ import (
 // A2A-Version: 1.0, as kagent does. The origin serves no card.
 func Kagent(namespace, name string, opts ...Option) *Peer {
 	cfg := newConfig(opts)
-	p := newPeer()
+	p := newPeer(cfg)
 	path := "/api/a2a/" + namespace + "/" + name
 	p.URL = strings.TrimSuffix(p.URL, "/") + path + "/"
 	card := p.v1Card(a2a.TransportProtocolJSONRPC, cfg)

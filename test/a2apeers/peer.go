@@ -18,6 +18,9 @@ package a2apeers
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -34,6 +37,7 @@ type Peer struct {
 	URL string
 
 	srv   *httptest.Server
+	tls   *tls.Config
 	stop  chan struct{} // closed by Close: hanging tasks end
 	gates gates
 
@@ -73,6 +77,7 @@ type config struct {
 	refuse bool
 	card   func(url string) []byte
 	tenant string
+	tls    *tls.Config
 }
 
 // RefuseVersion makes the peer answer every call as a server of another
@@ -89,6 +94,11 @@ func WithCard(card func(url string) []byte) Option { return func(c *config) { c.
 // HTTP+JSON, serve its paths under /{tenant}/ only. The 0.3 peer ignores it.
 func WithTenant(tenant string) Option { return func(c *config) { c.tenant = tenant } }
 
+// WithTLS serves the peer, its card included, over TLS with conf (its
+// certificates, and whom it asks for a client certificate); its URL is
+// https://.
+func WithTLS(conf *tls.Config) Option { return func(c *config) { c.tls = conf } }
+
 func newConfig(opts []Option) config {
 	var c config
 	for _, o := range opts {
@@ -97,11 +107,16 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// newPeer is a peer not yet serving: its URL is known (for its card), its
+// newPeer is a peer of cfg not yet serving: its URL is known (for its card), its
 // handlers are not.
-func newPeer() *Peer {
+func newPeer(cfg config) *Peer {
 	srv := httptest.NewUnstartedServer(nil)
-	return &Peer{URL: "http://" + srv.Listener.Addr().String() + "/", srv: srv, stop: make(chan struct{})}
+	scheme := "http://"
+	if cfg.tls != nil {
+		scheme = "https://"
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes it refuses
+	}
+	return &Peer{URL: scheme + srv.Listener.Addr().String() + "/", srv: srv, tls: cfg.tls, stop: make(chan struct{})}
 }
 
 // serve starts p: card at cardPath (a nil card answers 404), a2a for
@@ -124,9 +139,18 @@ func (p *Peer) start(h http.Handler) *Peer {
 		p.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
+	if p.tls != nil {
+		p.srv.TLS = p.tls
+		p.srv.StartTLS()
+		return p
+	}
 	p.srv.Start()
 	return p
 }
+
+// CloseConnections closes the connections open to the peer: the next call
+// shakes hands again.
+func (p *Peer) CloseConnections() { p.srv.CloseClientConnections() }
 
 // customCard is the handler of a card given by WithCard.
 func (p *Peer) customCard(card func(url string) []byte) http.Handler {

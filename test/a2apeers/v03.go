@@ -31,7 +31,7 @@ import (
 // its card is a 0.3 card (url, preferredTransport JSONRPC).
 func V03(opts ...Option) *Peer {
 	cfg := newConfig(opts)
-	p := newPeer()
+	p := newPeer(cfg)
 	handler := &v03Handler{RequestHandler: a2asrvv03.NewHandler(v03Echo{p}), p: p, refuse: cfg.refuse}
 	mux := http.NewServeMux()
 	mux.Handle("POST /{$}", a2asrvv03.NewJSONRPCHandler(handler))

@@ -39,7 +39,7 @@ func V1HTTPJSON(opts ...Option) *Peer {
 }
 
 func serveV1(binding a2a.TransportProtocol, cfg config) *Peer {
-	p := newPeer()
+	p := newPeer(cfg)
 	handler := &v1Handler{RequestHandler: a2asrv.NewHandler(v1Echo{p}), p: p, refuse: cfg.refuse}
 	var served http.Handler
 	switch {

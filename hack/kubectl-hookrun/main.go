@@ -193,6 +193,7 @@ lists which role each command needs.`,
 		newRunsCommand(e),
 		newTestCommand(e),
 		newRedeliverCommand(e),
+		newUICommand(e),
 	)
 	return root
 }

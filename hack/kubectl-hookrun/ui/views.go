@@ -52,20 +52,20 @@ type agentView struct {
 
 // cardView is an endpoint's card.
 type cardView struct {
-	Name, Namespace  string
-	URL              string
-	Curl, CurlNote   string
-	Phase            string
-	Active, Paused   bool // Paused: spec.paused, whatever the operator made of it yet
-	Sender, Auth     string
-	Runs             agentsv1alpha1.RunCounts
-	NotReady         *metav1.Condition
-	LastFilterError  *agentsv1alpha1.EvaluationError
-	Recent           []runRow
-	Chart            chart
-	PausePath        string
-	ResumePath       string
-	ReturnToAgentTab string
+	Name, Namespace string
+	Agent           string
+	URL             string
+	Curl, CurlNote  string
+	Phase           string
+	Active, Paused  bool // Paused: spec.paused, whatever the operator made of it yet
+	Sender, Auth    string
+	Runs            agentsv1alpha1.RunCounts
+	NotReady        *metav1.Condition
+	LastFilterError *agentsv1alpha1.EvaluationError
+	Recent          []runRow
+	Chart           chart
+	PausePath       string
+	ResumePath      string
 }
 
 // runRow is a line of "Recent invocations".
@@ -115,7 +115,7 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	p := s.opts.Plugin
 	base := "/namespaces/" + pathEscape(ep.Namespace) + "/endpoints/" + pathEscape(ep.Name)
 	c := cardView{
-		Name: ep.Name, Namespace: ep.Namespace, URL: ep.Status.URL, Phase: p.Phase(ep),
+		Name: ep.Name, Namespace: ep.Namespace, Agent: ep.Spec.AgentRef.Name, URL: ep.Status.URL, Phase: p.Phase(ep),
 		Paused: ep.Spec.Paused, Sender: string(ep.Spec.SenderOf()), Auth: authOf(ep), Runs: ep.Status.Runs,
 		PausePath: base + "/pause", ResumePath: base + "/resume",
 	}

@@ -45,7 +45,9 @@ func (s *Server) secure(h http.Handler) http.Handler {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// Not no-referrer: with it, browsers send "Origin: null" on a form
+		// POST, and the Origin check would refuse the UI's own forms.
+		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cache-Control", "no-store")
 		if r.Host != s.addr {

@@ -150,7 +150,9 @@ func (u *uiCluster) serveUI(t *testing.T, user string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int)
-	go func() { done <- run(ctx, []string{"--kubeconfig", path, "-n", u.ns, "ui", "--no-browser"}, out, errOut) }()
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", path, "-n", u.ns, "ui", "--no-browser"}, out, errOut)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-done; code != exitOK {

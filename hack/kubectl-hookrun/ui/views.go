@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +58,8 @@ type cardView struct {
 	URL             string
 	Curl, CurlNote  string
 	Phase           string
-	Active, Paused  bool // Paused: spec.paused, whatever the operator made of it yet
+	Badge           string // the phase's colour: ok, warn (paused), bad
+	Active, Paused  bool   // Paused: spec.paused, whatever the operator made of it yet
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -120,6 +122,14 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 		PausePath: base + "/pause", ResumePath: base + "/resume",
 	}
 	c.Active = c.Phase == string(agentsv1alpha1.EndpointActive)
+	switch {
+	case c.Active:
+		c.Badge = "ok"
+	case ep.Status.Phase == agentsv1alpha1.EndpointPaused || ep.Spec.Paused:
+		c.Badge = "warn"
+	default:
+		c.Badge = "bad"
+	}
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)
 	if ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); ready != nil && ready.Status != metav1.ConditionTrue {
@@ -223,5 +233,6 @@ func pathEscape(s string) string { return url.PathEscape(s) }
 func funcs() template.FuncMap {
 	return template.FuncMap{
 		"stateClass": func(state string) string { return "state-" + state },
+		"lower":      strings.ToLower,
 	}
 }

@@ -31,6 +31,8 @@ start=$(date +%s)
 say() { echo "make test: $* ($(($(date +%s) - start))s)"; }
 command -v redis-server >/dev/null ||
   say "redis-server is not on PATH: the rate-limit store's specs do not run (hack/install-test-packages.sh installs it)"
+command -v chromium >/dev/null ||
+  say "chromium is not on PATH: the browser specs of kubectl hookrun ui do not run (hack/install-test-packages.sh installs it)"
 # envtest's control planes may start while the cores are busy compiling, and
 # phase 3's at the lowest priority: give them longer than envtest's 20 s.
 export KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=${KUBEBUILDER_CONTROLPLANE_START_TIMEOUT:-2m}

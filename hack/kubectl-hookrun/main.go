@@ -18,7 +18,8 @@ limitations under the License.
 // show NAME` prints an endpoint's card (its URL and a sample curl that works
 // as printed), and one command each lists endpoints and runs, shows and
 // rotates the secret, pauses and resumes, sends a test call and redelivers a
-// run. It acts with the user's own credentials, as kubectl does.
+// run; `kubectl hookrun ui` serves the cards as a web UI (package ui). It
+// acts with the user's own credentials, as kubectl does.
 //
 // Its source is under hack/ because the repository's top-level layout is
 // fixed (DESIGN.md section 1); `make build` writes bin/kubectl-hookrun.
@@ -164,7 +165,8 @@ func newRootCommand(e *env) *cobra.Command {
 		Long: `kubectl hookrun shows hookrun's webhook endpoints as cards (the URL, what the
 sender must be configured with, a sample curl that works as printed, the recent
 invocations) and does each owner's task in one command: show the secret, rotate
-it, pause, resume, send a test call, redeliver a run.
+it, pause, resume, send a test call, redeliver a run. "kubectl hookrun ui"
+serves the same as a web page on this machine: the Invocations tab.
 
 It uses your kubeconfig and your own rights, as kubectl does; docs/user-guide.md
 lists which role each command needs.`,
@@ -193,6 +195,7 @@ lists which role each command needs.`,
 		newRunsCommand(e),
 		newTestCommand(e),
 		newRedeliverCommand(e),
+		newUICommand(e),
 	)
 	return root
 }

@@ -57,22 +57,25 @@ then act with your rights.`
 	return cmd
 }
 
-func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) error {
+// requestPaused sets spec.paused (and with takeOwnership, the owner) and
+// returns the endpoint as it was and the verb for what was asked; it does
+// not wait for the operator (kubectl hookrun ui shows the change live).
+func (e *env) requestPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
 	ep, err := e.endpoint(ctx, ns, name)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	ownerLeft := ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember
 	if takeOwnership && !ownerLeft {
-		return fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
+		return nil, "", fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
 	}
 	if !pause && ownerLeft && !takeOwnership {
 		if ep.Spec.Paused {
 			if err := e.patchSpec(ctx, ep, map[string]any{"paused": false}); err != nil {
-				return refused(err, fmt.Sprintf("resume endpoint %s/%s", ns, name), roleMember)
+				return nil, "", refused(err, fmt.Sprintf("resume endpoint %s/%s", ns, name), roleMember)
 			}
 		}
-		return fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
+		return nil, "", fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
 			"It resumes when the owner is a member again, or when another member takes ownership: kubectl hookrun resume %s --take-ownership",
 			ns, name, printableLine(ep.Spec.Owner.UserName()), printableLine(ep.Spec.AgentRef.Name), name)
 	}
@@ -84,14 +87,22 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 	if takeOwnership {
 		me, err := e.whoAmI(ctx)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		// The admission policy sets the groups to the requester's.
 		spec["owner"] = map[string]any{"user": me, "groups": nil}
 		verb = "take ownership of"
 	}
 	if err := e.patchSpec(ctx, ep, spec); err != nil {
-		return refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), roleMember)
+		return nil, "", refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), roleMember)
+	}
+	return ep, verb, nil
+}
+
+func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) error {
+	ep, verb, err := e.requestPaused(ctx, ns, name, pause, takeOwnership)
+	if err != nil {
+		return err
 	}
 	generation := ep.Generation
 	err = e.waitFor(ctx, func(ctx context.Context) (bool, error) {

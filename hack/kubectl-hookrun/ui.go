@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"runtime"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
+)
+
+type uiOptions struct {
+	address   string
+	port      int
+	noBrowser bool
+}
+
+func newUICommand(e *env) *cobra.Command {
+	var o uiOptions
+	cmd := &cobra.Command{
+		Use:   "ui",
+		Short: "Serve the Invocations tab, a web UI of endpoints and their runs, on loopback as you",
+		Long: `Serve a web UI on this machine: the Agents of a namespace, and for each Agent its
+"Invocations" tab with a card per webhook endpoint (URL, sample curl, phase,
+run count, recent invocations, runs per hour), kept up to date live, with
+actions (pause, resume). Every request it makes to the API server is made
+with your kubeconfig's credentials, as kubectl does: RBAC and hookrun's
+admission policies decide, and nothing is installed in the cluster.
+
+It prints its address with a token for this process only and opens it in a
+browser (unless --no-browser). Requests without the token are refused. It
+serves until interrupted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.serveUI(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.address, "address", "127.0.0.1", "The address to serve on. Anyone who can reach it and has the token acts as you: keep it on loopback.")
+	fs.IntVar(&o.port, "port", 0, "The port to serve on (0: any free port).")
+	fs.BoolVar(&o.noBrowser, "no-browser", false, "Only print the address; open no browser.")
+	return cmd
+}
+
+func (e *env) serveUI(ctx context.Context, o uiOptions) error {
+	if o.port < 0 || o.port > 65535 {
+		return usageError{fmt.Errorf("--port must be between 0 and 65535, not %d", o.port)}
+	}
+	if err := e.connect(); err != nil {
+		return err
+	}
+	ns, err := e.namespace()
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(o.address, strconv.Itoa(o.port)))
+	if err != nil {
+		return err
+	}
+	s, err := ui.New(l.Addr().String(), ui.Options{Plugin: uiPlugin{e}, Namespace: ns, Log: e.errOut, Now: e.now})
+	if err != nil {
+		_ = l.Close()
+		return err
+	}
+	fmt.Fprintf(e.out, "Serving the hookrun UI as your kubeconfig's user; open:\n\n  %s\n\nThe address holds a token for this process: do not share it. Press Ctrl+C to stop.\n", s.URL())
+	if !o.noBrowser {
+		if err := openBrowser(s.URL()); err != nil {
+			fmt.Fprintf(e.errOut, "No browser opened (%v): open the address above.\n", err)
+		}
+	}
+	return s.Serve(ctx, l)
+}
+
+// openBrowser opens url with the system's own opener, and does not wait
+// for the browser.
+func openBrowser(url string) error {
+	var name string
+	var args []string
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler"}
+	default:
+		name = "xdg-open"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, append(args, url)...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// uiPlugin gives the UI the commands' own code, acting as the user.
+type uiPlugin struct{ e *env }
+
+var _ ui.Plugin = uiPlugin{}
+
+func (p uiPlugin) Client() client.WithWatch { return p.e.client }
+
+func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return phaseOf(ep) }
+
+func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+	return p.e.sampleCurl(ctx, ep)
+}
+
+func (p uiPlugin) Printable(s string) string { return printable(s) }
+
+func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return threadOf(run) }
+
+func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+	return p.e.storedBody(ctx, run)
+}
+
+func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (string, error) {
+	ep, verb, err := p.e.requestPaused(ctx, ns, name, pause, false)
+	if err != nil {
+		return "", err
+	}
+	if pause {
+		return fmt.Sprintf("Asked to pause endpoint %s/%s: once hookrun has paused it, calls are answered 422 endpoint_paused; its URL, secret and history are kept.", ns, ep.Name), nil
+	}
+	return fmt.Sprintf("Asked to %s endpoint %s/%s: it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
+}

@@ -1,0 +1,50 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"net/http"
+)
+
+// The actions. Each acts as the user through the plugin's own code and
+// answers with the Agent's page and the outcome above the cards: what the
+// command would print, or the refusal as the API server wrote it. The
+// outcome is rendered into the answer, never put in a URL.
+
+// returnTo is the Agent whose page an action answers with: the form's
+// "agent" field.
+func returnTo(r *http.Request) string {
+	return r.PostFormValue("agent")
+}
+
+func (s *Server) pause(pause bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ns, name := r.PathValue("ns"), r.PathValue("name")
+		msg, err := s.opts.Plugin.SetPaused(r.Context(), ns, name, pause)
+		s.answer(w, r, ns, msg, err)
+	}
+}
+
+// answer shows the Agent's page with an action's outcome.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, ns, msg string, err error) {
+	agent := returnTo(r)
+	if err != nil {
+		s.showAgent(w, r, ns, agent, statusOf(err), &notice{Error: true, Text: s.opts.Plugin.Printable(err.Error())})
+		return
+	}
+	s.showAgent(w, r, ns, agent, http.StatusOK, &notice{Text: s.opts.Plugin.Printable(msg)})
+}

@@ -1,0 +1,262 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+const uiTestSecret = "4f1c9e0b7d2a4c55a1e3b6d8f0c2e4a6"
+
+// In a real browser: the printed address signs in and leaves no token in
+// the address or to scripts; the card and its invocations; a run's page;
+// hostile text stays text and inline script does not run; pause and resume
+// change the endpoint as the user; a refusal of the admission policy is
+// shown as the API server wrote it; a new run and the operator's pause
+// arrive without a reload.
+func TestUIInABrowser(t *testing.T) {
+	chromium := chromiumOrSkip(t)
+	u := startUICluster(t)
+	g := gomega.NewWithT(t)
+	ctx := t.Context()
+	ns := u.ns
+	u.seed(t)
+	address := u.serveUI(t, "alice")
+	base := address[:strings.Index(address, "/?token=")]
+	b := newBrowser(t, chromium)
+
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	// The text of an element, read at once: live updates replace the cards.
+	text := func(sel string) string {
+		return value(t, b, "the text of "+sel, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q).innerText`, sel)))
+	}
+	eval := func(js string) bool { return value(t, b, js, chromedp.Evaluate[bool](js)) }
+	// click clicks the element as it is now (live updates replace the
+	// cards, so a node found earlier may be gone) and waits for the page it
+	// leads to.
+	click := func(sel string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(b, 2*time.Minute)
+		defer cancel()
+		loaded := chromedp.Events(ctx, page.LoadEventFired)
+		do(t, ctx, "click "+sel, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, sel)))
+		for _, err := range loaded {
+			if err != nil {
+				t.Fatalf("after a click on %s: %v", sel, err)
+			}
+			break
+		}
+	}
+
+	do(t, b, "the UI without the token", chromedp.Navigate(base+"/namespaces/"+ns+"/agents"))
+	g.Expect(text("body")).To(gomega.ContainSubstring("Not signed in"))
+
+	do(t, b, "the printed address", chromedp.Navigate(address), chromedp.WaitVisible(css("table.list")))
+	g.Expect(value(t, b, "the address", chromedp.Location())).To(gomega.Equal(base+"/namespaces/"+ns+"/agents"), "the token is dropped from the address")
+	g.Expect(value(t, b, "cookies", chromedp.Evaluate[string](`document.cookie`))).To(gomega.BeEmpty(), "the token's cookie is HttpOnly")
+
+	click(`a[href$="/agents/triage"]`)
+	do(t, b, "the Agent's Invocations tab", chromedp.WaitVisible(css("#endpoint-hooks")),
+		waitFor(`document.getElementById("live").dataset.state === "live"`))
+	card := text("#endpoint-hooks .facts")
+	for _, want := range []string{"https://hooks.example.com/api/webhooks/", "Secret header", "12 total, 1 queued or running"} {
+		g.Expect(card).To(gomega.ContainSubstring(want))
+	}
+	runs := value(t, b, "the runs", chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#endpoint-hooks tr[data-run]")).map(r => r.dataset.run).join(",")`))
+	g.Expect(runs).To(gomega.HavePrefix("hooks-12,hooks-11,hooks-10"), "newest first")
+	g.Expect(text("#curl-hooks")).To(gomega.ContainSubstring(uiTestSecret))
+	g.Expect(text("#endpoint-deploys .facts")).To(gomega.ContainSubstring("no such key: environment"))
+	screenshot(t, b, "invocations")
+
+	// Inline script does not run, even put in by a script of the page.
+	g.Expect(eval(`(() => { const s = document.createElement("script");
+		s.textContent = "window.inlineRan = true"; document.body.appendChild(s); return window.inlineRan === true })()`)).
+		To(gomega.BeFalse(), "the Content-Security-Policy lets inline script run")
+
+	// Live: a new run and the operator's pause arrive without a reload.
+	g.Expect(eval(`window.notReloaded = true`)).To(gomega.BeTrue())
+	u.addRun(t, 13, "hooks", agentsv1alpha1.RunRunning, time.Now())
+	do(t, b, "a new run, live", waitFor(`document.querySelector('#endpoint-hooks tr[data-run="hooks-13"]') !== null && window.notReloaded`))
+
+	// Pause, as alice (the owner): the endpoint's spec changes, and the
+	// operator's answer arrives live.
+	click(`#endpoint-hooks button[data-action="pause"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Asked to pause endpoint " + ns + "/hooks"))
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec.Paused).To(gomega.BeTrue())
+	do(t, b, "live again", waitFor(`document.getElementById("live").dataset.state === "live"`))
+	g.Expect(eval(`window.notReloaded = true`)).To(gomega.BeTrue())
+	ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonPaused
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the operator's pause, live", waitFor(`document.querySelector("#endpoint-hooks [data-phase]").textContent === "Paused (by owner)" && window.notReloaded`))
+	click(`#endpoint-hooks button[data-action="resume"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Asked to resume endpoint " + ns + "/hooks"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
+
+	// Refused: alice may not pause carol's endpoint; the page says what the
+	// API server said, and nothing changed.
+	u.waitForOwnershipPolicy(t, "alice", "deploys")
+	click(`#endpoint-deploys button[data-action="pause"]`)
+	notice := text("#notice")
+	g.Expect(notice).To(gomega.ContainSubstring("you may not pause endpoint " + ns + "/deploys"))
+	g.Expect(notice).To(gomega.MatchRegexp(`The API server said: .*denied request: .*owner`))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
+	screenshot(t, b, "refused")
+
+	// A run's page: its output and payload, hostile text as text.
+	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
+	g.Expect(text("#output")).To(gomega.ContainSubstring(`<script>window.injected = true</script>\u001b]52;c;`))
+	g.Expect(text("#payload")).To(gomega.ContainSubstring(`"action": "opened"`))
+	g.Expect(eval(`window.injected === true || document.querySelector("main img, main script") !== null`)).
+		To(gomega.BeFalse(), "markup in the output or the prompt was run")
+	screenshot(t, b, "run")
+}
+
+// seed makes Agent triage with endpoint hooks (alice's, with a secret and
+// 12 runs over the last hours) and endpoint deploys (carol's, open to
+// anyone, with a filter error).
+func (u *uiCluster) seed(t *testing.T) {
+	t.Helper()
+	ctx, c, ns := t.Context(), u.admin, u.ns
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.Create(ctx, &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
+		Spec: agentsv1alpha1.AgentSpec{DisplayName: "Issue triage", A2A: agentsv1alpha1.A2AEndpoint{URL: "http://triage.agents.svc/a2a"}}}))
+	must(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentsv1alpha1.GeneratedSecretName("hooks")},
+		Data: map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(uiTestSecret)}}))
+	ready := []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: agentsv1alpha1.ReasonAvailable,
+		Message: "accepting calls", LastTransitionTime: metav1.Now()}}
+	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hooks"}, Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this issue.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: &agentsv1alpha1.Owner{User: "alice"}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deploys"}, Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Summarize the deployment.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, AllowUnauthenticated: true, Owner: &agentsv1alpha1.Owner{User: "carol"}}},
+	} {
+		must(c.Create(ctx, ep))
+		ep.Status = agentsv1alpha1.WebhookEndpointStatus{Phase: agentsv1alpha1.EndpointActive, Conditions: ready,
+			URL: "https://hooks.example.com/api/webhooks/" + ep.Name + "-7Qx2Lw9PaK4mZr8VbN3c/receive"}
+		if ep.Name == "hooks" {
+			ep.Status.AuthMode, ep.Status.SecretHash = agentsv1alpha1.AuthSecret, agentsv1alpha1.SecretHash([]byte(uiTestSecret))
+			ep.Status.Runs = agentsv1alpha1.RunCounts{Total: 12, Running: 1}
+		} else {
+			ep.Status.AuthMode = agentsv1alpha1.AuthNone
+			ep.Status.Rejections = &agentsv1alpha1.EndpointRejections{Since: metav1.NewTime(time.Now().Truncate(time.Hour)),
+				Counts: []agentsv1alpha1.RejectionCount{{Code: "filter_error", Count: 2}},
+				LastEvaluationError: &agentsv1alpha1.EvaluationError{Expression: agentsv1alpha1.ExpressionFilter,
+					Message: "no such key: environment", Time: metav1.NewTime(time.Now().Add(-5 * time.Minute).Truncate(time.Second))}}
+		}
+		must(c.Status().Update(ctx, ep))
+	}
+	now := time.Now()
+	states := []agentsv1alpha1.RunState{agentsv1alpha1.RunSuccess, agentsv1alpha1.RunSuccess, agentsv1alpha1.RunError, agentsv1alpha1.RunSkipped}
+	for i := 1; i <= 12; i++ {
+		state := states[i%len(states)]
+		if i == 12 {
+			state = agentsv1alpha1.RunRunning
+		}
+		u.addRun(t, i, "hooks", state, now.Add(-time.Duration(13-i)*97*time.Minute))
+	}
+}
+
+// addRun makes run hooks-i of endpoint name, received at.
+func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha1.RunState, at time.Time) {
+	t.Helper()
+	ctx, ns := t.Context(), u.ns
+	runName := fmt.Sprintf("%s-%d", name, i)
+	payload := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: runName + "-payload"},
+		Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: fmt.Appendf(nil, `{"action":"opened","issue":{"number":%d,"title":"<img src=x onerror=\"window.injected=true\">"}}`, 100+i)}}
+	if err := u.admin.Create(ctx, payload); err != nil {
+		t.Fatal(err)
+	}
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: runName, Labels: map[string]string{
+			agentsv1alpha1.LabelEndpoint: name, agentsv1alpha1.LabelAgent: "triage"}},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: name}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+			Prompt: "Triage this issue. <img src=x onerror=\"window.injected=true\">", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Owner: &agentsv1alpha1.Owner{User: "alice"}, ReceivedAt: metav1.NewTime(at),
+			Payload: &agentsv1alpha1.PayloadReference{SecretName: payload.Name, ContentType: "application/json"},
+		},
+	}
+	if err := u.admin.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	started := metav1.NewTime(at.Add(time.Second))
+	run.Status = agentsv1alpha1.AgentRunStatus{State: state, StartedAt: &started,
+		Thread: &agentsv1alpha1.RunThread{ContextID: fmt.Sprintf("ctx-%04d-8c1e", 4000+i)}}
+	switch state {
+	case agentsv1alpha1.RunSuccess:
+		done := metav1.NewTime(at.Add(14 * time.Second))
+		run.Status.CompletedAt, run.Status.Duration = &done, "13s"
+		run.Status.Output = "Labelled the issue bug, area/receiver. <script>window.injected = true</script>" + osc52
+	case agentsv1alpha1.RunError:
+		done := metav1.NewTime(at.Add(31 * time.Second))
+		run.Status.CompletedAt, run.Status.Duration = &done, "30s"
+		run.Status.Message = "the agent answered 503 Service Unavailable after 3 attempts"
+	case agentsv1alpha1.RunSkipped:
+		run.Status.StartedAt = nil
+		run.Status.Thread = nil
+		run.Status.Message = "skipped: the filter did not match (action is \"closed\")"
+	case agentsv1alpha1.RunRunning:
+		run.Status.Output = "Working… <script>window.injected = true</script>" + osc52
+	}
+	if err := u.admin.Status().Update(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForOwnershipPolicy waits until the API server enforces the ownership
+// policy (it compiles new policies in the background): a dry-run pause of
+// another's endpoint by user is refused.
+func (u *uiCluster) waitForOwnershipPolicy(t *testing.T, user, endpoint string) {
+	t.Helper()
+	cfg := rest.CopyConfig(u.env.Config)
+	cfg.Impersonate.UserName = user
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: endpoint}}
+	gomega.NewWithT(t).Eventually(func() bool {
+		err := c.Patch(t.Context(), ep, client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"paused":true}}`)), client.DryRunAll)
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied request")
+	}, time.Minute).Should(gomega.BeTrue(), "the ownership policy is not enforced")
+}

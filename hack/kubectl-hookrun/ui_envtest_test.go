@@ -1,0 +1,252 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+)
+
+// The browser specs of `kubectl hookrun ui`: Debian's Chromium driven by
+// chromedp against the UI served by the command itself, run as a user with
+// RBAC against envtest's API server with hookrun's ownership policy.
+
+// uiCluster is an API server with hookrun's CRDs, the ownership admission
+// policy and a namespace whose users may work with hookrun's kinds.
+type uiCluster struct {
+	admin client.Client
+	env   *envtest.Environment
+	ns    string
+}
+
+// chromiumOrSkip is Chromium's path; without it the specs are skipped with
+// one line.
+func chromiumOrSkip(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Skip("chromium is not on PATH: the UI's browser specs do not run (hack/install-test-packages.sh installs it)")
+	return ""
+}
+
+func startUICluster(t *testing.T) *uiCluster {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test`, or `make control-plane` and export KUBEBUILDER_ASSETS=$PWD/bin/k8s/<version>")
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := applyYAML(ctx, c, filepath.Join("..", "..", "config", "policies", "ownership.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ui-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	// What the built-in edit role gives with hookrun's roles aggregated.
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "ui-user-"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents", "webhookendpoints", "agentruns", "agentthreads"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+	}}
+	if err := c.Create(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "ui-users"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "alice"}},
+	}
+	if err := c.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	return &uiCluster{admin: c, env: env, ns: ns.Name}
+}
+
+// applyYAML creates the objects of a multi-document YAML file.
+func applyYAML(ctx context.Context, c client.Client, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(string(b), "\n---") {
+		o := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &o.Object); err != nil {
+			return err
+		}
+		if len(o.Object) == 0 {
+			continue
+		}
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// serveUI runs `kubectl hookrun ui --no-browser` as user until the test
+// ends, and returns the address it printed.
+func (u *uiCluster) serveUI(t *testing.T, user string) string {
+	t.Helper()
+	au, err := u.env.AddUser(envtest.User{Name: user}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := au.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", path, "-n", u.ns, "ui", "--no-browser"}, out, errOut)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("kubectl hookrun ui ended with %d: %s", code, errOut.String())
+		}
+		if strings.Contains(errOut.String(), "token=") {
+			t.Errorf("kubectl hookrun ui logged its token:\n%s", errOut.String())
+		}
+	})
+	printed := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=\S+`)
+	var url string
+	gomega.NewWithT(t).Eventually(func() string {
+		url = printed.FindString(out.String())
+		return url
+	}, time.Minute).ShouldNot(gomega.BeEmpty(), "kubectl hookrun ui printed no address: %s %s", out, errOut)
+	return url
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newBrowser starts headless Chromium for the test.
+func newBrowser(t *testing.T, path string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1200, 1000))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses root otherwise
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, with no timeout
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// do runs steps in the browser, bounded.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// value runs an action that reads a value in the browser, bounded.
+func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// waitFor waits until the JavaScript expression is true.
+func waitFor(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(time.Minute))
+}
+
+// screenshot writes the page to docs/images/ui-NAME.png when
+// UPDATE_SCREENSHOTS=1, so that make test leaves the tree as it was.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv("UPDATE_SCREENSHOTS") != "1" {
+		return
+	}
+	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	dir := filepath.Join("..", "..", "docs", "images")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ui-"+name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

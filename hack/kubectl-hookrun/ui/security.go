@@ -69,7 +69,10 @@ func (s *Server) secure(h http.Handler) http.Handler {
 			// history, bookmark or Referer.
 			q := r.URL.Query()
 			q.Del("token")
-			clean := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			// A path of this server only: "//host" would send the
+			// browser to another site with the cookie just set.
+			path := "/" + strings.TrimLeft(r.URL.Path, "/")
+			clean := url.URL{Path: path, RawQuery: q.Encode()}
 			http.Redirect(w, r, clean.String(), http.StatusSeeOther)
 			return
 		}

@@ -160,6 +160,15 @@ func TestThePrintedAddressSetsAStrictHttpOnlyCookieAndDropsTheToken(t *testing.T
 	if got := resp.Header.Get("Location"); got != "/namespaces/team/agents?x=1" {
 		t.Errorf("Location %q", got)
 	}
+	// Never to another site: a path of two slashes would be a
+	// protocol-relative address.
+	for _, path := range []string{"//evil.example/x", "///evil.example", "/\\evil.example"} {
+		resp, _ = get(t, browser(t), base+path+"?token="+s.token)
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || loc.Host != "" || strings.HasPrefix(loc.Path, "//") || strings.HasPrefix(resp.Header.Get("Location"), "/\\") {
+			t.Errorf("%s: Location %q leaves this UI", path, resp.Header.Get("Location"))
+		}
+	}
 }
 
 func TestEveryRequestNeedsTheToken(t *testing.T) {

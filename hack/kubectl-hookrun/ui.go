@@ -149,3 +149,11 @@ func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (s
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
 }
+
+func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, error) {
+	ep, verb, err := p.e.requestPaused(ctx, ns, name, false, true)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Asked to %s endpoint %s/%s: you own it now and its runs act with your rights; it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
+}

@@ -123,6 +123,11 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#notice")).To(gomega.ContainSubstring("Asked to resume endpoint " + ns + "/hooks"))
 	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
 	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
+	g.Expect(text("#endpoint-hooks [data-phase]")).To(gomega.Equal("Resuming…"), "the badge says what the button did")
+	g.Expect(eval(`document.querySelector("#endpoint-hooks button[data-action]").dataset.action === "pause"`)).To(gomega.BeTrue())
+	ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointActive, ""
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the operator's resume, live", waitFor(`document.querySelector("#endpoint-hooks [data-phase]").textContent === "Active"`))
 
 	// Refused: alice may not pause carol's endpoint; the page says what the
 	// API server said, and nothing changed.

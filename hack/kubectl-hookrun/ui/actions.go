@@ -39,6 +39,12 @@ func (s *Server) pause(pause bool) http.HandlerFunc {
 	}
 }
 
+func (s *Server) takeOwnership(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("ns"), r.PathValue("name")
+	msg, err := s.opts.Plugin.TakeOwnership(r.Context(), ns, name)
+	s.answer(w, r, ns, msg, err)
+}
+
 // answer shows the Agent's page with an action's outcome.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, ns, msg string, err error) {
 	agent := returnTo(r)

@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /namespaces/{ns}/runs/{run}", s.runPage)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/pause", s.pause(true))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/resume", s.pause(false))
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
 }
 
 func agentsPath(ns string) string {

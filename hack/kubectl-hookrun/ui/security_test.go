@@ -266,3 +266,8 @@ func TestPagesAllowNoInlineScriptAndPutNoSecretInAnAddressOrTheLog(t *testing.T)
 		t.Errorf("the log holds a secret or the token:\n%s", log)
 	}
 }
+
+func (p *stubPlugin) TakeOwnership(_ context.Context, ns, name string) (string, error) {
+	p.paused = append(p.paused, name)
+	return "asked", nil
+}

@@ -73,6 +73,9 @@ type Plugin interface {
 	// waiting for the operator); it returns what to tell the user, or the
 	// refusal in the API server's words.
 	SetPaused(ctx context.Context, ns, name string, pause bool) (string, error)
+	// TakeOwnership resumes an endpoint paused because its owner left, with
+	// the user as its owner (kubectl hookrun resume --take-ownership).
+	TakeOwnership(ctx context.Context, ns, name string) (string, error)
 }
 
 // Options configure a Server.

@@ -59,7 +59,8 @@ type cardView struct {
 	Curl, CurlNote  string
 	Phase           string
 	Badge           string // the phase's colour: ok, warn (paused), bad
-	Active, Paused  bool   // Paused: spec.paused, whatever the operator made of it yet
+	Active          bool
+	Toggle          toggle // the one pause action the badge goes with
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -118,18 +119,18 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	base := "/namespaces/" + pathEscape(ep.Namespace) + "/endpoints/" + pathEscape(ep.Name)
 	c := cardView{
 		Name: ep.Name, Namespace: ep.Namespace, Agent: ep.Spec.AgentRef.Name, URL: ep.Status.URL, Phase: p.Phase(ep),
-		Paused: ep.Spec.Paused, Sender: string(ep.Spec.SenderOf()), Auth: authOf(ep), Runs: ep.Status.Runs,
-		PausePath: base + "/pause", ResumePath: base + "/resume",
+		Sender: string(ep.Spec.SenderOf()), Auth: authOf(ep), Runs: ep.Status.Runs,
 	}
 	c.Active = c.Phase == string(agentsv1alpha1.EndpointActive)
 	switch {
 	case c.Active:
 		c.Badge = "ok"
-	case ep.Status.Phase == agentsv1alpha1.EndpointPaused || ep.Spec.Paused:
+	case ep.Status.Phase == agentsv1alpha1.EndpointPaused:
 		c.Badge = "warn"
 	default:
 		c.Badge = "bad"
 	}
+	c.pauseState(ep, base)
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)
 	if ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); ready != nil && ready.Status != metav1.ConditionTrue {

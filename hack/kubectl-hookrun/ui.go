@@ -157,3 +157,15 @@ func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, e
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: you own it now and its runs act with your rights; it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
 }
+
+func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
+	ep, err := p.e.endpoint(ctx, ns, name)
+	if err != nil {
+		return "", err
+	}
+	// Only the endpoint read here, not one made since under its name.
+	if err := p.e.client.Delete(ctx, ep, client.Preconditions{UID: &ep.UID}); err != nil {
+		return "", refused(err, fmt.Sprintf("delete endpoint %s/%s", ns, name), roleMember)
+	}
+	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
+}

@@ -17,9 +17,13 @@ limitations under the License.
 package main
 
 import (
+	"net/http"
+	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -81,9 +85,35 @@ func TestUICardBadgeAndPauseButtonAgree(t *testing.T) {
 	for _, c := range cases {
 		card := regexp.MustCompile(`(?s)<article class="card" id="endpoint-` + c.ep.Name + `".*?</header>`).FindString(body)
 		badge := regexp.MustCompile(`data-phase>([^<]*)<`).FindStringSubmatch(card)
-		actions := regexp.MustCompile(`data-action="([^"]*)"`).FindAllStringSubmatch(card, -1)
+		actions := regexp.MustCompile(`data-action="(pause|resume|take-ownership)"`).FindAllStringSubmatch(card, -1)
 		if badge == nil || badge[1] != c.badge || len(actions) != 1 || actions[0][1] != c.action {
 			t.Errorf("endpoint %s: badge %q and actions %q, want %q with only %q:\n%s", c.ep.Name, badge, actions, c.badge, c.action, card)
 		}
+	}
+}
+
+// Delete asks first: the page's script with a dialog (the browser spec),
+// a browser without script with a page of the UI's own; only a confirmed
+// form deletes.
+func TestUIDeleteAsksFirst(t *testing.T) {
+	c := fakeCluster(uiEndpoint("hooks", nil, nil))
+	u := fakeUI(t, c)
+	form := url.Values{"agent": {"triage"}}
+	resp, body := u.send(http.MethodPost, "/namespaces/team/endpoints/hooks/delete", form)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Delete endpoint hooks?") ||
+		!strings.Contains(body, `<input type="hidden" name="confirmed" value="yes">`) {
+		t.Fatalf("an unconfirmed delete answered %s, not the question:\n%s", resp.Status, body)
+	}
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "hooks"}, ep); err != nil {
+		t.Fatalf("an unconfirmed delete deleted: %v", err)
+	}
+	form.Set("confirmed", "yes")
+	resp, body = u.send(http.MethodPost, "/namespaces/team/endpoints/hooks/delete", form)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Deleted endpoint team/hooks") {
+		t.Fatalf("a confirmed delete answered %s:\n%s", resp.Status, body)
+	}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "hooks"}, ep); !apierrors.IsNotFound(err) {
+		t.Fatalf("the endpoint is still there: %v", err)
 	}
 }

@@ -140,6 +140,23 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
 	screenshot(t, b, "refused")
 
+	// Delete, confirmed in the page's dialog: alice's endpoint goes, carol's
+	// is refused by the ownership policy.
+	g.Expect(u.admin.Create(ctx, &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scratch"},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Try.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: &agentsv1alpha1.Owner{User: "alice"}}})).To(gomega.Succeed())
+	do(t, b, "a new endpoint, live", waitFor(`document.getElementById("endpoint-scratch") !== null`))
+	confirmYes := func() { g.Expect(eval(`(window.confirm = () => true) && true`)).To(gomega.BeTrue()) }
+	confirmYes()
+	click(`#endpoint-scratch button[data-action="delete"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Deleted endpoint " + ns + "/scratch"))
+	g.Expect(apierrors.IsNotFound(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "scratch"}, ep))).To(gomega.BeTrue())
+	g.Expect(eval(`document.getElementById("endpoint-scratch") === null`)).To(gomega.BeTrue())
+	confirmYes()
+	click(`#endpoint-deploys button[data-action="delete"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not delete endpoint ` + ns + `/deploys(.|\n)*The API server said: .*denied request`))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
+
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
 	g.Expect(text("#output")).To(gomega.ContainSubstring(`<script>window.injected = true</script>\u001b]52;c;`))

@@ -41,8 +41,49 @@ func (s *Server) pause(pause bool) http.HandlerFunc {
 
 func (s *Server) takeOwnership(w http.ResponseWriter, r *http.Request) {
 	ns, name := r.PathValue("ns"), r.PathValue("name")
+	if !s.confirmed(w, r, takeOwnershipQuestion(name), "Take ownership and resume") {
+		return
+	}
 	msg, err := s.opts.Plugin.TakeOwnership(r.Context(), ns, name)
 	s.answer(w, r, ns, msg, err)
+}
+
+func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("ns"), r.PathValue("name")
+	if !s.confirmed(w, r, deleteQuestion(name), "Delete") {
+		return
+	}
+	msg, err := s.opts.Plugin.Delete(r.Context(), ns, name)
+	s.answer(w, r, ns, msg, err)
+}
+
+func deleteQuestion(name string) string {
+	return "Delete endpoint " + name + "? Its URL stops taking calls and cannot be had back."
+}
+
+func takeOwnershipQuestion(name string) string {
+	return "Become the owner of endpoint " + name + "? Its runs then act with your rights."
+}
+
+// confirmView asks before an action, for a browser without script (the
+// page's script asks with a dialog and sends confirmed=yes).
+type confirmView struct {
+	page
+	Question, Label string
+	Action          string
+	Agent, Back     string
+}
+
+// confirmed tells whether the form was confirmed; if not, it answers with
+// a page that asks.
+func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, question, label string) bool {
+	if r.PostFormValue("confirmed") == "yes" {
+		return true
+	}
+	ns, agent := r.PathValue("ns"), returnTo(r)
+	s.render(w, http.StatusOK, "confirm.html", confirmView{page: page{Title: "Confirm", Namespace: ns},
+		Question: question, Label: label, Action: r.URL.Path, Agent: agent, Back: agentPath(ns, agent)})
+	return false
 }
 
 // answer shows the Agent's page with an action's outcome.

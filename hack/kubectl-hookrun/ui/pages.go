@@ -45,6 +45,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/pause", s.pause(true))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/resume", s.pause(false))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
 }
 
 func agentsPath(ns string) string {

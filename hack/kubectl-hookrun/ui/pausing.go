@@ -44,7 +44,7 @@ func (c *cardView) pauseState(ep *agentsv1alpha1.WebhookEndpoint, base string) {
 	switch {
 	case paused && ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
 		c.Toggle = toggle{Action: "take-ownership", Label: "Take ownership and resume", Path: base + "/take-ownership",
-			Confirm: "Become the owner of endpoint " + ep.Name + "? Its runs then act with your rights."}
+			Confirm: takeOwnershipQuestion(ep.Name)}
 	case asked && !paused:
 		c.Phase, c.Badge, c.Active, c.Toggle = "Pausing…", "warn", false, resume
 	case !asked && paused:

@@ -271,3 +271,5 @@ func (p *stubPlugin) TakeOwnership(_ context.Context, ns, name string) (string, 
 	p.paused = append(p.paused, name)
 	return "asked", nil
 }
+
+func (p *stubPlugin) Delete(context.Context, string, string) (string, error) { return "deleted", nil }

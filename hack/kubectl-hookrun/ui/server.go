@@ -76,6 +76,8 @@ type Plugin interface {
 	// TakeOwnership resumes an endpoint paused because its owner left, with
 	// the user as its owner (kubectl hookrun resume --take-ownership).
 	TakeOwnership(ctx context.Context, ns, name string) (string, error)
+	// Delete deletes an endpoint.
+	Delete(ctx context.Context, ns, name string) (string, error)
 }
 
 // Options configure a Server.

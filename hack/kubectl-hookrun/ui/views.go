@@ -61,6 +61,8 @@ type cardView struct {
 	Badge           string // the phase's colour: ok, warn (paused), bad
 	Active          bool
 	Toggle          toggle // the one pause action the badge goes with
+	DeletePath      string
+	DeleteQuestion  string
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -131,6 +133,7 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 		c.Badge = "bad"
 	}
 	c.pauseState(ep, base)
+	c.DeletePath, c.DeleteQuestion = base+"/delete", deleteQuestion(ep.Name)
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)
 	if ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); ready != nil && ready.Status != metav1.ConditionTrue {

@@ -17,14 +17,17 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -168,4 +171,19 @@ func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
 		return "", refused(err, fmt.Sprintf("delete endpoint %s/%s", ns, name), roleMember)
 	}
 	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
+}
+
+func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error) {
+	var out, errOut bytes.Buffer
+	e := *p.e
+	e.out, e.errOut = &out, &errOut
+	err = e.rotate(ctx, ns, name, false)
+	// rotate prints the warning last; an endpoint it rotates has a
+	// generated secret, whose warning needs only its name.
+	warning = secretWarning(&agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	said = errOut.String()
+	if err != nil {
+		return strings.TrimSpace(said), "", "", err
+	}
+	return strings.TrimSpace(strings.TrimSuffix(said, warning)), strings.TrimSpace(out.String()), warning, nil
 }

@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -157,6 +158,21 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not delete endpoint ` + ns + `/deploys(.|\n)*The API server said: .*denied request`))
 	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
 
+	// Rotate, confirmed: the page waits for the new secret (the test plays
+	// the operator) and shows it once, with the warning to save it.
+	const rotated = "0d7e3a9c51b24f6e8a0c2d4f6b8e1a3c"
+	operated := make(chan error, 1)
+	go func() { operated <- u.playRotation(ctx, "hooks", rotated) }()
+	confirmYes()
+	click(`#endpoint-hooks button[data-action="rotate"]`)
+	g.Expect(<-operated).To(gomega.Succeed())
+	g.Expect(text("#new-secret")).To(gomega.Equal(rotated))
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("New secret of endpoint "+ns+"/hooks"), gomega.ContainSubstring("Save this secret now")))
+	g.Expect(value(t, b, "the address", chromedp.Location())).To(gomega.Equal(base + "/namespaces/" + ns + "/endpoints/hooks/rotate"))
+	screenshot(t, b, "rotated")
+	do(t, b, "the Agent's page again", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#endpoint-hooks")))
+	g.Expect(eval(`document.getElementById("new-secret") === null`)).To(gomega.BeTrue(), "the new secret is shown more than once")
+
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
 	g.Expect(text("#output")).To(gomega.ContainSubstring(`<script>window.injected = true</script>\u001b]52;c;`))
@@ -216,6 +232,27 @@ func (u *uiCluster) seed(t *testing.T) {
 		}
 		u.addRun(t, i, "hooks", state, now.Add(-time.Duration(13-i)*97*time.Minute))
 	}
+}
+
+// playRotation does what the operator does for a rotation of endpoint
+// name: once the annotation asks for it, a new secret and its hash.
+func (u *uiCluster) playRotation(ctx context.Context, name, secret string) error {
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := u.admin.Get(ctx, client.ObjectKey{Namespace: u.ns, Name: name}, ep)
+		return err == nil && ep.Annotations[agentsv1alpha1.AnnotationRotateSecret] != "", err
+	})
+	if err != nil {
+		return err
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: agentsv1alpha1.GeneratedSecretName(name)},
+		Data: map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(secret)}}
+	if err := u.admin.Update(ctx, s); err != nil {
+		return err
+	}
+	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(secret))
+	ep.Status.LastHandledRotation = agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
+	return u.admin.Status().Update(ctx, ep)
 }
 
 // addRun makes run hooks-i of endpoint name, received at.

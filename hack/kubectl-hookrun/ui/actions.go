@@ -18,6 +18,7 @@ package ui
 
 import (
 	"net/http"
+	"strings"
 )
 
 // The actions. Each acts as the user through the plugin's own code and
@@ -55,6 +56,31 @@ func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := s.opts.Plugin.Delete(r.Context(), ns, name)
 	s.answer(w, r, ns, msg, err)
+}
+
+// rotate shows the new secret once, in the answer to the POST: never in an
+// address or the log, and the answer is not stored (Cache-Control:
+// no-store, as every answer of the UI).
+func (s *Server) rotate(w http.ResponseWriter, r *http.Request) {
+	ns, name := r.PathValue("ns"), r.PathValue("name")
+	if !s.confirmed(w, r, rotateQuestion(name), "Rotate the secret") {
+		return
+	}
+	said, secret, warning, err := s.opts.Plugin.Rotate(r.Context(), ns, name)
+	p := s.opts.Plugin
+	n := &notice{Error: err != nil, Text: p.Printable(said)}
+	status := http.StatusOK
+	if err != nil {
+		n.Text, status = p.Printable(strings.TrimSpace(said+"\n"+err.Error())), statusOf(err)
+	} else {
+		n.Secret, n.Warning = p.Printable(secret), p.Printable(warning)
+	}
+	s.showAgent(w, r, ns, returnTo(r), status, n)
+}
+
+func rotateQuestion(name string) string {
+	return "Rotate the secret of endpoint " + name + "? Its senders must be given the new one: the current secret stops working " +
+		"(after spec.sender.rotationOverlap, if set)."
 }
 
 func deleteQuestion(name string) string {

@@ -46,6 +46,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/resume", s.pause(false))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/rotate", s.rotate)
 }
 
 func agentsPath(ns string) string {

@@ -76,6 +76,10 @@ type Plugin interface {
 	// TakeOwnership resumes an endpoint paused because its owner left, with
 	// the user as its owner (kubectl hookrun resume --take-ownership).
 	TakeOwnership(ctx context.Context, ns, name string) (string, error)
+	// Rotate rotates an endpoint's generated secret and waits for the
+	// new one (kubectl hookrun rotate): what the command said, the new
+	// secret and the warning to save it.
+	Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
 }

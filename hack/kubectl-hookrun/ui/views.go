@@ -63,6 +63,8 @@ type cardView struct {
 	Toggle          toggle // the one pause action the badge goes with
 	DeletePath      string
 	DeleteQuestion  string
+	RotatePath      string // empty when the endpoint has no generated secret
+	RotateQuestion  string
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -134,6 +136,9 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	}
 	c.pauseState(ep, base)
 	c.DeletePath, c.DeleteQuestion = base+"/delete", deleteQuestion(ep.Name)
+	if ep.Spec.SecretRef == nil && !ep.Spec.AllowUnauthenticated && ep.Spec.OIDCOf() == nil {
+		c.RotatePath, c.RotateQuestion = base+"/rotate", rotateQuestion(ep.Name)
+	}
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)
 	if ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady); ready != nil && ready.Status != metav1.ConditionTrue {

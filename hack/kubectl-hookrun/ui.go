@@ -173,17 +173,30 @@ func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
 	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
 }
 
-func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error) {
-	var out, errOut bytes.Buffer
-	e := *p.e
-	e.out, e.errOut = &out, &errOut
-	err = e.rotate(ctx, ns, name, false)
+func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (string, string, string, error) {
+	out, said, err := p.captured(func(e *env) error { return e.rotate(ctx, ns, name, false) })
 	// rotate prints the warning last; an endpoint it rotates has a
 	// generated secret, whose warning needs only its name.
-	warning = secretWarning(&agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
-	said = errOut.String()
+	warning := secretWarning(&agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	if err != nil {
 		return strings.TrimSpace(said), "", "", err
 	}
-	return strings.TrimSpace(strings.TrimSuffix(said, warning)), strings.TrimSpace(out.String()), warning, nil
+	return strings.TrimSpace(strings.TrimSuffix(said, warning)), strings.TrimSpace(out), warning, nil
+}
+
+func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
+	out, said, err := p.captured(func(e *env) error {
+		return e.test(ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true})
+	})
+	return strings.TrimSpace(said + out), err
+}
+
+// captured runs a command's own code as it runs in a terminal, keeping
+// what it prints: on standard output and on standard error.
+func (p uiPlugin) captured(do func(e *env) error) (string, string, error) {
+	var out, said bytes.Buffer
+	e := *p.e
+	e.out, e.errOut = &out, &said
+	err := do(&e)
+	return out.String(), said.String(), err
 }

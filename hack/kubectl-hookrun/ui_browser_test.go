@@ -19,6 +19,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +176,25 @@ func TestUIInABrowser(t *testing.T) {
 	screenshot(t, b, "rotated")
 	do(t, b, "the Agent's page again", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#endpoint-hooks")))
 	g.Expect(eval(`document.getElementById("new-secret") === null`)).To(gomega.BeTrue(), "the new secret is shown more than once")
+
+	// Send a test call: as the endpoint's sender would, with the new
+	// secret, to the endpoint's URL (here a stand-in receiver); the page
+	// shows what was sent and the answer.
+	calls := make(chan http.Header, 8)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls <- r.Header.Clone()
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"runId":"hooks-14"}`))
+	}))
+	t.Cleanup(receiver.Close)
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	ep.Status.URL = receiver.URL + "/api/webhooks/hooks-7Qx2Lw9PaK4mZr8VbN3c/receive"
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the new URL, live", waitFor(fmt.Sprintf(`document.querySelector("#endpoint-hooks [data-url]").textContent === %q`, ep.Status.URL)))
+	click(`#endpoint-hooks button[data-action="send"]`)
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("POST "+ep.Status.URL), gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
+	g.Expect(slices.ContainsFunc(slices.Collect(maps.Values(<-calls)), func(v []string) bool { return slices.Contains(v, rotated) })).
+		To(gomega.BeTrue(), "the test call did not carry the endpoint's secret")
 
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))

@@ -17,6 +17,7 @@ limitations under the License.
 package ui
 
 import (
+	"context"
 	"net/http"
 	"strings"
 )
@@ -36,6 +37,15 @@ func (s *Server) pause(pause bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ns, name := r.PathValue("ns"), r.PathValue("name")
 		msg, err := s.opts.Plugin.SetPaused(r.Context(), ns, name, pause)
+		s.answer(w, r, ns, msg, err)
+	}
+}
+
+// act does an action on an endpoint that needs no confirmation.
+func (s *Server) act(do func(ctx context.Context, ns, name string) (string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ns, name := r.PathValue("ns"), r.PathValue("name")
+		msg, err := do(r.Context(), ns, name)
 		s.answer(w, r, ns, msg, err)
 	}
 }
@@ -116,7 +126,9 @@ func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, question, lab
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, ns, msg string, err error) {
 	agent := returnTo(r)
 	if err != nil {
-		s.showAgent(w, r, ns, agent, statusOf(err), &notice{Error: true, Text: s.opts.Plugin.Printable(err.Error())})
+		// What the command said before it failed, then why.
+		text := strings.TrimSpace(msg + "\n" + err.Error())
+		s.showAgent(w, r, ns, agent, statusOf(err), &notice{Error: true, Text: s.opts.Plugin.Printable(text)})
 		return
 	}
 	s.showAgent(w, r, ns, agent, http.StatusOK, &notice{Text: s.opts.Plugin.Printable(msg)})

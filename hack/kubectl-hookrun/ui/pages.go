@@ -47,6 +47,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/rotate", s.rotate)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/send", s.act(s.opts.Plugin.Send))
 }
 
 func agentsPath(ns string) string {

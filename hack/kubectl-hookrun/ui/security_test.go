@@ -305,3 +305,5 @@ func TestARotatedSecretIsShownOnlyInTheAnswer(t *testing.T) {
 		t.Errorf("the log holds the secret:\n%s", log)
 	}
 }
+
+func (p *stubPlugin) Send(context.Context, string, string) (string, error) { return "sent", nil }

@@ -80,6 +80,10 @@ type Plugin interface {
 	// new one (kubectl hookrun rotate): what the command said, the new
 	// secret and the warning to save it.
 	Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error)
+	// Send sends one call as the endpoint's sender would, with a sample
+	// body (kubectl hookrun test --no-follow): what it sent and the
+	// receiver's answer.
+	Send(ctx context.Context, ns, name string) (string, error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
 }

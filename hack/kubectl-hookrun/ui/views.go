@@ -65,6 +65,7 @@ type cardView struct {
 	DeleteQuestion  string
 	RotatePath      string // empty when the endpoint has no generated secret
 	RotateQuestion  string
+	SendPath        string // empty while the endpoint has no URL
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -136,6 +137,9 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	}
 	c.pauseState(ep, base)
 	c.DeletePath, c.DeleteQuestion = base+"/delete", deleteQuestion(ep.Name)
+	if ep.Status.URL != "" {
+		c.SendPath = base + "/send"
+	}
 	if ep.Spec.SecretRef == nil && !ep.Spec.AllowUnauthenticated && ep.Spec.OIDCOf() == nil {
 		c.RotatePath, c.RotateQuestion = base+"/rotate", rotateQuestion(ep.Name)
 	}

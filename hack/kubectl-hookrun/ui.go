@@ -191,6 +191,11 @@ func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
 	return strings.TrimSpace(said + out), err
 }
 
+func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
+	out, said, err := p.captured(func(e *env) error { return e.redeliver(ctx, ns, run, sendOptions{noFollow: true}) })
+	return strings.TrimSpace(said + out), err
+}
+
 // captured runs a command's own code as it runs in a terminal, keeping
 // what it prints: on standard output and on standard error.
 func (p uiPlugin) captured(do func(e *env) error) (string, string, error) {

@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -180,9 +181,14 @@ func TestUIInABrowser(t *testing.T) {
 	// Send a test call: as the endpoint's sender would, with the new
 	// secret, to the endpoint's URL (here a stand-in receiver); the page
 	// shows what was sent and the answer.
-	calls := make(chan http.Header, 8)
+	type call struct {
+		header http.Header
+		body   string
+	}
+	calls := make(chan call, 8)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls <- r.Header.Clone()
+		body, _ := io.ReadAll(r.Body)
+		calls <- call{r.Header.Clone(), string(body)}
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte(`{"runId":"hooks-14"}`))
 	}))
@@ -193,8 +199,14 @@ func TestUIInABrowser(t *testing.T) {
 	do(t, b, "the new URL, live", waitFor(fmt.Sprintf(`document.querySelector("#endpoint-hooks [data-url]").textContent === %q`, ep.Status.URL)))
 	click(`#endpoint-hooks button[data-action="send"]`)
 	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("POST "+ep.Status.URL), gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
-	g.Expect(slices.ContainsFunc(slices.Collect(maps.Values(<-calls)), func(v []string) bool { return slices.Contains(v, rotated) })).
+	g.Expect(slices.ContainsFunc(slices.Collect(maps.Values((<-calls).header)), func(v []string) bool { return slices.Contains(v, rotated) })).
 		To(gomega.BeTrue(), "the test call did not carry the endpoint's secret")
+
+	// Redeliver a run: its stored payload, again, through the endpoint.
+	click(`#endpoint-hooks tr[data-run="hooks-11"] button[data-action="redeliver"]`)
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("Redelivering the payload of run hooks-11"),
+		gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
+	g.Expect((<-calls).body).To(gomega.ContainSubstring(`"number":111`), "not the run's stored payload")
 
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))

@@ -34,11 +34,9 @@ func returnTo(r *http.Request) string {
 }
 
 func (s *Server) pause(pause bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		ns, name := r.PathValue("ns"), r.PathValue("name")
-		msg, err := s.opts.Plugin.SetPaused(r.Context(), ns, name, pause)
-		s.answer(w, r, ns, msg, err)
-	}
+	return s.act(func(ctx context.Context, ns, name string) (string, error) {
+		return s.opts.Plugin.SetPaused(ctx, ns, name, pause)
+	})
 }
 
 // act does an action on an endpoint that needs no confirmation.

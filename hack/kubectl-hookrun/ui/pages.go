@@ -48,6 +48,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/rotate", s.rotate)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/send", s.act(s.opts.Plugin.Send))
+	s.mux.HandleFunc("POST /namespaces/{ns}/runs/{name}/redeliver", s.act(s.opts.Plugin.Redeliver))
 }
 
 func agentsPath(ns string) string {

@@ -307,3 +307,5 @@ func TestARotatedSecretIsShownOnlyInTheAnswer(t *testing.T) {
 }
 
 func (p *stubPlugin) Send(context.Context, string, string) (string, error) { return "sent", nil }
+
+func (p *stubPlugin) Redeliver(context.Context, string, string) (string, error) { return "sent", nil }

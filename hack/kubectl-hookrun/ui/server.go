@@ -84,6 +84,10 @@ type Plugin interface {
 	// body (kubectl hookrun test --no-follow): what it sent and the
 	// receiver's answer.
 	Send(ctx context.Context, ns, name string) (string, error)
+	// Redeliver sends a run's stored payload again through its endpoint
+	// (kubectl hookrun redeliver --no-follow): what it sent and the
+	// receiver's answer.
+	Redeliver(ctx context.Context, ns, run string) (string, error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
 }

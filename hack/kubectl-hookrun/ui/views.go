@@ -84,6 +84,7 @@ type runRow struct {
 	Duration, Message, Thread    string
 	StartedTitle, CompletedTitle string
 	ReceivedTitle                string
+	RedeliverPath                string // empty when no payload was stored
 }
 
 func (s *Server) agentView(ctx context.Context, ns, name string) (*agentView, error) {
@@ -185,6 +186,9 @@ func (s *Server) runRow(r *agentsv1alpha1.AgentRun) runRow {
 		Name: r.Name, Path: "/namespaces/" + pathEscape(r.Namespace) + "/runs/" + pathEscape(r.Name),
 		State: string(r.EffectiveState()), Message: s.opts.Plugin.Printable(r.Status.Message), Thread: s.opts.Plugin.Thread(r),
 		Duration: s.opts.Plugin.Printable(r.Status.Duration),
+	}
+	if r.Spec.Payload != nil {
+		row.RedeliverPath = row.Path + "/redeliver"
 	}
 	row.Received, row.ReceivedTitle = ago(&r.Spec.ReceivedAt, now)
 	row.Started, row.StartedTitle = ago(r.Status.StartedAt, now)

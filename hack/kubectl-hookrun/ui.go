@@ -48,7 +48,8 @@ func newUICommand(e *env) *cobra.Command {
 		Long: `Serve a web UI on this machine: the Agents of a namespace, and for each Agent its
 "Invocations" tab with a card per webhook endpoint (URL, sample curl, phase,
 run count, recent invocations, runs per hour), kept up to date live, with
-actions (pause, resume). Every request it makes to the API server is made
+actions (create an endpoint, pause, resume, take ownership, rotate the secret,
+send a test call, redeliver a run, delete). Every request it makes to the API server is made
 with your kubeconfig's credentials, as kubectl does: RBAC and hookrun's
 admission policies decide, and nothing is installed in the cluster.
 
@@ -159,6 +160,17 @@ func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, e
 		return "", err
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: you own it now and its runs act with your rights; it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
+}
+
+func (p uiPlugin) CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	if err := p.e.client.Create(ctx, ep); err != nil {
+		return "", refused(err, fmt.Sprintf("create endpoint %s/%s", ep.Namespace, ep.Name), "")
+	}
+	how := "its secret"
+	if ep.Spec.AllowUnauthenticated {
+		how = "no secret: anyone with the URL can call it"
+	}
+	return fmt.Sprintf("Created endpoint %s/%s: hookrun gives it its URL and %s in a moment, and its card shows them.", ep.Namespace, ep.Name, how), nil
 }
 
 func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {

@@ -117,3 +117,22 @@ func TestUIDeleteAsksFirst(t *testing.T) {
 		t.Fatalf("the endpoint is still there: %v", err)
 	}
 }
+
+// An endpoint continues only a thread of its own Agent: the form offers
+// no other, and the server refuses one sent anyway.
+func TestUICreateTakesOnlyAThreadOfTheAgent(t *testing.T) {
+	c := fakeCluster(&agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "elsewhere"},
+		Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}}})
+	u := fakeUI(t, c)
+	if body := u.page("/namespaces/team/agents/triage"); strings.Contains(body, `value="elsewhere"`) {
+		t.Errorf("the form offers a thread of another Agent:\n%s", body)
+	}
+	form := url.Values{"name": {"alerts"}, "prompt": {"Summarize."}, "threadStrategy": {"ContinueExisting"}, "targetThread": {"elsewhere"}}
+	resp, body := u.send(http.MethodPost, "/namespaces/team/agents/triage/endpoints", form)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "is not a thread of Agent triage") {
+		t.Errorf("a thread of another Agent: %s\n%s", resp.Status, body)
+	}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "alerts"}, &agentsv1alpha1.WebhookEndpoint{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the endpoint was created: %v", err)
+	}
+}

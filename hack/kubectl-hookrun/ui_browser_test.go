@@ -34,8 +34,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -174,7 +172,7 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#new-secret")).To(gomega.Equal(rotated))
 	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("New secret of endpoint "+ns+"/hooks"), gomega.ContainSubstring("Save this secret now")))
 	g.Expect(value(t, b, "the address", chromedp.Location())).To(gomega.Equal(base + "/namespaces/" + ns + "/endpoints/hooks/rotate"))
-	screenshot(t, b, "rotated")
+	screenshot(t, b, "rotated", "#notice")
 	do(t, b, "the Agent's page again", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#endpoint-hooks")))
 	g.Expect(eval(`document.getElementById("new-secret") === null`)).To(gomega.BeTrue(), "the new secret is shown more than once")
 
@@ -207,6 +205,41 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("Redelivering the payload of run hooks-11"),
 		gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
 	g.Expect((<-calls).body).To(gomega.ContainSubstring(`"number":111`), "not the run's stored payload")
+
+	// Create an endpoint: the form offers the threads of this Agent only;
+	// refused (alice may not trigger the Agent yet) it comes back filled
+	// in with the API server's words; allowed, the endpoint is alice's.
+	for _, th := range []*agentsv1alpha1.AgentThread{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-main"}, Spec: agentsv1alpha1.AgentThreadSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: "Main triage"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "other-thread"}, Spec: agentsv1alpha1.AgentThreadSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}}},
+	} {
+		g.Expect(u.admin.Create(ctx, th)).To(gomega.Succeed())
+	}
+	do(t, b, "the Agent's page", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#create summary")))
+	g.Expect(value(t, b, "the threads offered", chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#new-thread option")).map(o => o.value).join(",")`))).
+		To(gomega.Equal(",triage-main"))
+	fill := `(() => { document.getElementById("create").open = true; document.querySelector("#create details.advanced").open = true;
+		const set = (id, v) => document.getElementById(id).value = v;
+		set("new-name", "alerts"); set("new-prompt", "Summarize the alert."); set("new-strategy", "ContinueExisting");
+		set("new-thread", "triage-main"); set("new-model", "gpt-4.1-mini");
+		document.querySelector('#create input[name="allowUnauthenticated"]').checked = true; return true })()`
+	g.Expect(eval(fill)).To(gomega.BeTrue())
+	screenshot(t, b, "create", "#create")
+	click(`#create button[data-action="create"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not create endpoint ` + ns + `/alerts(.|\n)*The API server said: .*you may not trigger Agent triage`))
+	g.Expect(eval(`document.getElementById("create").open && document.getElementById("new-name").value === "alerts" &&
+		document.getElementById("new-thread").value === "triage-main" && document.getElementById("new-model").value === "gpt-4.1-mini"`)).
+		To(gomega.BeTrue(), "the refused form is not kept as it was")
+	u.grantTrigger(t, "alice")
+	click(`#create button[data-action="create"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Created endpoint " + ns + "/alerts"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "alerts"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec).To(gomega.Equal(agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+		Prompt: "Summarize the alert.", ThreadStrategy: agentsv1alpha1.ContinueExisting, TargetThreadRef: &agentsv1alpha1.LocalObjectReference{Name: "triage-main"},
+		AllowUnauthenticated: true, Model: "gpt-4.1-mini", Payload: agentsv1alpha1.PayloadBody}))
+	g.Expect(eval(`document.getElementById("endpoint-alerts") !== null && !document.getElementById("create").open`)).To(gomega.BeTrue())
 
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
@@ -269,27 +302,6 @@ func (u *uiCluster) seed(t *testing.T) {
 	}
 }
 
-// playRotation does what the operator does for a rotation of endpoint
-// name: once the annotation asks for it, a new secret and its hash.
-func (u *uiCluster) playRotation(ctx context.Context, name, secret string) error {
-	ep := &agentsv1alpha1.WebhookEndpoint{}
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := u.admin.Get(ctx, client.ObjectKey{Namespace: u.ns, Name: name}, ep)
-		return err == nil && ep.Annotations[agentsv1alpha1.AnnotationRotateSecret] != "", err
-	})
-	if err != nil {
-		return err
-	}
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: agentsv1alpha1.GeneratedSecretName(name)},
-		Data: map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(secret)}}
-	if err := u.admin.Update(ctx, s); err != nil {
-		return err
-	}
-	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(secret))
-	ep.Status.LastHandledRotation = agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
-	return u.admin.Status().Update(ctx, ep)
-}
-
 // addRun makes run hooks-i of endpoint name, received at.
 func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha1.RunState, at time.Time) {
 	t.Helper()
@@ -335,22 +347,4 @@ func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha
 	if err := u.admin.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitForOwnershipPolicy waits until the API server enforces the ownership
-// policy (it compiles new policies in the background): a dry-run pause of
-// another's endpoint by user is refused.
-func (u *uiCluster) waitForOwnershipPolicy(t *testing.T, user, endpoint string) {
-	t.Helper()
-	cfg := rest.CopyConfig(u.env.Config)
-	cfg.Impersonate.UserName = user
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: endpoint}}
-	gomega.NewWithT(t).Eventually(func() bool {
-		err := c.Patch(t.Context(), ep, client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"paused":true}}`)), client.DryRunAll)
-		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied request")
-	}, time.Minute).Should(gomega.BeTrue(), "the ownership policy is not enforced")
 }

@@ -309,3 +309,7 @@ func TestARotatedSecretIsShownOnlyInTheAnswer(t *testing.T) {
 func (p *stubPlugin) Send(context.Context, string, string) (string, error) { return "sent", nil }
 
 func (p *stubPlugin) Redeliver(context.Context, string, string) (string, error) { return "sent", nil }
+
+func (p *stubPlugin) CreateEndpoint(context.Context, *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	return "created", nil
+}

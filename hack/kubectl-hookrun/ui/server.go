@@ -88,6 +88,8 @@ type Plugin interface {
 	// (kubectl hookrun redeliver --no-follow): what it sent and the
 	// receiver's answer.
 	Redeliver(ctx context.Context, ns, run string) (string, error)
+	// CreateEndpoint creates ep.
+	CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
 }

@@ -49,6 +49,7 @@ type agentView struct {
 	EndpointsPath      string // the cards alone, for live updates
 	EventsPath         string
 	Cards              []cardView
+	NewEndpoint        *endpointForm // on the page, not in the live cards
 }
 
 // cardView is an endpoint's card.

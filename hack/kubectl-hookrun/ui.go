@@ -48,7 +48,7 @@ func newUICommand(e *env) *cobra.Command {
 		Long: `Serve a web UI on this machine: the Agents of a namespace, and for each Agent its
 "Invocations" tab with a card per webhook endpoint (URL, sample curl, phase,
 run count, recent invocations, runs per hour), kept up to date live, with
-actions (create an endpoint, pause, resume, take ownership, rotate the secret,
+actions (create and edit an endpoint, pause, resume, take ownership, rotate the secret,
 send a test call, redeliver a run, delete). Every request it makes to the API server is made
 with your kubeconfig's credentials, as kubectl does: RBAC and hookrun's
 admission policies decide, and nothing is installed in the cluster.
@@ -171,6 +171,17 @@ func (p uiPlugin) CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.Webhook
 		how = "no secret: anyone with the URL can call it"
 	}
 	return fmt.Sprintf("Created endpoint %s/%s: hookrun gives it its URL and %s in a moment, and its card shows them.", ep.Namespace, ep.Name, how), nil
+}
+
+func (p uiPlugin) EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error) {
+	ep, err := p.e.endpoint(ctx, ns, name)
+	if err != nil {
+		return "", err
+	}
+	if err := p.e.patchSpec(ctx, ep, spec); err != nil {
+		return "", refused(err, fmt.Sprintf("edit endpoint %s/%s", ns, name), roleMember)
+	}
+	return fmt.Sprintf("Saved endpoint %s/%s: hookrun applies the change to its next calls.", ns, name), nil
 }
 
 func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {

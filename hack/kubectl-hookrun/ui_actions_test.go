@@ -118,11 +118,11 @@ func TestUIDeleteAsksFirst(t *testing.T) {
 	}
 }
 
-// An endpoint continues only a thread of its own Agent: the form offers
-// no other, and the server refuses one sent anyway.
+// An endpoint continues only a thread of its own Agent: the forms that
+// create and edit one offer no other, and the server refuses one sent anyway.
 func TestUICreateTakesOnlyAThreadOfTheAgent(t *testing.T) {
 	c := fakeCluster(&agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "elsewhere"},
-		Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}}})
+		Spec: agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}}}, uiEndpoint("hooks", nil, nil))
 	u := fakeUI(t, c)
 	if body := u.page("/namespaces/team/agents/triage"); strings.Contains(body, `value="elsewhere"`) {
 		t.Errorf("the form offers a thread of another Agent:\n%s", body)
@@ -134,5 +134,18 @@ func TestUICreateTakesOnlyAThreadOfTheAgent(t *testing.T) {
 	}
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "alerts"}, &agentsv1alpha1.WebhookEndpoint{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the endpoint was created: %v", err)
+	}
+	for _, path := range []string{"/namespaces/team/endpoints/hooks/edit"} {
+		if body := u.page(path); strings.Contains(body, `value="elsewhere"`) {
+			t.Errorf("%s offers a thread of another Agent:\n%s", path, body)
+		}
+		resp, body := u.send(http.MethodPost, path, form)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "is not a thread of Agent triage") {
+			t.Errorf("%s with a thread of another Agent: %s\n%s", path, resp.Status, body)
+		}
+	}
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "hooks"}, ep); err != nil || ep.Spec.TargetThreadRef != nil {
+		t.Errorf("the edit changed the endpoint: %v %v", err, ep.Spec.TargetThreadRef)
 	}
 }

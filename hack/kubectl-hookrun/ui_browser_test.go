@@ -241,6 +241,25 @@ func TestUIInABrowser(t *testing.T) {
 		AllowUnauthenticated: true, Model: "gpt-4.1-mini", Payload: agentsv1alpha1.PayloadBody}))
 	g.Expect(eval(`document.getElementById("endpoint-alerts") !== null && !document.getElementById("create").open`)).To(gomega.BeTrue())
 
+	// Edit, on a page of its own (live updates do not touch it): alice's
+	// endpoint changes; carol's is refused and the form stays as sent.
+	click(`#endpoint-hooks a[data-action="edit"]`)
+	g.Expect(text("#new-name")).To(gomega.Equal("hooks"))
+	g.Expect(eval(`(() => { document.querySelector("#edit details.advanced").open = true;
+		document.getElementById("new-prompt").value = "Triage this issue, then label it.";
+		document.getElementById("new-model").value = "gpt-4.1"; return true })()`)).To(gomega.BeTrue())
+	click(`#edit button[data-action="save"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Saved endpoint " + ns + "/hooks"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	g.Expect([]any{ep.Spec.Prompt, ep.Spec.Model, ep.Spec.ThreadStrategy, ep.Spec.TargetThreadRef}).
+		To(gomega.Equal([]any{"Triage this issue, then label it.", "gpt-4.1", agentsv1alpha1.NewThreadEachRun, (*agentsv1alpha1.LocalObjectReference)(nil)}))
+	click(`#endpoint-deploys a[data-action="edit"]`)
+	g.Expect(eval(`(document.getElementById("new-prompt").value = "Mine now.") && true`)).To(gomega.BeTrue())
+	click(`#edit button[data-action="save"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not edit endpoint ` + ns + `/deploys(.|\n)*only the owner \(carol\)`))
+	g.Expect(eval(`document.getElementById("new-prompt").value === "Mine now."`)).To(gomega.BeTrue(), "the refused form is not kept")
+	screenshot(t, b, "edit-refused")
+
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
 	g.Expect(text("#output")).To(gomega.ContainSubstring(`<script>window.injected = true</script>\u001b]52;c;`))

@@ -37,6 +37,9 @@ type endpointForm struct {
 	Hint, Model          string
 	AllowUnauthenticated bool
 	Open                 bool // shown unfolded (after a refusal)
+	// Edit: the form edits endpoint Name of Agent, and goes Back after.
+	Edit        bool
+	Agent, Back string
 	// Threads are the AgentThreads of this Agent, the only ones a run
 	// may continue.
 	Threads []threadOption
@@ -72,10 +75,8 @@ func (s *Server) threadsOf(ctx context.Context, ns, agent string) []threadOption
 func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	ctx, ns, agent := r.Context(), r.PathValue("ns"), r.PathValue("agent")
 	f := s.newEndpointForm(ctx, ns, agent)
-	f.Name, f.Prompt = strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("prompt")
-	f.Strategy, f.Thread = r.PostFormValue("threadStrategy"), r.PostFormValue("targetThread")
-	f.Hint, f.Model = r.PostFormValue("threadNamingHint"), strings.TrimSpace(r.PostFormValue("model"))
-	f.AllowUnauthenticated = r.PostFormValue("allowUnauthenticated") == "on"
+	f.read(r)
+	f.Name = strings.TrimSpace(r.PostFormValue("name"))
 	ep := &agentsv1alpha1.WebhookEndpoint{}
 	ep.Namespace, ep.Name = ns, f.Name
 	ep.Spec = agentsv1alpha1.WebhookEndpointSpec{
@@ -99,6 +100,14 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.showAgent(w, r, ns, agent, http.StatusOK, &notice{Text: s.opts.Plugin.Printable(msg)})
+}
+
+// read reads the fields a user may set from the posted form.
+func (f *endpointForm) read(r *http.Request) {
+	f.Prompt = r.PostFormValue("prompt")
+	f.Strategy, f.Thread = r.PostFormValue("threadStrategy"), r.PostFormValue("targetThread")
+	f.Hint, f.Model = r.PostFormValue("threadNamingHint"), strings.TrimSpace(r.PostFormValue("model"))
+	f.AllowUnauthenticated = r.PostFormValue("allowUnauthenticated") == "on"
 }
 
 func (f *endpointForm) hasThread(name string) bool {

@@ -43,6 +43,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/agents/{agent}/endpoints", s.createEndpoint)
 	s.mux.HandleFunc("GET /namespaces/{ns}/agents/{agent}/events", s.events)
 	s.mux.HandleFunc("GET /namespaces/{ns}/runs/{run}", s.runPage)
+	s.mux.HandleFunc("GET /namespaces/{ns}/endpoints/{name}/edit", s.editPage)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/edit", s.editEndpoint)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/pause", s.pause(true))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/resume", s.pause(false))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)

@@ -313,3 +313,7 @@ func (p *stubPlugin) Redeliver(context.Context, string, string) (string, error) 
 func (p *stubPlugin) CreateEndpoint(context.Context, *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	return "created", nil
 }
+
+func (p *stubPlugin) EditEndpoint(context.Context, string, string, map[string]any) (string, error) {
+	return "edited", nil
+}

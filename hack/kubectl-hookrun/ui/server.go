@@ -90,6 +90,8 @@ type Plugin interface {
 	Redeliver(ctx context.Context, ns, run string) (string, error)
 	// CreateEndpoint creates ep.
 	CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
+	// EditEndpoint merge-patches the endpoint's spec with spec.
+	EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
 }

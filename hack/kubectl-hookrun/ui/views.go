@@ -67,6 +67,7 @@ type cardView struct {
 	RotatePath      string // empty when the endpoint has no generated secret
 	RotateQuestion  string
 	SendPath        string // empty while the endpoint has no URL
+	EditPath        string
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -139,6 +140,7 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	}
 	c.pauseState(ep, base)
 	c.DeletePath, c.DeleteQuestion = base+"/delete", deleteQuestion(ep.Name)
+	c.EditPath = base + "/edit"
 	if ep.Status.URL != "" {
 		c.SendPath = base + "/send"
 	}

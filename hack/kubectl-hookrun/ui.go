@@ -17,14 +17,17 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -45,7 +48,8 @@ func newUICommand(e *env) *cobra.Command {
 		Long: `Serve a web UI on this machine: the Agents of a namespace, and for each Agent its
 "Invocations" tab with a card per webhook endpoint (URL, sample curl, phase,
 run count, recent invocations, runs per hour), kept up to date live, with
-actions (pause, resume). Every request it makes to the API server is made
+actions (create and edit an endpoint, pause, resume, take ownership, rotate the secret,
+send a test call, redeliver a run, delete). Every request it makes to the API server is made
 with your kubeconfig's credentials, as kubectl does: RBAC and hookrun's
 admission policies decide, and nothing is installed in the cluster.
 
@@ -148,4 +152,79 @@ func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (s
 		return fmt.Sprintf("Asked to pause endpoint %s/%s: once hookrun has paused it, calls are answered 422 endpoint_paused; its URL, secret and history are kept.", ns, ep.Name), nil
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
+}
+
+func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, error) {
+	ep, verb, err := p.e.requestPaused(ctx, ns, name, false, true)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Asked to %s endpoint %s/%s: you own it now and its runs act with your rights; it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
+}
+
+func (p uiPlugin) CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	if err := p.e.client.Create(ctx, ep); err != nil {
+		return "", refused(err, fmt.Sprintf("create endpoint %s/%s", ep.Namespace, ep.Name), "")
+	}
+	how := "its secret"
+	if ep.Spec.AllowUnauthenticated {
+		how = "no secret: anyone with the URL can call it"
+	}
+	return fmt.Sprintf("Created endpoint %s/%s: hookrun gives it its URL and %s in a moment, and its card shows them.", ep.Namespace, ep.Name, how), nil
+}
+
+func (p uiPlugin) EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error) {
+	ep, err := p.e.endpoint(ctx, ns, name)
+	if err != nil {
+		return "", err
+	}
+	if err := p.e.patchSpec(ctx, ep, spec); err != nil {
+		return "", refused(err, fmt.Sprintf("edit endpoint %s/%s", ns, name), roleMember)
+	}
+	return fmt.Sprintf("Saved endpoint %s/%s: hookrun applies the change to its next calls.", ns, name), nil
+}
+
+func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
+	ep, err := p.e.endpoint(ctx, ns, name)
+	if err != nil {
+		return "", err
+	}
+	// Only the endpoint read here, not one made since under its name.
+	if err := p.e.client.Delete(ctx, ep, client.Preconditions{UID: &ep.UID}); err != nil {
+		return "", refused(err, fmt.Sprintf("delete endpoint %s/%s", ns, name), roleMember)
+	}
+	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
+}
+
+func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (string, string, string, error) {
+	out, said, err := p.captured(func(e *env) error { return e.rotate(ctx, ns, name, false) })
+	// rotate prints the warning last; an endpoint it rotates has a
+	// generated secret, whose warning needs only its name.
+	warning := secretWarning(&agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	if err != nil {
+		return strings.TrimSpace(said), "", "", err
+	}
+	return strings.TrimSpace(strings.TrimSuffix(said, warning)), strings.TrimSpace(out), warning, nil
+}
+
+func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
+	out, said, err := p.captured(func(e *env) error {
+		return e.test(ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true})
+	})
+	return strings.TrimSpace(said + out), err
+}
+
+func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
+	out, said, err := p.captured(func(e *env) error { return e.redeliver(ctx, ns, run, sendOptions{noFollow: true}) })
+	return strings.TrimSpace(said + out), err
+}
+
+// captured runs a command's own code as it runs in a terminal, keeping
+// what it prints: on standard output and on standard error.
+func (p uiPlugin) captured(do func(e *env) error) (string, string, error) {
+	var out, said bytes.Buffer
+	e := *p.e
+	e.out, e.errOut = &out, &said
+	err := do(&e)
+	return out.String(), said.String(), err
 }

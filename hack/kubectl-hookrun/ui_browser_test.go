@@ -19,6 +19,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +34,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -123,6 +127,11 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#notice")).To(gomega.ContainSubstring("Asked to resume endpoint " + ns + "/hooks"))
 	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
 	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
+	g.Expect(text("#endpoint-hooks [data-phase]")).To(gomega.Equal("Resuming…"), "the badge says what the button did")
+	g.Expect(eval(`document.querySelector("#endpoint-hooks button[data-action]").dataset.action === "pause"`)).To(gomega.BeTrue())
+	ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointActive, ""
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the operator's resume, live", waitFor(`document.querySelector("#endpoint-hooks [data-phase]").textContent === "Active"`))
 
 	// Refused: alice may not pause carol's endpoint; the page says what the
 	// API server said, and nothing changed.
@@ -134,6 +143,122 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
 	g.Expect(ep.Spec.Paused).To(gomega.BeFalse())
 	screenshot(t, b, "refused")
+
+	// Delete, confirmed in the page's dialog: alice's endpoint goes, carol's
+	// is refused by the ownership policy.
+	g.Expect(u.admin.Create(ctx, &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scratch"},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Try.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: &agentsv1alpha1.Owner{User: "alice"}}})).To(gomega.Succeed())
+	do(t, b, "a new endpoint, live", waitFor(`document.getElementById("endpoint-scratch") !== null`))
+	confirmYes := func() { g.Expect(eval(`(window.confirm = () => true) && true`)).To(gomega.BeTrue()) }
+	confirmYes()
+	click(`#endpoint-scratch button[data-action="delete"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Deleted endpoint " + ns + "/scratch"))
+	g.Expect(apierrors.IsNotFound(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "scratch"}, ep))).To(gomega.BeTrue())
+	g.Expect(eval(`document.getElementById("endpoint-scratch") === null`)).To(gomega.BeTrue())
+	confirmYes()
+	click(`#endpoint-deploys button[data-action="delete"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not delete endpoint ` + ns + `/deploys(.|\n)*The API server said: .*denied request`))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
+
+	// Rotate, confirmed: the page waits for the new secret (the test plays
+	// the operator) and shows it once, with the warning to save it.
+	const rotated = "0d7e3a9c51b24f6e8a0c2d4f6b8e1a3c"
+	operated := make(chan error, 1)
+	go func() { operated <- u.playRotation(ctx, "hooks", rotated) }()
+	confirmYes()
+	click(`#endpoint-hooks button[data-action="rotate"]`)
+	g.Expect(<-operated).To(gomega.Succeed())
+	g.Expect(text("#new-secret")).To(gomega.Equal(rotated))
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("New secret of endpoint "+ns+"/hooks"), gomega.ContainSubstring("Save this secret now")))
+	g.Expect(value(t, b, "the address", chromedp.Location())).To(gomega.Equal(base + "/namespaces/" + ns + "/endpoints/hooks/rotate"))
+	screenshot(t, b, "rotated", "#notice")
+	do(t, b, "the Agent's page again", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#endpoint-hooks")))
+	g.Expect(eval(`document.getElementById("new-secret") === null`)).To(gomega.BeTrue(), "the new secret is shown more than once")
+
+	// Send a test call: as the endpoint's sender would, with the new
+	// secret, to the endpoint's URL (here a stand-in receiver); the page
+	// shows what was sent and the answer.
+	type call struct {
+		header http.Header
+		body   string
+	}
+	calls := make(chan call, 8)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		calls <- call{r.Header.Clone(), string(body)}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"runId":"hooks-14"}`))
+	}))
+	t.Cleanup(receiver.Close)
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	ep.Status.URL = receiver.URL + "/api/webhooks/hooks-7Qx2Lw9PaK4mZr8VbN3c/receive"
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the new URL, live", waitFor(fmt.Sprintf(`document.querySelector("#endpoint-hooks [data-url]").textContent === %q`, ep.Status.URL)))
+	click(`#endpoint-hooks button[data-action="send"]`)
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("POST "+ep.Status.URL), gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
+	g.Expect(slices.ContainsFunc(slices.Collect(maps.Values((<-calls).header)), func(v []string) bool { return slices.Contains(v, rotated) })).
+		To(gomega.BeTrue(), "the test call did not carry the endpoint's secret")
+
+	// Redeliver a run: its stored payload, again, through the endpoint.
+	click(`#endpoint-hooks tr[data-run="hooks-11"] button[data-action="redeliver"]`)
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("Redelivering the payload of run hooks-11"),
+		gomega.ContainSubstring(`202 Accepted {"runId":"hooks-14"}`)))
+	g.Expect((<-calls).body).To(gomega.ContainSubstring(`"number":111`), "not the run's stored payload")
+
+	// Create an endpoint: the form offers the threads of this Agent only;
+	// refused (alice may not trigger the Agent yet) it comes back filled
+	// in with the API server's words; allowed, the endpoint is alice's.
+	for _, th := range []*agentsv1alpha1.AgentThread{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage-main"}, Spec: agentsv1alpha1.AgentThreadSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: "Main triage"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "other-thread"}, Spec: agentsv1alpha1.AgentThreadSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}}},
+	} {
+		g.Expect(u.admin.Create(ctx, th)).To(gomega.Succeed())
+	}
+	do(t, b, "the Agent's page", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"), chromedp.WaitVisible(css("#create summary")))
+	g.Expect(value(t, b, "the threads offered", chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#new-thread option")).map(o => o.value).join(",")`))).
+		To(gomega.Equal(",triage-main"))
+	fill := `(() => { document.getElementById("create").open = true; document.querySelector("#create details.advanced").open = true;
+		const set = (id, v) => document.getElementById(id).value = v;
+		set("new-name", "alerts"); set("new-prompt", "Summarize the alert."); set("new-strategy", "ContinueExisting");
+		set("new-thread", "triage-main"); set("new-model", "gpt-4.1-mini");
+		document.querySelector('#create input[name="allowUnauthenticated"]').checked = true; return true })()`
+	g.Expect(eval(fill)).To(gomega.BeTrue())
+	screenshot(t, b, "create", "#create")
+	click(`#create button[data-action="create"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not create endpoint ` + ns + `/alerts(.|\n)*The API server said: .*you may not trigger Agent triage`))
+	g.Expect(eval(`document.getElementById("create").open && document.getElementById("new-name").value === "alerts" &&
+		document.getElementById("new-thread").value === "triage-main" && document.getElementById("new-model").value === "gpt-4.1-mini"`)).
+		To(gomega.BeTrue(), "the refused form is not kept as it was")
+	u.grantTrigger(t, "alice")
+	click(`#create button[data-action="create"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Created endpoint " + ns + "/alerts"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "alerts"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec).To(gomega.Equal(agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
+		Prompt: "Summarize the alert.", ThreadStrategy: agentsv1alpha1.ContinueExisting, TargetThreadRef: &agentsv1alpha1.LocalObjectReference{Name: "triage-main"},
+		AllowUnauthenticated: true, Model: "gpt-4.1-mini", Payload: agentsv1alpha1.PayloadBody}))
+	g.Expect(eval(`document.getElementById("endpoint-alerts") !== null && !document.getElementById("create").open`)).To(gomega.BeTrue())
+
+	// Edit, on a page of its own (live updates do not touch it): alice's
+	// endpoint changes; carol's is refused and the form stays as sent.
+	click(`#endpoint-hooks a[data-action="edit"]`)
+	g.Expect(text("#new-name")).To(gomega.Equal("hooks"))
+	g.Expect(eval(`(() => { document.querySelector("#edit details.advanced").open = true;
+		document.getElementById("new-prompt").value = "Triage this issue, then label it.";
+		document.getElementById("new-model").value = "gpt-4.1"; return true })()`)).To(gomega.BeTrue())
+	click(`#edit button[data-action="save"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("Saved endpoint " + ns + "/hooks"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hooks"}, ep)).To(gomega.Succeed())
+	g.Expect([]any{ep.Spec.Prompt, ep.Spec.Model, ep.Spec.ThreadStrategy, ep.Spec.TargetThreadRef}).
+		To(gomega.Equal([]any{"Triage this issue, then label it.", "gpt-4.1", agentsv1alpha1.NewThreadEachRun, (*agentsv1alpha1.LocalObjectReference)(nil)}))
+	click(`#endpoint-deploys a[data-action="edit"]`)
+	g.Expect(eval(`(document.getElementById("new-prompt").value = "Mine now.") && true`)).To(gomega.BeTrue())
+	click(`#edit button[data-action="save"]`)
+	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not edit endpoint ` + ns + `/deploys(.|\n)*only the owner \(carol\)`))
+	g.Expect(eval(`document.getElementById("new-prompt").value === "Mine now."`)).To(gomega.BeTrue(), "the refused form is not kept")
+	screenshot(t, b, "edit-refused")
 
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))
@@ -241,22 +366,4 @@ func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha
 	if err := u.admin.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitForOwnershipPolicy waits until the API server enforces the ownership
-// policy (it compiles new policies in the background): a dry-run pause of
-// another's endpoint by user is refused.
-func (u *uiCluster) waitForOwnershipPolicy(t *testing.T, user, endpoint string) {
-	t.Helper()
-	cfg := rest.CopyConfig(u.env.Config)
-	cfg.Impersonate.UserName = user
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: endpoint}}
-	gomega.NewWithT(t).Eventually(func() bool {
-		err := c.Patch(t.Context(), ep, client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"paused":true}}`)), client.DryRunAll)
-		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied request")
-	}, time.Minute).Should(gomega.BeTrue(), "the ownership policy is not enforced")
 }

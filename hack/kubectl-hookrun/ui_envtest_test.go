@@ -33,11 +33,16 @@ import (
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // The browser specs of `kubectl hookrun ui`: Debian's Chromium driven by
@@ -236,12 +241,17 @@ func waitFor(expr string) chromedp.Action[chromedp.Void] {
 
 // screenshot writes the page to docs/images/ui-NAME.png when
 // UPDATE_SCREENSHOTS=1, so that make test leaves the tree as it was.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// With sel, only the element sel selects.
+func screenshot(t *testing.T, ctx context.Context, name string, sel ...string) {
 	t.Helper()
 	if os.Getenv("UPDATE_SCREENSHOTS") != "1" {
 		return
 	}
-	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	shot := chromedp.FullScreenshot(100)
+	if len(sel) > 0 {
+		shot = chromedp.Screenshot(chromedp.CSS(sel[0]))
+	}
+	png := value(t, ctx, "screenshot "+name, shot)
 	dir := filepath.Join("..", "..", "docs", "images")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -249,4 +259,74 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err := os.WriteFile(filepath.Join(dir, "ui-"+name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// playRotation does what the operator does for a rotation of endpoint
+// name: once the annotation asks for it, a new secret and its hash.
+func (u *uiCluster) playRotation(ctx context.Context, name, secret string) error {
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := u.admin.Get(ctx, client.ObjectKey{Namespace: u.ns, Name: name}, ep)
+		return err == nil && ep.Annotations[agentsv1alpha1.AnnotationRotateSecret] != "", err
+	})
+	if err != nil {
+		return err
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: agentsv1alpha1.GeneratedSecretName(name)},
+		Data: map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(secret)}}
+	if err := u.admin.Update(ctx, s); err != nil {
+		return err
+	}
+	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(secret))
+	ep.Status.LastHandledRotation = agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
+	return u.admin.Status().Update(ctx, ep)
+}
+
+// waitForOwnershipPolicy waits until the API server enforces the ownership
+// policy (it compiles new policies in the background): a dry-run pause of
+// another's endpoint by user is refused.
+func (u *uiCluster) waitForOwnershipPolicy(t *testing.T, user, endpoint string) {
+	t.Helper()
+	c := u.as(t, user)
+	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: endpoint}}
+	gomega.NewWithT(t).Eventually(func() bool {
+		err := c.Patch(t.Context(), ep, client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"paused":true}}`)), client.DryRunAll)
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied request")
+	}, time.Minute).Should(gomega.BeTrue(), "the ownership policy is not enforced")
+}
+
+// grantTrigger makes user a member of the namespace's Agents (the
+// "trigger" verb) and waits until the API server lets user create an
+// endpoint.
+func (u *uiCluster) grantTrigger(t *testing.T, user string) {
+	t.Helper()
+	ctx := t.Context()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: "trigger"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"agents.hookrun.dev"}, Resources: []string{"agents"}, Verbs: []string{"trigger"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: "trigger-" + user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}}}
+	for _, o := range []client.Object{role, binding} {
+		if err := u.admin.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := u.as(t, user)
+	gomega.NewWithT(t).Eventually(func() error {
+		ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: "probe"}, Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun}}
+		return c.Create(ctx, ep, client.DryRunAll)
+	}, time.Minute).Should(gomega.Succeed(), "%s may still not create an endpoint", user)
+}
+
+// as is a client that acts as user.
+func (u *uiCluster) as(t *testing.T, user string) client.Client {
+	t.Helper()
+	cfg := rest.CopyConfig(u.env.Config)
+	cfg.Impersonate.UserName = user
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

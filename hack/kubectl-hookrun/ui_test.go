@@ -21,12 +21,14 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -68,34 +70,7 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hooks-1-payload"},
 			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(`{"title":"` + markup + `\u001b]52;c;x\u0007"}`)}},
 	).WithStatusSubresource(&agentsv1alpha1.WebhookEndpoint{}, &agentsv1alpha1.AgentRun{}).Build()
-	e := newEnv(io.Discard, io.Discard)
-	e.client = c
-	ts := httptest.NewUnstartedServer(nil)
-	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e}, Namespace: "team"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = s.Handler()
-	ts.Start()
-	defer ts.Close()
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	browser := &http.Client{Jar: jar}
-	page := func(path string) string {
-		t.Helper()
-		resp, err := browser.Get(strings.Replace(s.URL(), "/?", path+"?", 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %s %v\n%s", path, resp.Status, err, b)
-		}
-		return string(b)
-	}
+	page := fakeUI(t, c).page
 	for path, wants := range map[string][]string{
 		"/namespaces/team/agents": {"&lt;script&gt;alert(1)&lt;/script&gt;\\u202e"},
 		"/namespaces/team/agents/triage": {"&lt;script&gt;alert(1)&lt;/script&gt;\\u202e", "failed &lt;img src=x onerror=&#34;alert(2)&#34;&gt;\\u001b]52;",
@@ -118,4 +93,68 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 			t.Errorf("%s holds a control or bidi character raw: %q", path, c)
 		}
 	}
+}
+
+// uiOverFake is the UI served over a fake client as the plugin serves it,
+// with a browser signed in.
+type uiOverFake struct {
+	t       *testing.T
+	s       *ui.Server
+	browser *http.Client
+}
+
+func fakeUI(t *testing.T, c client.WithWatch) *uiOverFake {
+	t.Helper()
+	e := newEnv(io.Discard, io.Discard)
+	e.client = c
+	ts := httptest.NewUnstartedServer(nil)
+	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e}, Namespace: "team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = s.Handler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &uiOverFake{t: t, s: s, browser: &http.Client{Jar: jar}}
+}
+
+// page GETs path, which must answer 200.
+func (u *uiOverFake) page(path string) string {
+	u.t.Helper()
+	resp, body := u.send(http.MethodGet, path, nil)
+	if resp.StatusCode != http.StatusOK {
+		u.t.Fatalf("%s: %s\n%s", path, resp.Status, body)
+	}
+	return body
+}
+
+// send sends a request as the UI's own page would.
+func (u *uiOverFake) send(method, path string, form url.Values) (*http.Response, string) {
+	u.t.Helper()
+	target := strings.Replace(u.s.URL(), "/?", path+"?", 1)
+	if method != http.MethodGet {
+		// Sign in first, then post with the cookie and this Origin.
+		u.page("/namespaces/team/agents")
+		target = target[:strings.Index(target, "?")]
+	}
+	req, err := http.NewRequest(method, target, strings.NewReader(form.Encode()))
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://"+req.URL.Host)
+	resp, err := u.browser.Do(req)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return resp, string(b)
 }

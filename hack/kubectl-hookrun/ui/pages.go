@@ -40,10 +40,18 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /namespaces/{ns}/agents", s.agentsPage)
 	s.mux.HandleFunc("GET /namespaces/{ns}/agents/{agent}", s.agentPage)
 	s.mux.HandleFunc("GET /namespaces/{ns}/agents/{agent}/endpoints", s.endpointsFragment)
+	s.mux.HandleFunc("POST /namespaces/{ns}/agents/{agent}/endpoints", s.createEndpoint)
 	s.mux.HandleFunc("GET /namespaces/{ns}/agents/{agent}/events", s.events)
 	s.mux.HandleFunc("GET /namespaces/{ns}/runs/{run}", s.runPage)
+	s.mux.HandleFunc("GET /namespaces/{ns}/endpoints/{name}/edit", s.editPage)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/edit", s.editEndpoint)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/pause", s.pause(true))
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/resume", s.pause(false))
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/rotate", s.rotate)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/send", s.act(s.opts.Plugin.Send))
+	s.mux.HandleFunc("POST /namespaces/{ns}/runs/{name}/redeliver", s.act(s.opts.Plugin.Redeliver))
 }
 
 func agentsPath(ns string) string {
@@ -136,13 +144,19 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 
 // showAgent renders an Agent's page, its Invocations tab, with n above it.
 func (s *Server) showAgent(w http.ResponseWriter, r *http.Request, ns, agent string, status int, n *notice) {
+	s.showAgentWith(w, r, ns, agent, status, n, s.newEndpointForm(r.Context(), ns, agent))
+}
+
+// showAgentWith renders an Agent's page with the form f to create an
+// endpoint.
+func (s *Server) showAgentWith(w http.ResponseWriter, r *http.Request, ns, agent string, status int, n *notice, f *endpointForm) {
 	ctx := r.Context()
 	v, err := s.agentView(ctx, ns, agent)
 	if err != nil {
 		s.fail(w, r, statusOf(err), err.Error())
 		return
 	}
-	v.Namespaces, v.Notice = s.namespaces(ctx, ns), n
+	v.Namespaces, v.Notice, v.NewEndpoint = s.namespaces(ctx, ns), n, f
 	s.render(w, status, "agent.html", v)
 }
 

@@ -266,3 +266,54 @@ func TestPagesAllowNoInlineScriptAndPutNoSecretInAnAddressOrTheLog(t *testing.T)
 		t.Errorf("the log holds a secret or the token:\n%s", log)
 	}
 }
+
+func (p *stubPlugin) TakeOwnership(_ context.Context, ns, name string) (string, error) {
+	p.paused = append(p.paused, name)
+	return "asked", nil
+}
+
+func (p *stubPlugin) Delete(context.Context, string, string) (string, error) { return "deleted", nil }
+
+func (p *stubPlugin) Rotate(context.Context, string, string) (string, string, string, error) {
+	return "New secret of endpoint team/hooks:", testSecret, "Save this secret now.", nil
+}
+
+// A rotated secret is shown once: in the answer to the POST, which no
+// cache keeps, and never in an address (no redirect) or the log.
+func TestARotatedSecretIsShownOnlyInTheAnswer(t *testing.T) {
+	s, _, base, log := served(t)
+	c := signIn(t, s)
+	req, _ := http.NewRequest(http.MethodPost, base+"/namespaces/team/endpoints/hooks/rotate", strings.NewReader("agent=triage&confirmed=yes"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, body := do(t, c, req)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<pre id="new-secret">`+testSecret+`</pre>`) || !strings.Contains(body, "Save this secret now.") {
+		t.Fatalf("rotate answered %s without the secret and its warning:\n%s", resp.Status, body)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("the answer with the secret may be stored: Cache-Control %q", cc)
+	}
+	if loc := resp.Header.Get("Location"); loc != "" {
+		t.Errorf("rotate redirects to %q", loc)
+	}
+	for _, m := range addressAttrib.FindAllStringSubmatch(body, -1) {
+		if strings.Contains(m[1], testSecret) {
+			t.Errorf("the secret is in an address: %s", m[0])
+		}
+	}
+	if strings.Contains(log.String(), testSecret) {
+		t.Errorf("the log holds the secret:\n%s", log)
+	}
+}
+
+func (p *stubPlugin) Send(context.Context, string, string) (string, error) { return "sent", nil }
+
+func (p *stubPlugin) Redeliver(context.Context, string, string) (string, error) { return "sent", nil }
+
+func (p *stubPlugin) CreateEndpoint(context.Context, *agentsv1alpha1.WebhookEndpoint) (string, error) {
+	return "created", nil
+}
+
+func (p *stubPlugin) EditEndpoint(context.Context, string, string, map[string]any) (string, error) {
+	return "edited", nil
+}

@@ -73,6 +73,27 @@ type Plugin interface {
 	// waiting for the operator); it returns what to tell the user, or the
 	// refusal in the API server's words.
 	SetPaused(ctx context.Context, ns, name string, pause bool) (string, error)
+	// TakeOwnership resumes an endpoint paused because its owner left, with
+	// the user as its owner (kubectl hookrun resume --take-ownership).
+	TakeOwnership(ctx context.Context, ns, name string) (string, error)
+	// Rotate rotates an endpoint's generated secret and waits for the
+	// new one (kubectl hookrun rotate): what the command said, the new
+	// secret and the warning to save it.
+	Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error)
+	// Send sends one call as the endpoint's sender would, with a sample
+	// body (kubectl hookrun test --no-follow): what it sent and the
+	// receiver's answer.
+	Send(ctx context.Context, ns, name string) (string, error)
+	// Redeliver sends a run's stored payload again through its endpoint
+	// (kubectl hookrun redeliver --no-follow): what it sent and the
+	// receiver's answer.
+	Redeliver(ctx context.Context, ns, run string) (string, error)
+	// CreateEndpoint creates ep.
+	CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
+	// EditEndpoint merge-patches the endpoint's spec with spec.
+	EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error)
+	// Delete deletes an endpoint.
+	Delete(ctx context.Context, ns, name string) (string, error)
 }
 
 // Options configure a Server.

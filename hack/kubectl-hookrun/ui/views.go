@@ -49,6 +49,7 @@ type agentView struct {
 	EndpointsPath      string // the cards alone, for live updates
 	EventsPath         string
 	Cards              []cardView
+	NewEndpoint        *endpointForm // on the page, not in the live cards
 }
 
 // cardView is an endpoint's card.
@@ -59,7 +60,14 @@ type cardView struct {
 	Curl, CurlNote  string
 	Phase           string
 	Badge           string // the phase's colour: ok, warn (paused), bad
-	Active, Paused  bool   // Paused: spec.paused, whatever the operator made of it yet
+	Active          bool
+	Toggle          toggle // the one pause action the badge goes with
+	DeletePath      string
+	DeleteQuestion  string
+	RotatePath      string // empty when the endpoint has no generated secret
+	RotateQuestion  string
+	SendPath        string // empty while the endpoint has no URL
+	EditPath        string
 	Sender, Auth    string
 	Runs            agentsv1alpha1.RunCounts
 	NotReady        *metav1.Condition
@@ -78,6 +86,7 @@ type runRow struct {
 	Duration, Message, Thread    string
 	StartedTitle, CompletedTitle string
 	ReceivedTitle                string
+	RedeliverPath                string // empty when no payload was stored
 }
 
 func (s *Server) agentView(ctx context.Context, ns, name string) (*agentView, error) {
@@ -118,17 +127,25 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	base := "/namespaces/" + pathEscape(ep.Namespace) + "/endpoints/" + pathEscape(ep.Name)
 	c := cardView{
 		Name: ep.Name, Namespace: ep.Namespace, Agent: ep.Spec.AgentRef.Name, URL: ep.Status.URL, Phase: p.Phase(ep),
-		Paused: ep.Spec.Paused, Sender: string(ep.Spec.SenderOf()), Auth: authOf(ep), Runs: ep.Status.Runs,
-		PausePath: base + "/pause", ResumePath: base + "/resume",
+		Sender: string(ep.Spec.SenderOf()), Auth: authOf(ep), Runs: ep.Status.Runs,
 	}
 	c.Active = c.Phase == string(agentsv1alpha1.EndpointActive)
 	switch {
 	case c.Active:
 		c.Badge = "ok"
-	case ep.Status.Phase == agentsv1alpha1.EndpointPaused || ep.Spec.Paused:
+	case ep.Status.Phase == agentsv1alpha1.EndpointPaused:
 		c.Badge = "warn"
 	default:
 		c.Badge = "bad"
+	}
+	c.pauseState(ep, base)
+	c.DeletePath, c.DeleteQuestion = base+"/delete", deleteQuestion(ep.Name)
+	c.EditPath = base + "/edit"
+	if ep.Status.URL != "" {
+		c.SendPath = base + "/send"
+	}
+	if ep.Spec.SecretRef == nil && !ep.Spec.AllowUnauthenticated && ep.Spec.OIDCOf() == nil {
+		c.RotatePath, c.RotateQuestion = base+"/rotate", rotateQuestion(ep.Name)
 	}
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)
@@ -172,6 +189,9 @@ func (s *Server) runRow(r *agentsv1alpha1.AgentRun) runRow {
 		Name: r.Name, Path: "/namespaces/" + pathEscape(r.Namespace) + "/runs/" + pathEscape(r.Name),
 		State: string(r.EffectiveState()), Message: s.opts.Plugin.Printable(r.Status.Message), Thread: s.opts.Plugin.Thread(r),
 		Duration: s.opts.Plugin.Printable(r.Status.Duration),
+	}
+	if r.Spec.Payload != nil {
+		row.RedeliverPath = row.Path + "/redeliver"
 	}
 	row.Received, row.ReceivedTitle = ago(&r.Spec.ReceivedAt, now)
 	row.Started, row.StartedTitle = ago(r.Status.StartedAt, now)

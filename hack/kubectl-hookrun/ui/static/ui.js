@@ -1,6 +1,6 @@
 // kubectl hookrun ui: the page's only script (the Content-Security-Policy
 // allows no other). It copies sample calls, submits the namespace picker,
-// asks before destructive actions and keeps an Agent's cards live: on each
+// asks before destructive actions (and says so to the server) and keeps an Agent's cards live: on each
 // "change" event of the server's stream it fetches the cards again (the
 // server renders and escapes them) and puts them in place.
 "use strict";
@@ -22,7 +22,13 @@
   function confirmForms(root) {
     root.querySelectorAll("form[data-confirm]").forEach(function (f) {
       f.addEventListener("submit", function (ev) {
-        if (!window.confirm(f.getAttribute("data-confirm"))) ev.preventDefault();
+        if (!window.confirm(f.getAttribute("data-confirm"))) {
+          ev.preventDefault();
+          return;
+        }
+        // Asked: the server asks again on a page of its own only when a
+        // browser without script sends the form.
+        if (f.elements.confirmed) f.elements.confirmed.value = "yes";
       });
     });
   }

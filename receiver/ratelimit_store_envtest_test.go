@@ -20,27 +20,27 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	ctrl "sigs.k8s.io/controller-runtime"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/redisserver"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
-// storeReceiver is one more replica of the receiver, of the suite's API
-// server and clock, with a shared rate-limit store.
-type storeReceiver struct {
-	handler *Handler
-	// url is the receive route's base; readyz the replica's readiness.
-	url, readyz string
+// startStoreReceiver runs a replica (startSecondReceiver) whose limits are
+// kept in the store at storeURL, its password from the option as the
+// chart's Secret gives it, until the spec ends.
+func startStoreReceiver(ctx context.Context, name, storeURL, password string) secondReceiver {
+	GinkgoHelper()
+	return startSecondReceiver(ctx, func(o *Options) {
+		o.PodName = name
+		o.RateLimitStore = storeURL
+		o.RateLimitStorePassword = password
+		Expect(o.Validate()).To(Succeed())
+	})
 }
 
 // freeAddress is a free port of 127.0.0.1.
@@ -52,59 +52,19 @@ func freeAddress() string {
 	return l.Addr().String()
 }
 
-// startStoreReceiver runs a replica whose limits are kept in the store at
-// storeURL (its password from the option, as the chart's Secret gives it),
-// until the spec ends.
-func startStoreReceiver(name, storeURL, password string) *storeReceiver {
-	GinkgoHelper()
-	opts := NewOptions()
-	opts.ListenAddress = "127.0.0.1:0"
-	opts.Namespace = receiverNamespace
-	opts.RateLimit = testRateLimit
-	opts.UnauthenticatedRateLimit = testUnauthLimit
-	opts.PodName = name
-	opts.RateLimitStore = storeURL
-	opts.RateLimitStorePassword = password
-	Expect(opts.Validate()).To(Succeed())
-	probes := freeAddress()
-	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: probes,
-		Cache:                  CacheOptions(opts),
-	})
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	h, err := Setup(ctx, mgr, opts, Dependencies{Clock: fakeClock, Membership: handler.membership})
-	Expect(err).NotTo(HaveOccurred())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() { cancel(); <-done })
-	Eventually(mgr.GetCache().WaitForCacheSync).WithArguments(ctx).Should(BeTrue())
-	s := httptest.NewUnstartedServer(h)
-	s.Config = newHTTPServer(h)
-	s.Start()
-	DeferCleanup(s.Close)
-	return &storeReceiver{handler: h, url: s.URL, readyz: "http://" + probes + "/readyz"}
-}
-
 // waitFor waits until the replica serves endpoint id.
-func (r *storeReceiver) waitFor(id string) {
+func (r secondReceiver) waitFor(id string) {
 	GinkgoHelper()
-	Eventually(func() *endpoint { return r.handler.table.lookup(id) }).ShouldNot(BeNil())
+	Eventually(func() *endpoint { return r.lookup(id) }).ShouldNot(BeNil())
 }
 
-func (r *storeReceiver) post(id string) reply {
+func (r secondReceiver) post(id string) reply {
 	GinkgoHelper()
 	return call(http.MethodPost, r.url+"/api/webhooks/"+id+"/receive", ptr(secret), strings.NewReader("{}"))
 }
 
 // answersOf sends calls alternately to the replicas and counts the status codes.
-func answersOf(calls int, id string, replicas ...*storeReceiver) map[int]int {
+func answersOf(calls int, id string, replicas ...secondReceiver) map[int]int {
 	GinkgoHelper()
 	codes := map[int]int{}
 	for i := range calls {
@@ -116,10 +76,10 @@ func answersOf(calls int, id string, replicas ...*storeReceiver) map[int]int {
 var _ = Describe("Rate limits kept in a shared store (--rate-limit-store)", Ordered, func() {
 	var (
 		store *redisserver.Server
-		a, b  *storeReceiver
+		a, b  secondReceiver
 		f     *fixture
 	)
-	BeforeAll(func() {
+	BeforeAll(func(ctx SpecContext) {
 		if !redisserver.Available() {
 			Skip("redis-server is not on PATH: the rate-limit store's specs do not run")
 		}
@@ -127,8 +87,8 @@ var _ = Describe("Rate limits kept in a shared store (--rate-limit-store)", Orde
 		store, err = redisserver.Start("store-password")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(store.Close)
-		a = startStoreReceiver("receiver-store-a", store.URL(), "store-password")
-		b = startStoreReceiver("receiver-store-b", store.URL(), "store-password")
+		a = startStoreReceiver(ctx, "receiver-store-a", store.URL(), "store-password")
+		b = startStoreReceiver(ctx, "receiver-store-b", store.URL(), "store-password")
 	})
 	BeforeEach(func(ctx SpecContext) { f = newFixture(ctx) })
 
@@ -173,7 +133,7 @@ var _ = Describe("Rate limits kept in a shared store (--rate-limit-store)", Orde
 		Expect(answersOf(4*testRateLimit, id, a, b)).To(Equal(map[int]int{http.StatusAccepted: 2 * testRateLimit, http.StatusTooManyRequests: 2 * testRateLimit}),
 			"each replica counts alone")
 		Expect(testutil.ToFloat64(a.handler.metrics.storeErrors)-errorsBefore).To(BeNumerically(">=", 2), "each replica's first check failed")
-		for _, r := range []*storeReceiver{a, b} {
+		for _, r := range []secondReceiver{a, b} {
 			resp, err := http.Get(r.readyz)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(resp.Body.Close()).To(Succeed())

@@ -512,7 +512,9 @@ func setSecretStatus(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, ha
 // secondReceiver is another replica against the same API server.
 type secondReceiver struct {
 	*table
-	url string
+	handler *Handler
+	// url is the receive route's base; readyz the replica's readiness.
+	url, readyz string
 }
 
 // startSecondReceiver starts a replica with the suite's options, changed by
@@ -527,8 +529,9 @@ func startSecondReceiver(ctx context.Context, with ...func(*Options)) secondRece
 	for _, w := range with {
 		w(opts)
 	}
+	probes := freeAddress()
 	mgr, err := ctrl.NewManager(testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount), ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: CacheOptions(opts),
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: probes, Cache: CacheOptions(opts),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -546,5 +549,5 @@ func startSecondReceiver(ctx context.Context, with ...func(*Options)) secondRece
 	s.Config = newHTTPServer(h)
 	s.Start()
 	DeferCleanup(s.Close)
-	return secondReceiver{table: h.table, url: s.URL}
+	return secondReceiver{table: h.table, handler: h, url: s.URL, readyz: "http://" + probes + "/readyz"}
 }

@@ -262,10 +262,12 @@ var _ = Describe("Agent cards", func() {
 		Consistently(reads.Load).Should(Equal(before), "no read before 30s have passed since the last one")
 		fakeClock.Step(agent.CardRetry)
 		poke(ctx, a) // the Agent is requeued for then in real time; this is now
-		// The run sends again at the end of its backoff (real time, up to a
-		// few seconds after two failed sends) or, waiting for its Agent's
-		// turn, at the latest one call timeout later.
-		Eventually(finished(ctx, run)).WithTimeout(time.Minute).Should(Equal(agentsv1alpha1.RunSuccess))
+		Eventually(a2aOf(ctx, a)).Should(HaveField("URL", peer.URL))
+		// The run's backoff is kept by the operator's clock: a send that
+		// failed between the step and the new card (the second in a row)
+		// waits at most 2s of it. Less than CardRetry, so no second read.
+		fakeClock.Step(5 * time.Second)
+		Eventually(finished(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(reads.Load()).To(Equal(before+1), "one read, asked for by the failing sends")
 		Expect(get(ctx, a).Status.A2A.URL).To(Equal(peer.URL))
 	})

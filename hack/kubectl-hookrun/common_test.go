@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -113,8 +114,17 @@ func TestTarget(t *testing.T) {
 	if _, err := e.target(ep, "localhost:8080"); err == nil {
 		t.Error("a --receiver-url without a scheme is accepted")
 	}
+	if _, err := e.target(ep, "ftp://127.0.0.1:8080"); err == nil {
+		t.Error("a --receiver-url of another scheme than http or https is accepted")
+	}
 	if _, err := e.target(&agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
 		t.Error("an endpoint without a URL has a target")
+	}
+	// The UI refuses a bad --receiver-url before it serves.
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"ui", "--no-browser", "--receiver-url", "localhost:8080"}, &out, &errOut); code != exitUsage ||
+		!strings.Contains(errOut.String(), "--receiver-url") {
+		t.Errorf("ui --receiver-url localhost:8080: exit %d, %q; want %d and a message naming the flag", code, errOut.String(), exitUsage)
 	}
 }
 

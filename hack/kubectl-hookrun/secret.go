@@ -34,7 +34,7 @@ import (
 
 // errNoSecret: the endpoint allows unauthenticated calls.
 var errNoSecret = errors.New("it allows unauthenticated calls (spec.allowUnauthenticated) and has no secret; " +
-	"set allowUnauthenticated to false and the operator generates one")
+	"kubectl hookrun add-secret gives it one")
 
 // secretWarning is the seed's warning, printed with every secret shown.
 func secretWarning(ep *agentsv1alpha1.WebhookEndpoint) string {
@@ -146,24 +146,9 @@ only asks for the rotation.`,
 }
 
 func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
-	ep, err := e.endpoint(ctx, ns, name)
+	ep, value, err := e.requestRotation(ctx, ns, name)
 	if err != nil {
 		return err
-	}
-	switch {
-	case ep.Spec.SecretRef != nil:
-		return fmt.Errorf("endpoint %s/%s uses its own secret (spec.secretRef names Secret %s): rotate it by writing a new value into that Secret; the operator follows it",
-			ns, name, ep.Spec.SecretRef.Name)
-	case ep.Spec.AllowUnauthenticated:
-		return fmt.Errorf("endpoint %s/%s cannot be rotated: %w", ns, name, errNoSecret)
-	case ep.Spec.OIDCOf() != nil:
-		return noSecretError(ep)
-	}
-	oldHash := ep.Status.SecretHash
-	value := e.now().UTC().Format(time.RFC3339Nano)
-	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, agentsv1alpha1.AnnotationRotateSecret, value))
-	if err := e.client.Patch(ctx, ep, patch); err != nil {
-		return refused(err, fmt.Sprintf("rotate the secret of endpoint %s/%s", ns, name), roleMember)
 	}
 	if noWait {
 		fmt.Fprintf(e.errOut, "Rotation of endpoint %s/%s requested (%s=%s). \"kubectl hookrun secret %s\" prints the new secret once the operator has made it.\n",
@@ -171,39 +156,110 @@ func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
 		return nil
 	}
 	fmt.Fprintf(e.errOut, "Rotating the secret of endpoint %s/%s...\n", ns, name)
+	made, err := e.awaitRotation(ctx, ep, value)
+	if err != nil {
+		return err
+	}
+	e.printNewSecret(made)
+	return nil
+}
+
+// requestRotation asks the operator for a new generated secret of the
+// endpoint: the rotation annotation, with the value it returns.
+func (e *env) requestRotation(ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+	ep, err := e.endpoint(ctx, ns, name)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case ep.Spec.SecretRef != nil:
+		return nil, "", fmt.Errorf("endpoint %s/%s uses its own secret (spec.secretRef names Secret %s): rotate it by writing a new value into that Secret; the operator follows it",
+			ns, name, ep.Spec.SecretRef.Name)
+	case ep.Spec.AllowUnauthenticated:
+		return nil, "", fmt.Errorf("endpoint %s/%s cannot be rotated: %w", ns, name, errNoSecret)
+	case ep.Spec.OIDCOf() != nil:
+		return nil, "", noSecretError(ep)
+	}
+	value := e.now().UTC().Format(time.RFC3339Nano)
+	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, agentsv1alpha1.AnnotationRotateSecret, value))
+	if err := e.client.Patch(ctx, ep, patch); err != nil {
+		return nil, "", refused(err, fmt.Sprintf("rotate the secret of endpoint %s/%s", ns, name), roleMember)
+	}
+	return ep, value, nil
+}
+
+// awaitRotation waits until the operator has handled the rotation asked
+// for with value and published a new secret, and reads it.
+func (e *env) awaitRotation(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, value string) (*newSecret, error) {
+	oldHash := ep.Status.SecretHash
+	made, err := e.awaitSecret(ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+		return cur.Status.LastHandledRotation == agentsv1alpha1.RotationValue(value) && cur.Status.SecretHash != "" && cur.Status.SecretHash != oldHash
+	}, "rotated: endpoint %s/%s has a new secret (hash %s) and the old one no longer works")
+	if err != nil {
+		return nil, err
+	}
+	made.headline = fmt.Sprintf("New secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
+	if exp := made.ep.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.now()) {
+		made.after = fmt.Sprintf("The previous secret still works until %s (spec.sender.rotationOverlap).", exp.UTC().Format(time.RFC3339))
+	} else {
+		made.after = "The previous secret no longer works."
+	}
+	return made, nil
+}
+
+// newSecret is a secret the operator made at the user's request (a
+// rotation, or a secret added), read once the receiver accepts it.
+type newSecret struct {
+	ep    *agentsv1alpha1.WebhookEndpoint
+	value string
+	// headline says whose secret it is; after, what it changed for calls.
+	headline, after string
+}
+
+// said is what the commands say around the secret, in one paragraph.
+func (n *newSecret) said() string {
+	return n.headline + ". " + n.after
+}
+
+// printNewSecret prints the secret on standard output, and what it is,
+// what it changed and the warning to save it on standard error.
+func (e *env) printNewSecret(n *newSecret) {
+	fmt.Fprintf(e.errOut, "%s:\n", n.headline)
+	fmt.Fprintln(e.out, n.value)
+	fmt.Fprintf(e.errOut, "\n%s\n", n.after)
+	fmt.Fprint(e.errOut, secretWarning(n.ep))
+}
+
+// awaitSecret waits until made says the operator has made the secret the
+// user asked for, and reads it. A user who may not read the endpoint's
+// Secret is told what happened (done, of the namespace, name and new hash)
+// and why the secret is not shown.
+func (e *env) awaitSecret(ctx context.Context, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*newSecret, error) {
+	var ep *agentsv1alpha1.WebhookEndpoint
 	var secret string
-	err = e.waitFor(ctx, func(ctx context.Context) (bool, error) {
+	err := e.waitFor(ctx, func(ctx context.Context) (bool, error) {
 		cur, err := e.endpoint(ctx, ns, name)
 		if err != nil {
 			return false, err
 		}
-		if cur.Status.LastHandledRotation != agentsv1alpha1.RotationValue(value) || cur.Status.SecretHash == "" || cur.Status.SecretHash == oldHash {
+		if !made(cur) {
 			return false, nil
 		}
 		ep = cur
 		secret, err = e.secretOf(ctx, cur)
 		if apierrors.IsForbidden(err) {
-			return false, err // rotated, but the new secret is not the user's to read
+			return false, err // made, but the new secret is not the user's to read
 		}
 		return err == nil, nil
 	})
 	if apierrors.IsForbidden(err) {
-		return fmt.Errorf("rotated: endpoint %s/%s has a new secret (hash %s) and the old one no longer works, but %w",
-			ns, name, ep.Status.SecretHash, err)
+		return nil, fmt.Errorf(done+", but %w", ns, name, ep.Status.SecretHash, err)
 	}
 	if err != nil {
-		return fmt.Errorf("the operator has not published a new secret for endpoint %s/%s within %s (kubectl describe webhookendpoint %s shows its conditions): %w",
+		return nil, fmt.Errorf("the operator has not published a new secret for endpoint %s/%s within %s (kubectl describe webhookendpoint %s shows its conditions): %w",
 			ns, name, e.timeout, name, err)
 	}
-	fmt.Fprintf(e.errOut, "New secret of endpoint %s/%s (hash %s):\n", ns, name, ep.Status.SecretHash)
-	fmt.Fprintln(e.out, secret)
-	if exp := ep.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.now()) {
-		fmt.Fprintf(e.errOut, "\nThe previous secret still works until %s (spec.sender.rotationOverlap).\n", exp.UTC().Format(time.RFC3339))
-	} else {
-		fmt.Fprintln(e.errOut, "\nThe previous secret no longer works.")
-	}
-	fmt.Fprint(e.errOut, secretWarning(ep))
-	return nil
+	return &newSecret{ep: ep, value: secret}, nil
 }
 
 // pollInterval is how often the plugin looks again while it waits.
@@ -212,4 +268,80 @@ const pollInterval = 200 * time.Millisecond
 // waitFor polls done until it is true, it fails, or --wait-timeout passes.
 func (e *env) waitFor(ctx context.Context, done wait.ConditionWithContextFunc) error {
 	return wait.PollUntilContextTimeout(ctx, pollInterval, e.timeout, true, done)
+}
+
+func newAddSecretCommand(e *env) *cobra.Command {
+	var noWait bool
+	cmd := &cobra.Command{
+		Use:   "add-secret NAME",
+		Short: "Give an endpoint that allows unauthenticated calls a secret, and print it once",
+		Long: `Give an endpoint that allows unauthenticated calls a generated secret: sets
+spec.allowUnauthenticated to false, waits until the operator has made the
+secret and published its hash, and prints it once. From then on calls without
+the secret are refused (401), so give it to the endpoint's senders. Only the
+endpoint's owner may; with --no-wait it only changes the spec.`,
+		Args:              exactlyOne("endpoint name"),
+		ValidArgsFunction: e.completeEndpoints,
+		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			ep, err := e.requestSecret(cmd.Context(), ns, name)
+			if err != nil {
+				return err
+			}
+			if noWait {
+				fmt.Fprintf(e.errOut, "Endpoint %s/%s no longer allows unauthenticated calls. \"kubectl hookrun secret %s\" prints its secret once the operator has made it.\n", ns, name, name)
+				return nil
+			}
+			fmt.Fprintf(e.errOut, "Adding a secret to endpoint %s/%s...\n", ns, name)
+			made, err := e.awaitAddedSecret(cmd.Context(), ep)
+			if err != nil {
+				return err
+			}
+			e.printNewSecret(made)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "Only change the spec; print nothing secret.")
+	return cmd
+}
+
+// requestSecret sets spec.allowUnauthenticated of an endpoint that allows
+// unauthenticated calls to false: the operator then generates its secret
+// (DESIGN §2, "Add a secret"). The patch holds only for the endpoint read
+// (its resourceVersion), so a spec changed meanwhile is not overwritten.
+func (e *env) requestSecret(ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
+	ep, err := e.endpoint(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ep.Spec.AllowUnauthenticated {
+		if ep.Spec.OIDCOf() != nil {
+			return nil, noSecretError(ep)
+		}
+		return nil, fmt.Errorf("endpoint %s/%s already refuses calls without its secret: \"kubectl hookrun secret %s\" prints it, \"kubectl hookrun rotate %s\" replaces it", ns, name, name, name)
+	}
+	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"spec":{"allowUnauthenticated":false}}`, ep.ResourceVersion))
+	if err := e.client.Patch(ctx, ep, patch); err != nil {
+		if apierrors.IsConflict(err) {
+			return nil, fmt.Errorf("endpoint %s/%s changed while the secret was being added: run the command again", ns, name)
+		}
+		return nil, refused(err, fmt.Sprintf("add a secret to endpoint %s/%s", ns, name), roleMember)
+	}
+	return ep, nil
+}
+
+// awaitAddedSecret waits until the operator has made the secret of an
+// endpoint requestSecret changed (ep as it returned it), and reads it.
+func (e *env) awaitAddedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (*newSecret, error) {
+	generation := ep.Generation
+	made, err := e.awaitSecret(ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+		ready := meta.FindStatusCondition(cur.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
+		return cur.Status.AuthMode == agentsv1alpha1.AuthSecret && cur.Status.SecretHash != "" &&
+			ready != nil && ready.ObservedGeneration >= generation
+	}, "added: endpoint %s/%s has a secret (hash %s) and refuses calls without it")
+	if err != nil {
+		return nil, err
+	}
+	made.headline = fmt.Sprintf("Secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
+	made.after = "Calls without it are now refused (401): give it to the endpoint's senders."
+	return made, nil
 }

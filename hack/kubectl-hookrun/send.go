@@ -275,12 +275,21 @@ func (e *env) target(ep *agentsv1alpha1.WebhookEndpoint, base string) (string, e
 	if err != nil {
 		return "", err
 	}
-	b, err := url.Parse(base)
-	if err != nil || b.Scheme == "" || b.Host == "" {
-		return "", usageError{fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base)}
+	b, err := parseReceiverURL(base)
+	if err != nil {
+		return "", err
 	}
 	u.Scheme, u.Host = b.Scheme, b.Host
 	return u.String(), nil
+}
+
+// parseReceiverURL reads --receiver-url: a scheme and a host.
+func parseReceiverURL(base string) (*url.URL, error) {
+	b, err := url.Parse(base)
+	if err != nil || (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
+		return nil, usageError{fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base)}
+	}
+	return b, nil
 }
 
 func describeDelivery(d delivery) string {

@@ -27,7 +27,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
@@ -35,9 +34,10 @@ import (
 )
 
 type uiOptions struct {
-	address   string
-	port      int
-	noBrowser bool
+	address     string
+	port        int
+	noBrowser   bool
+	receiverURL string
 }
 
 func newUICommand(e *env) *cobra.Command {
@@ -65,12 +65,19 @@ serves until interrupted.`,
 	fs.StringVar(&o.address, "address", "127.0.0.1", "The address to serve on. Anyone who can reach it and has the token acts as you: keep it on loopback.")
 	fs.IntVar(&o.port, "port", 0, "The port to serve on (0: any free port).")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "Only print the address; open no browser.")
+	fs.StringVar(&o.receiverURL, "receiver-url", "",
+		"Send test calls and redeliveries to this base URL (scheme and host, for example a port-forward's http://127.0.0.1:8080) instead of the one in the endpoint's URL; the path stays.")
 	return cmd
 }
 
 func (e *env) serveUI(ctx context.Context, o uiOptions) error {
 	if o.port < 0 || o.port > 65535 {
 		return usageError{fmt.Errorf("--port must be between 0 and 65535, not %d", o.port)}
+	}
+	if o.receiverURL != "" {
+		if _, err := parseReceiverURL(o.receiverURL); err != nil {
+			return err
+		}
 	}
 	if err := e.connect(); err != nil {
 		return err
@@ -83,7 +90,7 @@ func (e *env) serveUI(ctx context.Context, o uiOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := ui.New(l.Addr().String(), ui.Options{Plugin: uiPlugin{e}, Namespace: ns, Log: e.errOut, Now: e.now})
+	s, err := ui.New(l.Addr().String(), ui.Options{Plugin: uiPlugin{e: e, receiverURL: o.receiverURL}, Namespace: ns, Log: e.errOut, Now: e.now})
 	if err != nil {
 		_ = l.Close()
 		return err
@@ -123,7 +130,11 @@ func openBrowser(url string) error {
 }
 
 // uiPlugin gives the UI the commands' own code, acting as the user.
-type uiPlugin struct{ e *env }
+type uiPlugin struct {
+	e *env
+	// receiverURL is --receiver-url, for test calls and redeliveries.
+	receiverURL string
+}
 
 var _ ui.Plugin = uiPlugin{}
 
@@ -196,26 +207,44 @@ func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
 	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
 }
 
-func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (string, string, string, error) {
-	out, said, err := p.captured(func(e *env) error { return e.rotate(ctx, ns, name, false) })
-	// rotate prints the warning last; an endpoint it rotates has a
-	// generated secret, whose warning needs only its name.
-	warning := secretWarning(&agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, error) {
+	ep, value, err := p.e.requestRotation(ctx, ns, name)
 	if err != nil {
-		return strings.TrimSpace(said), "", "", err
+		return ui.NewSecret{}, err
 	}
-	return strings.TrimSpace(strings.TrimSuffix(said, warning)), strings.TrimSpace(out), warning, nil
+	made, err := p.e.awaitRotation(ctx, ep, value)
+	if err != nil {
+		return ui.NewSecret{Said: fmt.Sprintf("Asked to rotate the secret of endpoint %s/%s.", ns, name)}, err
+	}
+	return shown(made), nil
+}
+
+func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret, error) {
+	ep, err := p.e.requestSecret(ctx, ns, name)
+	if err != nil {
+		return ui.NewSecret{}, err
+	}
+	made, err := p.e.awaitAddedSecret(ctx, ep)
+	if err != nil {
+		return ui.NewSecret{Said: fmt.Sprintf("Endpoint %s/%s no longer allows unauthenticated calls.", ns, name)}, err
+	}
+	return shown(made), nil
+}
+
+// shown is a new secret as the UI shows it once.
+func shown(n *newSecret) ui.NewSecret {
+	return ui.NewSecret{Said: n.said(), Secret: n.value, Warning: secretWarning(n.ep)}
 }
 
 func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
 	out, said, err := p.captured(func(e *env) error {
-		return e.test(ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true})
+		return e.test(ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true, receiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }
 
 func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
-	out, said, err := p.captured(func(e *env) error { return e.redeliver(ctx, ns, run, sendOptions{noFollow: true}) })
+	out, said, err := p.captured(func(e *env) error { return e.redeliver(ctx, ns, run, sendOptions{noFollow: true, receiverURL: p.receiverURL}) })
 	return strings.TrimSpace(said + out), err
 }
 

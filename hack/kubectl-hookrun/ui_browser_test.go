@@ -28,6 +28,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/onsi/gomega"
@@ -101,6 +104,24 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#endpoint-deploys .facts")).To(gomega.ContainSubstring("no such key: environment"))
 	screenshot(t, b, "invocations")
 
+	// The copy button puts the sample call on the clipboard (allowed to
+	// this origin, in a page that has the focus as a visible one would).
+	for _, perm := range []string{"clipboard-read", "clipboard-write"} {
+		do(t, b, "allow "+perm, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := cdp.Call(ctx, chromedp.FromContext(ctx).Browser, browser.SetPermission, browser.SetPermissionParams{
+				Permission: &browser.PermissionDescriptor{Name: perm}, Setting: browser.PermissionSettingGranted, Origin: base})
+			return err
+		}))
+	}
+	do(t, b, "focus", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		return err
+	}))
+	do(t, b, "copy the sample call", chromedp.Evaluate[chromedp.Void](`document.querySelector('#endpoint-hooks button[data-copy]').click()`),
+		waitFor(`document.querySelector('#endpoint-hooks button[data-copy]').textContent === "Copied"`))
+	g.Expect(value(t, b, "the clipboard", chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))).
+		To(gomega.Equal(text("#curl-hooks")))
+
 	// Inline script does not run, even put in by a script of the page.
 	g.Expect(eval(`(() => { const s = document.createElement("script");
 		s.textContent = "window.inlineRan = true"; document.body.appendChild(s); return window.inlineRan === true })()`)).
@@ -150,6 +171,12 @@ func TestUIInABrowser(t *testing.T) {
 		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Try.",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Owner: &agentsv1alpha1.Owner{User: "alice"}}})).To(gomega.Succeed())
 	do(t, b, "a new endpoint, live", waitFor(`document.getElementById("endpoint-scratch") !== null`))
+	// Cancelled in the dialog, the form is not sent.
+	g.Expect(eval(`(() => { window.confirm = () => { window.asked = true; return false };
+		window.addEventListener("submit", ev => { window.submitPrevented = ev.defaultPrevented });
+		document.querySelector('#endpoint-scratch button[data-action="delete"]').click();
+		return window.asked === true && window.submitPrevented === true })()`)).To(gomega.BeTrue(), "a delete cancelled in the dialog was sent")
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "scratch"}, ep)).To(gomega.Succeed())
 	confirmYes := func() { g.Expect(eval(`(window.confirm = () => true) && true`)).To(gomega.BeTrue()) }
 	confirmYes()
 	click(`#endpoint-scratch button[data-action="delete"]`)
@@ -238,8 +265,25 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "alerts"}, ep)).To(gomega.Succeed())
 	g.Expect(ep.Spec).To(gomega.Equal(agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
 		Prompt: "Summarize the alert.", ThreadStrategy: agentsv1alpha1.ContinueExisting, TargetThreadRef: &agentsv1alpha1.LocalObjectReference{Name: "triage-main"},
-		AllowUnauthenticated: true, Model: "gpt-4.1-mini", Payload: agentsv1alpha1.PayloadBody}))
+		AllowUnauthenticated: true, Model: "gpt-4.1-mini", Payload: agentsv1alpha1.PayloadBody, Owner: ep.Spec.Owner}))
+	g.Expect(ep.Spec.Owner).To(gomega.HaveField("User", "alice"), "the creator is the owner (owner-default.yaml)")
 	g.Expect(eval(`document.getElementById("endpoint-alerts") !== null && !document.getElementById("create").open`)).To(gomega.BeTrue())
+
+	// Add a secret, confirmed: the endpoint stops allowing unauthenticated
+	// calls, and the page waits for its secret (the test plays the
+	// operator) and shows it once.
+	const added = "7e0a5c3b9d1f4e2a8c6b0d4f2a9e7c5b"
+	go func() { operated <- u.playAddedSecret(ctx, "alerts", added) }()
+	confirmYes()
+	click(`#endpoint-alerts button[data-action="add-secret"]`)
+	g.Expect(<-operated).To(gomega.Succeed())
+	g.Expect(text("#new-secret")).To(gomega.Equal(added))
+	g.Expect(text("#notice")).To(gomega.And(gomega.ContainSubstring("Secret of endpoint "+ns+"/alerts"),
+		gomega.ContainSubstring("Calls without it are now refused"), gomega.ContainSubstring("Save this secret now")))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "alerts"}, ep)).To(gomega.Succeed())
+	g.Expect(ep.Spec.AllowUnauthenticated).To(gomega.BeFalse())
+	g.Expect(eval(`document.querySelector('#endpoint-alerts button[data-action="add-secret"]') === null &&
+		document.querySelector('#endpoint-alerts button[data-action="rotate"]') !== null`)).To(gomega.BeTrue(), "the card offers rotation now")
 
 	// Edit, on a page of its own (live updates do not touch it): alice's
 	// endpoint changes; carol's is refused and the form stays as sent.
@@ -259,6 +303,20 @@ func TestUIInABrowser(t *testing.T) {
 	g.Expect(text("#notice")).To(gomega.MatchRegexp(`you may not edit endpoint ` + ns + `/deploys(.|\n)*only the owner \(carol\)`))
 	g.Expect(eval(`document.getElementById("new-prompt").value === "Mine now."`)).To(gomega.BeTrue(), "the refused form is not kept")
 	screenshot(t, b, "edit-refused")
+
+	// Carol left: hookrun paused her endpoint, and alice (a member of the
+	// Agent now) takes it over, confirmed.
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
+	ep.Status.Phase, ep.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
+	g.Expect(u.admin.Status().Update(ctx, ep)).To(gomega.Succeed())
+	do(t, b, "the Agent's page", chromedp.Navigate(base+"/namespaces/"+ns+"/agents/triage"),
+		waitFor(`document.querySelector('#endpoint-deploys button[data-action="take-ownership"]') !== null`))
+	g.Expect(text("#endpoint-deploys [data-phase]")).To(gomega.Equal("Paused (OwnerNotMember)"))
+	confirmYes()
+	click(`#endpoint-deploys button[data-action="take-ownership"]`)
+	g.Expect(text("#notice")).To(gomega.ContainSubstring("you own it now"))
+	g.Expect(u.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "deploys"}, ep)).To(gomega.Succeed())
+	g.Expect([]any{ep.Spec.Owner.User, ep.Spec.Paused}).To(gomega.Equal([]any{"alice", false}))
 
 	// A run's page: its output and payload, hostile text as text.
 	do(t, b, "a run's page", chromedp.Navigate(base+"/namespaces/"+ns+"/runs/hooks-12"), chromedp.WaitVisible(css("#output")))

@@ -88,8 +88,12 @@ func startUICluster(t *testing.T) *uiCluster {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if err := applyYAML(ctx, c, filepath.Join("..", "..", "config", "policies", "ownership.yaml")); err != nil {
-		t.Fatal(err)
+	// The ownership rules, and spec.owner filled in from the creator (the
+	// API servers this project tests on serve MutatingAdmissionPolicy).
+	for _, policy := range []string{"ownership.yaml", "owner-default.yaml"} {
+		if err := applyYAML(ctx, c, filepath.Join("..", "..", "config", "policies", policy)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ui-"}}
 	if err := c.Create(ctx, ns); err != nil {
@@ -279,6 +283,30 @@ func (u *uiCluster) playRotation(ctx context.Context, name, secret string) error
 	}
 	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(secret))
 	ep.Status.LastHandledRotation = agentsv1alpha1.RotationValue(ep.Annotations[agentsv1alpha1.AnnotationRotateSecret])
+	return u.admin.Status().Update(ctx, ep)
+}
+
+// playAddedSecret does what the operator does when endpoint name stops
+// allowing unauthenticated calls: it makes its secret and publishes the
+// hash.
+func (u *uiCluster) playAddedSecret(ctx context.Context, name, secret string) error {
+	ep := &agentsv1alpha1.WebhookEndpoint{}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := u.admin.Get(ctx, client.ObjectKey{Namespace: u.ns, Name: name}, ep)
+		return err == nil && !ep.Spec.AllowUnauthenticated, err
+	})
+	if err != nil {
+		return err
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: u.ns, Name: agentsv1alpha1.GeneratedSecretName(name)},
+		Data: map[string][]byte{agentsv1alpha1.WebhookSecretKey: []byte(secret)}}
+	if err := u.admin.Create(ctx, s); err != nil {
+		return err
+	}
+	ep.Status.AuthMode, ep.Status.SecretName = agentsv1alpha1.AuthSecret, s.Name
+	ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(secret))
+	ep.Status.Conditions = append(ep.Status.Conditions, metav1.Condition{Type: agentsv1alpha1.ConditionSecretReady, Status: metav1.ConditionTrue,
+		Reason: agentsv1alpha1.ReasonSecretGenerated, Message: "generated", ObservedGeneration: ep.Generation, LastTransitionTime: metav1.Now()})
 	return u.admin.Status().Update(ctx, ep)
 }
 

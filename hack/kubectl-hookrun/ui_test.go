@@ -108,7 +108,7 @@ func fakeUI(t *testing.T, c client.WithWatch) *uiOverFake {
 	e := newEnv(io.Discard, io.Discard)
 	e.client = c
 	ts := httptest.NewUnstartedServer(nil)
-	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e}, Namespace: "team"})
+	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e: e}, Namespace: "team"})
 	if err != nil {
 		t.Fatal(err)
 	}

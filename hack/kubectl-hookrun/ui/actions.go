@@ -66,24 +66,36 @@ func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, r, ns, msg, err)
 }
 
-// rotate shows the new secret once, in the answer to the POST: never in an
-// address or the log, and the answer is not stored (Cache-Control:
-// no-store, as every answer of the UI).
+// rotate and addSecret show the new secret once, in the answer to the
+// POST: never in an address or the log, and the answer is not stored
+// (Cache-Control: no-store, as every answer of the UI).
 func (s *Server) rotate(w http.ResponseWriter, r *http.Request) {
+	s.newSecret(w, r, rotateQuestion(r.PathValue("name")), "Rotate the secret", s.opts.Plugin.Rotate)
+}
+
+func (s *Server) addSecret(w http.ResponseWriter, r *http.Request) {
+	s.newSecret(w, r, addSecretQuestion(r.PathValue("name")), "Add a secret", s.opts.Plugin.AddSecret)
+}
+
+func (s *Server) newSecret(w http.ResponseWriter, r *http.Request, question, label string, do func(ctx context.Context, ns, name string) (NewSecret, error)) {
 	ns, name := r.PathValue("ns"), r.PathValue("name")
-	if !s.confirmed(w, r, rotateQuestion(name), "Rotate the secret") {
+	if !s.confirmed(w, r, question, label) {
 		return
 	}
-	said, secret, warning, err := s.opts.Plugin.Rotate(r.Context(), ns, name)
+	made, err := do(r.Context(), ns, name)
 	p := s.opts.Plugin
-	n := &notice{Error: err != nil, Text: p.Printable(said)}
+	n := &notice{Error: err != nil, Text: p.Printable(made.Said)}
 	status := http.StatusOK
 	if err != nil {
-		n.Text, status = p.Printable(strings.TrimSpace(said+"\n"+err.Error())), statusOf(err)
+		n.Text, status = p.Printable(strings.TrimSpace(made.Said+"\n"+err.Error())), statusOf(err)
 	} else {
-		n.Secret, n.Warning = p.Printable(secret), p.Printable(warning)
+		n.Secret, n.Warning = p.Printable(made.Secret), p.Printable(made.Warning)
 	}
 	s.showAgent(w, r, ns, returnTo(r), status, n)
+}
+
+func addSecretQuestion(name string) string {
+	return "Give endpoint " + name + " a secret? From then on calls without it are refused: its senders must be given it."
 }
 
 func rotateQuestion(name string) string {

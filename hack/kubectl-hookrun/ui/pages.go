@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/take-ownership", s.takeOwnership)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/delete", s.deleteEndpoint)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/rotate", s.rotate)
+	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/add-secret", s.addSecret)
 	s.mux.HandleFunc("POST /namespaces/{ns}/endpoints/{name}/send", s.act(s.opts.Plugin.Send))
 	s.mux.HandleFunc("POST /namespaces/{ns}/runs/{name}/redeliver", s.act(s.opts.Plugin.Redeliver))
 }

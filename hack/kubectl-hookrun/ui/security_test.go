@@ -274,35 +274,42 @@ func (p *stubPlugin) TakeOwnership(_ context.Context, ns, name string) (string, 
 
 func (p *stubPlugin) Delete(context.Context, string, string) (string, error) { return "deleted", nil }
 
-func (p *stubPlugin) Rotate(context.Context, string, string) (string, string, string, error) {
-	return "New secret of endpoint team/hooks:", testSecret, "Save this secret now.", nil
+func (p *stubPlugin) Rotate(context.Context, string, string) (NewSecret, error) {
+	return NewSecret{Said: "New secret of endpoint team/hooks.", Secret: testSecret, Warning: "Save this secret now."}, nil
 }
 
-// A rotated secret is shown once: in the answer to the POST, which no
-// cache keeps, and never in an address (no redirect) or the log.
-func TestARotatedSecretIsShownOnlyInTheAnswer(t *testing.T) {
-	s, _, base, log := served(t)
-	c := signIn(t, s)
-	req, _ := http.NewRequest(http.MethodPost, base+"/namespaces/team/endpoints/hooks/rotate", strings.NewReader("agent=triage&confirmed=yes"))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", base)
-	resp, body := do(t, c, req)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<pre id="new-secret">`+testSecret+`</pre>`) || !strings.Contains(body, "Save this secret now.") {
-		t.Fatalf("rotate answered %s without the secret and its warning:\n%s", resp.Status, body)
-	}
-	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
-		t.Errorf("the answer with the secret may be stored: Cache-Control %q", cc)
-	}
-	if loc := resp.Header.Get("Location"); loc != "" {
-		t.Errorf("rotate redirects to %q", loc)
-	}
-	for _, m := range addressAttrib.FindAllStringSubmatch(body, -1) {
-		if strings.Contains(m[1], testSecret) {
-			t.Errorf("the secret is in an address: %s", m[0])
+func (p *stubPlugin) AddSecret(context.Context, string, string) (NewSecret, error) {
+	return NewSecret{Said: "Secret of endpoint team/hooks.", Secret: testSecret, Warning: "Save this secret now."}, nil
+}
+
+// A new secret (rotated or added) is shown once: in the answer to the
+// POST, which no cache keeps, and never in an address (no redirect) or the
+// log.
+func TestANewSecretIsShownOnlyInTheAnswer(t *testing.T) {
+	for _, action := range []string{"rotate", "add-secret"} {
+		s, _, base, log := served(t)
+		c := signIn(t, s)
+		req, _ := http.NewRequest(http.MethodPost, base+"/namespaces/team/endpoints/hooks/"+action, strings.NewReader("agent=triage&confirmed=yes"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base)
+		resp, body := do(t, c, req)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<pre id="new-secret">`+testSecret+`</pre>`) || !strings.Contains(body, "Save this secret now.") {
+			t.Fatalf("%s answered %s without the secret and its warning:\n%s", action, resp.Status, body)
 		}
-	}
-	if strings.Contains(log.String(), testSecret) {
-		t.Errorf("the log holds the secret:\n%s", log)
+		if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("%s: the answer with the secret may be stored: Cache-Control %q", action, cc)
+		}
+		if loc := resp.Header.Get("Location"); loc != "" {
+			t.Errorf("%s redirects to %q", action, loc)
+		}
+		for _, m := range addressAttrib.FindAllStringSubmatch(body, -1) {
+			if strings.Contains(m[1], testSecret) {
+				t.Errorf("%s: the secret is in an address: %s", action, m[0])
+			}
+		}
+		if strings.Contains(log.String(), testSecret) {
+			t.Errorf("%s: the log holds the secret:\n%s", action, log)
+		}
 	}
 }
 

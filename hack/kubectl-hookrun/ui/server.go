@@ -77,9 +77,11 @@ type Plugin interface {
 	// the user as its owner (kubectl hookrun resume --take-ownership).
 	TakeOwnership(ctx context.Context, ns, name string) (string, error)
 	// Rotate rotates an endpoint's generated secret and waits for the
-	// new one (kubectl hookrun rotate): what the command said, the new
-	// secret and the warning to save it.
-	Rotate(ctx context.Context, ns, name string) (said, secret, warning string, err error)
+	// new one (kubectl hookrun rotate).
+	Rotate(ctx context.Context, ns, name string) (NewSecret, error)
+	// AddSecret gives an endpoint that allows unauthenticated calls a
+	// generated secret and waits for it (kubectl hookrun add-secret).
+	AddSecret(ctx context.Context, ns, name string) (NewSecret, error)
 	// Send sends one call as the endpoint's sender would, with a sample
 	// body (kubectl hookrun test --no-follow): what it sent and the
 	// receiver's answer.
@@ -94,6 +96,15 @@ type Plugin interface {
 	EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error)
 	// Delete deletes an endpoint.
 	Delete(ctx context.Context, ns, name string) (string, error)
+}
+
+// NewSecret is a secret made at the user's request, shown once. On a
+// failure, Said is what was done before it.
+type NewSecret struct {
+	// Said is what was done, and what it changed for calls.
+	Said string
+	// Secret is the plain value; Warning, the warning to save it.
+	Secret, Warning string
 }
 
 // Options configure a Server.

@@ -66,6 +66,8 @@ type cardView struct {
 	DeleteQuestion  string
 	RotatePath      string // empty when the endpoint has no generated secret
 	RotateQuestion  string
+	AddSecretPath   string // set when the endpoint allows unauthenticated calls
+	AddSecretQ      string
 	SendPath        string // empty while the endpoint has no URL
 	EditPath        string
 	Sender, Auth    string
@@ -146,6 +148,9 @@ func (s *Server) card(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, r
 	}
 	if ep.Spec.SecretRef == nil && !ep.Spec.AllowUnauthenticated && ep.Spec.OIDCOf() == nil {
 		c.RotatePath, c.RotateQuestion = base+"/rotate", rotateQuestion(ep.Name)
+	}
+	if ep.Spec.AllowUnauthenticated {
+		c.AddSecretPath, c.AddSecretQ = base+"/add-secret", addSecretQuestion(ep.Name)
 	}
 	c.Curl, c.CurlNote = p.SampleCurl(ctx, ep)
 	c.CurlNote = p.Printable(c.CurlNote)

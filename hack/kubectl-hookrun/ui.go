@@ -244,7 +244,9 @@ func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
 }
 
 func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
-	out, said, err := p.captured(func(e *env) error { return e.redeliver(ctx, ns, run, sendOptions{noFollow: true, receiverURL: p.receiverURL}) })
+	out, said, err := p.captured(func(e *env) error {
+		return e.redeliver(ctx, ns, run, sendOptions{noFollow: true, receiverURL: p.receiverURL})
+	})
 	return strings.TrimSpace(said + out), err
 }
 

@@ -165,7 +165,7 @@ func newRootCommand(e *env) *cobra.Command {
 		Long: `kubectl hookrun shows hookrun's webhook endpoints as cards (the URL, what the
 sender must be configured with, a sample curl that works as printed, the recent
 invocations) and does each owner's task in one command: show the secret, rotate
-it, pause, resume, send a test call, redeliver a run. "kubectl hookrun ui"
+it, add one, pause, resume, send a test call, redeliver a run. "kubectl hookrun ui"
 serves the same as a web page on this machine: the Invocations tab.
 
 It uses your kubeconfig and your own rights, as kubectl does; docs/user-guide.md

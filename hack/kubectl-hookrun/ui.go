@@ -49,7 +49,7 @@ func newUICommand(e *env) *cobra.Command {
 "Invocations" tab with a card per webhook endpoint (URL, sample curl, phase,
 run count, recent invocations, runs per hour), kept up to date live, with
 actions (create and edit an endpoint, pause, resume, take ownership, rotate the secret,
-send a test call, redeliver a run, delete). Every request it makes to the API server is made
+add a secret, send a test call, redeliver a run, delete). Every request it makes to the API server is made
 with your kubeconfig's credentials, as kubectl does: RBAC and hookrun's
 admission policies decide, and nothing is installed in the cluster.
 

@@ -419,6 +419,37 @@ var _ = Describe("kubectl hookrun", Ordered, func() {
 		r = hookrunPlugin(ctx, "rotate", "stripe-billing")
 		Expect(r.code).To(Equal(1))
 		matchesGolden("rotate-secretref", r.stderr)
+
+		By("an endpoint open to anyone is given a secret by its owner, and refuses calls without it from then on")
+		Expect(developer().Create(ctx, &agentsv1alpha1.WebhookEndpoint{
+			ObjectMeta: metav1.ObjectMeta{Namespace: pluginNS, Name: "open-door"},
+			Spec: agentsv1alpha1.WebhookEndpointSpec{
+				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "Triage this.",
+				ThreadStrategy: agentsv1alpha1.NewThreadEachRun, AllowUnauthenticated: true,
+			},
+		})).To(Succeed())
+		Eventually(func() string { return pluginEndpoint(ctx, "open-door").Status.URL }).ShouldNot(BeEmpty())
+		url = pluginEndpoint(ctx, "open-door").Status.URL
+		Eventually(func() int { return call(ctx, url, "", "{}").Status }).Should(Equal(http.StatusAccepted))
+		r = hookrunPlugin(ctx, "rotate", "open-door")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("kubectl hookrun add-secret gives it one"))
+		r = hookrunPluginAs(ctx, member, "add-secret", "open-door")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("you may not add a secret to endpoint plugin/open-door"))
+		Expect(pluginEndpoint(ctx, "open-door").Spec.AllowUnauthenticated).To(BeTrue())
+		r = hookrunPlugin(ctx, "add-secret", "open-door")
+		Expect(r.code).To(Equal(0), r.stderr)
+		added := strings.TrimSpace(r.stdout)
+		Expect(added).To(Equal(generatedSecret(ctx, "open-door")))
+		Expect(pluginEndpoint(ctx, "open-door").Status.SecretHash).To(Equal("sha256:" + sha256Hex(added)))
+		Expect(r.stderr).To(ContainSubstring("Calls without it are now refused (401)"))
+		Expect(r.stderr).To(ContainSubstring("Save this secret now"))
+		Eventually(func() int { return call(ctx, url, "", "{}").Status }).Should(Equal(http.StatusUnauthorized))
+		Expect(call(ctx, url, added, "{}").Status).To(Equal(http.StatusAccepted))
+		r = hookrunPlugin(ctx, "add-secret", "open-door")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("already refuses calls without its secret"))
 	})
 
 	It("pauses and resumes, and a member takes over an endpoint whose owner left", func(ctx SpecContext) {

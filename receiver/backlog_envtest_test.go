@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The backlog cap, against the API server: nothing here starts runs, as
@@ -86,7 +87,7 @@ var _ = Describe("The backlog cap", func() {
 		Expect(byStatus(replies)).To(Equal(map[int]int{http.StatusAccepted: capacity, http.StatusTooManyRequests: 9 * capacity}))
 		for _, r := range replies {
 			if r.status == http.StatusTooManyRequests {
-				Expect(r.code).To(Equal(CodeBacklogFull))
+				Expect(r.code).To(Equal(answer.CodeBacklogFull))
 				Expect(r.header.Get("Retry-After")).To(Equal("30"))
 			}
 		}
@@ -111,7 +112,7 @@ var _ = Describe("The backlog cap", func() {
 		countRuns(ctx, ep, capacity, replica)
 		other := startSecondReceiver(ctx, func(o *Options) { o.MaxQueuedRunsPerEndpoint, o.RateLimit = capacity, 1000 })
 		Eventually(func() *endpoint { return other.lookup(id) }).ShouldNot(BeNil())
-		Expect(flood(other.url, id, 1)[0].code).To(Equal(CodeBacklogFull))
+		Expect(flood(other.url, id, 1)[0].code).To(Equal(answer.CodeBacklogFull))
 	})
 
 	It("caps the runs of one Agent's endpoints together", func(ctx SpecContext) {
@@ -122,7 +123,7 @@ var _ = Describe("The backlog cap", func() {
 		countRuns(ctx, first, capacity-1, replica)
 
 		Expect(byStatus(flood(replica.url, secondID, 3))).To(Equal(map[int]int{http.StatusAccepted: 1, http.StatusTooManyRequests: 2}))
-		Expect(flood(replica.url, firstID, 1)[0].code).To(Equal(CodeBacklogFull))
+		Expect(flood(replica.url, firstID, 1)[0].code).To(Equal(answer.CodeBacklogFull))
 		var skipped []string
 		for _, run := range runsIn(ctx, f.ns) {
 			if run.EffectiveState() == agentsv1alpha1.RunSkipped {
@@ -150,7 +151,7 @@ var _ = Describe("The backlog cap", func() {
 
 			r := post(id, ptr(secret), `{"n":1}`)
 			Expect(r.status).To(Equal(http.StatusServiceUnavailable))
-			Expect(r.code).To(Equal(CodeUnavailable))
+			Expect(r.code).To(Equal(answer.CodeUnavailable))
 			Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
 			Expect(runsIn(ctx, f.ns)).To(BeEmpty(), "no run without its payload")
 			secrets := &corev1.SecretList{}

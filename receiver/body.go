@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // bodyBudget bounds the bytes of request bodies one replica holds at once,
@@ -152,7 +153,7 @@ func (b *bodyBudget) inUse() (int64, int) {
 func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	r := c.r
 	if r.ContentLength > MaxBodyBytes {
-		return nil, c.reject(answerTooLarge, reasonTooLarge)
+		return nil, c.reject(answer.TooLarge, reasonTooLarge)
 	}
 	// The server's ReadTimeout counts from the first byte of the request;
 	// the body gets bodyReadTimeout from here, and no deadline once it is
@@ -170,27 +171,27 @@ func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
 	}
 	switch verdict {
 	case budgetEndpointFull:
-		return nil, h.bodyBudgetFull(c, budgetEndpoint, answerEndpointBusy, reasonEndpointBodyBudget)
+		return nil, h.bodyBudgetFull(c, budgetEndpoint, answer.EndpointBusy, reasonEndpointBodyBudget)
 	case budgetNamespaceFull:
-		return nil, h.bodyBudgetFull(c, budgetNamespace, answerNamespaceBusy, reasonNamespaceBodyBudget)
+		return nil, h.bodyBudgetFull(c, budgetNamespace, answer.NamespaceBusy, reasonNamespaceBodyBudget)
 	case budgetReplicaFull:
-		return nil, h.bodyBudgetFull(c, budgetReplica, answerBusy, reasonBodyBudget)
+		return nil, h.bodyBudgetFull(c, budgetReplica, answer.Busy, reasonBodyBudget)
 	}
 	if errors.Is(err, errTooLarge) {
-		return nil, c.reject(answerTooLarge, reasonTooLarge)
+		return nil, c.reject(answer.TooLarge, reasonTooLarge)
 	}
 	if err != nil {
 		// A malformed chunked body, or a client too slow to send it. If it
 		// is still there it gets a JSON answer like every other.
-		return nil, c.reject(answerBadBody, reasonBadBody)
+		return nil, c.reject(answer.BadBody, reasonBadBody)
 	}
 	return body, 0
 }
 
 // bodyBudgetFull answers 503 with Retry-After for a spent budget.
-func (h *Handler) bodyBudgetFull(c *callState, budget string, a answer, reason string) int {
+func (h *Handler) bodyBudgetFull(c *callState, budget string, a answer.Answer, reason string) int {
 	h.metrics.bodyBudgetFull.WithLabelValues(budget).Inc()
-	c.w.Header()["Retry-After"] = busyRetryAfter
+	c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 	return c.reject(a, reason)
 }
 

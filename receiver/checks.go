@@ -23,6 +23,7 @@ import (
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The steps of serve, in the order it runs them. Each answers the call and
@@ -80,7 +81,7 @@ type callState struct {
 func (h *Handler) checkRoute(c *callState) int {
 	id, ok := endpointIDFromPath(c.r.URL.Path)
 	if !ok || c.r.URL.RawPath != "" {
-		return c.reject(answerNoRoute, reasonNoRoute)
+		return c.reject(answer.NoRoute, reasonNoRoute)
 	}
 	if c.r.Method != http.MethodPost {
 		if c.r.Method == http.MethodOptions {
@@ -89,7 +90,7 @@ func (h *Handler) checkRoute(c *callState) int {
 			}
 		}
 		c.w.Header()["Allow"] = allowPost
-		return c.reject(answerMethod, reasonMethod)
+		return c.reject(answer.Method, reasonMethod)
 	}
 	c.id = id
 	return notAnswered
@@ -98,7 +99,7 @@ func (h *Handler) checkRoute(c *callState) int {
 // checkTriggering is step 1: triggering disabled for the deployment.
 func (h *Handler) checkTriggering(c *callState) int {
 	if h.triggeringDisabled() {
-		return c.reject(answerDisabled, reasonDisabled)
+		return c.reject(answer.Disabled, reasonDisabled)
 	}
 	return notAnswered
 }
@@ -108,9 +109,9 @@ func (h *Handler) lookUpEndpoint(c *callState) int {
 	e := h.table.lookup(c.id)
 	if e == nil {
 		if hasAnyCredential(c.r.Header) {
-			return c.reject(answerNotFound, reasonUnknownID)
+			return c.reject(answer.NotFound, reasonUnknownID)
 		}
-		return c.reject(answerUnauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
+		return c.reject(answer.Unauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
 	}
 	c.e, c.ep, c.snd = e, e.obj, e.sender
 	c.now = h.clock.Now()
@@ -138,10 +139,10 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	}
 	values := c.snd.credentialValues(c.r.Header)
 	if len(values) == 0 {
-		return c.reject(answerUnauthorized, reasonMissingCredential)
+		return c.reject(answer.Unauthorized, reasonMissingCredential)
 	}
 	if len(values) != 1 {
-		return c.reject(answerForbidden, reasonRepeatedCredential)
+		return c.reject(answer.Forbidden, reasonRepeatedCredential)
 	}
 	if c.snd.oidc != nil {
 		return h.checkToken(c, values[0])
@@ -150,19 +151,19 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 		secret, ok := c.snd.secretOf(values[0])
 		switch {
 		case !ok:
-			return c.reject(answerForbidden, reasonNotBearer)
+			return c.reject(answer.Forbidden, reasonNotBearer)
 		case !matchesDigest(secret, c.e.digests(c.now)...):
 			if !c.e.hasDigest {
-				return c.reject(answerForbidden, reasonNoSecretYet)
+				return c.reject(answer.Forbidden, reasonNoSecretYet)
 			}
-			return c.reject(answerForbidden, reasonWrongSecret)
+			return c.reject(answer.Forbidden, reasonWrongSecret)
 		}
 		return notAnswered
 	}
 	// What the headers alone refute is refused before the body is read: a
 	// malformed signature header, a timestamp outside the tolerance.
 	if reason := c.snd.refuteUnread(c.r.Header, values[0], c.now); reason != "" {
-		return c.reject(answerBadSignature, reason)
+		return c.reject(answer.BadSignature, reason)
 	}
 	return h.checkSignature(c, values[0], held)
 }
@@ -178,7 +179,7 @@ func (h *Handler) checkSignature(c *callState, signature string, held *bodyHold)
 	if !c.snd.verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
 		// The log line tells a missing key or a stale timestamp apart
 		// (signatureFailure), only when it is on.
-		return c.reject(answerBadSignature, reasonBadSignature)
+		return c.reject(answer.BadSignature, reasonBadSignature)
 	}
 	return notAnswered
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The CloudEvents sender type (DESIGN.md section 10): CloudEvents 1.0 over
@@ -37,10 +38,6 @@ import (
 // application/cloudevents+json, the body is the whole event). Header values
 // are taken as sent, not percent-decoded, as the CloudEvents Go SDK reads
 // them.
-
-// CodeUnsupportedMediaType answers a CloudEvents batch, or a structured
-// event in another format than JSON.
-const CodeUnsupportedMediaType = "unsupported_media_type"
 
 // ceSpecVersion is the one CloudEvents version the receiver takes.
 const ceSpecVersion = "1.0"
@@ -78,13 +75,13 @@ const (
 )
 
 var (
-	answerNotCloudEvent = newAnswer(http.StatusBadRequest, CodeBadRequest,
+	answerNotCloudEvent = answer.New(http.StatusBadRequest, answer.CodeBadRequest,
 		"Not a CloudEvent: specversion 1.0, id, source and type are required (ce-* headers in binary mode, JSON members in structured mode)")
-	answerCloudEventString = newAnswer(http.StatusBadRequest, CodeBadRequest,
+	answerCloudEventString = answer.New(http.StatusBadRequest, answer.CodeBadRequest,
 		"A CloudEvents attribute holds a character the String type excludes (a control character, a surrogate or a noncharacter), or is not UTF-8")
-	answerCloudEventsBatch = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+	answerCloudEventsBatch = answer.New(http.StatusUnsupportedMediaType, answer.CodeUnsupportedMediaType,
 		"CloudEvents batch mode is not supported: send one event per request, in binary or structured (application/cloudevents+json) mode")
-	answerCloudEventsFormat = newAnswer(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+	answerCloudEventsFormat = answer.New(http.StatusUnsupportedMediaType, answer.CodeUnsupportedMediaType,
 		"Only the JSON event format is supported in structured mode (application/cloudevents+json)")
 )
 
@@ -304,7 +301,7 @@ func (h *Handler) answerWebhookValidation(c *callState, id string) int {
 	hdr[hdrWebHookAllowedOrigin] = origin
 	hdr["Allow"] = allowPost
 	hdr[hdrWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
-	hdr["Cache-Control"] = noStore
+	hdr["Cache-Control"] = answer.NoStore
 	c.w.WriteHeader(http.StatusOK)
 	return http.StatusOK
 }

@@ -35,6 +35,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/receiver/answer"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -176,10 +177,10 @@ var _ = Describe("Sender type CloudEvents", func() {
 		for _, structured := range []bool{false, true} {
 			r := sendCloudEvent(ctx, srv.URL, id, "", e, structured)
 			Expect(r.status).To(Equal(http.StatusUnauthorized))
-			Expect(r.body).To(Equal(answerUnauthorized.body))
+			Expect(r.body).To(Equal(answer.Unauthorized.Body()))
 			r = sendCloudEvent(ctx, srv.URL, id, strings.Replace(senderSecret, "a-sender", "b-sender", 1), e, structured)
 			Expect(r.status).To(Equal(http.StatusForbidden))
-			Expect(r.code).To(Equal(CodeForbidden))
+			Expect(r.code).To(Equal(answer.CodeForbidden))
 			r = sendCloudEvent(ctx, srv.URL, strings.Repeat("u", 43), senderSecret, e, structured)
 			Expect(r.status).To(Equal(http.StatusNotFound), "an unknown ID with a credential")
 		}
@@ -219,14 +220,14 @@ var _ = Describe("Sender type CloudEvents", func() {
 		} {
 			r := rawCloudEvent(id, bad.body, bad.headers)
 			Expect(r.status).To(Equal(http.StatusBadRequest), "%s %v", bad.body, bad.headers)
-			Expect(r.code).To(Equal(CodeBadRequest))
+			Expect(r.code).To(Equal(answer.CodeBadRequest))
 			Expect(string(r.body)).To(ContainSubstring("specversion 1.0, id, source and type are required"))
 		}
 		batch := `[{"specversion":"1.0","id":"1","source":"urn:test","type":"t"}]`
 		for _, ct := range []string{"application/cloudevents-batch+json", "Application/CloudEvents-Batch+JSON; charset=utf-8", "application/cloudevents+avro"} {
 			r := rawCloudEvent(id, batch, map[string]string{"Content-Type": ct})
 			Expect(r.status).To(Equal(http.StatusUnsupportedMediaType), ct)
-			Expect(r.code).To(Equal(CodeUnsupportedMediaType))
+			Expect(r.code).To(Equal(answer.CodeUnsupportedMediaType))
 		}
 		Expect(apiRequests.Load()).To(Equal(before), "refused from memory")
 		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
@@ -367,7 +368,7 @@ var _ = Describe("Sender type CloudEvents", func() {
 		} {
 			r := rawCloudEvent(id, bad.body, bad.headers)
 			Expect(r.status).To(Equal(http.StatusBadRequest), "%s %q", bad.body, bad.headers)
-			Expect(r.code).To(Equal(CodeBadRequest))
+			Expect(r.code).To(Equal(answer.CodeBadRequest))
 			Expect(string(r.body)).To(ContainSubstring("the String type excludes"))
 		}
 		Expect(runsIn(ctx, f.ns)).To(BeEmpty())

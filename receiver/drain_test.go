@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // After SIGTERM the server is unready at once, answers new connections for
@@ -119,7 +120,7 @@ func TestReportWriterReportsTheDrain(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	ep := testEndpoint("github")
-	w.counter.add(ep, slotOf(CodeForbidden), clk.Now())
+	w.counter.add(ep, answer.SlotOf(answer.CodeForbidden), clk.Now())
 	close(drained)
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestReportWriterReportsTheDrain(t *testing.T) {
 	if err := c.Get(context.Background(), w.key, cm); err != nil {
 		t.Fatalf("no report was written: %v", err)
 	}
-	if entry, err := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); err != nil || entry.Counts[CodeForbidden] != 1 {
+	if entry, err := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); err != nil || entry.Counts[answer.CodeForbidden] != 1 {
 		t.Errorf("the last report holds %+v (%v), want the call refused while the route drained", entry, err)
 	}
 }

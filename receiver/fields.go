@@ -27,22 +27,19 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // spec.fields: values taken from a call once it is accepted (CEL, as the
 // filter), stored beside its body in the payload Secret.
 
-// CodeFieldsInvalid answers a call to an endpoint whose spec.fields do not
-// compile.
-const CodeFieldsInvalid = "fields_invalid"
-
-var answerFieldsInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFieldsInvalid,
+var answerFieldsInvalid = answer.New(http.StatusUnprocessableEntity, answer.CodeFieldsInvalid,
 	"The endpoint's spec.fields do not compile; see the endpoint's Ready condition")
 
-var answerFieldsBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+var answerFieldsBusy = answer.New(http.StatusServiceUnavailable, answer.CodeUnavailable,
 	"The receiver is evaluating as many calls of this endpoint's spec.filter or spec.fields as one endpoint may; retry after the number of seconds in Retry-After")
 
-var answerNoRoomForFields = newAnswer(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+var answerNoRoomForFields = answer.New(http.StatusRequestEntityTooLarge, answer.CodePayloadTooLarge,
 	"The body and the endpoint's spec.fields of it together are larger than a payload may be (1 MiB, 1048576 bytes)")
 
 const (
@@ -124,7 +121,7 @@ func (h *Handler) evaluateFields(c *callState) int {
 		return notAnswered
 	}
 	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
-		c.w.Header()["Retry-After"] = busyRetryAfter
+		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFieldsBusy, reasonFieldsBusy)
 	}
 	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)

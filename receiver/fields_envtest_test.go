@@ -34,6 +34,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // spec.fields through the real receiver and API server: what a run keeps of
@@ -93,7 +94,7 @@ var _ = Describe("spec.fields", func() {
 		By("the rejection report counts the call as field_error and says why, for the endpoint's status")
 		Eventually(func(g Gomega) {
 			entry := reportEntryOf(ctx, g, ep)
-			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFieldError: 1}))
+			g.Expect(entry.Counts).To(Equal(map[string]int64{answer.CodeFieldError: 1}))
 			g.Expect(entry.LastError).NotTo(BeNil())
 			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFields))
 			g.Expect(entry.LastError.Message).To(Equal("1 of 5 fields failed (missing); missing: no such key: no_such_key"))
@@ -116,7 +117,7 @@ var _ = Describe("spec.fields", func() {
 		}, agentsv1alpha1.PayloadFields)
 		r := post(id, ptr(senderSecret), `{"action":"opened"}`)
 		Expect(r.status).To(Equal(http.StatusUnprocessableEntity), string(r.body))
-		Expect(r.code).To(Equal(CodeFieldsInvalid))
+		Expect(r.code).To(Equal(answer.CodeFieldsInvalid))
 		Expect(post(id, nil, `{}`).status).To(Equal(http.StatusUnauthorized), "only after authentication")
 		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
 
@@ -144,7 +145,7 @@ var _ = Describe("spec.fields", func() {
 		body := `{"p":"` + strings.Repeat("x", agentsv1alpha1.MaxPayloadBytes-6-8) + `"}`
 		tooLarge := post(sized, ptr(senderSecret), body)
 		Expect(tooLarge.status).To(Equal(http.StatusRequestEntityTooLarge), string(tooLarge.body))
-		Expect(tooLarge.code).To(Equal(CodePayloadTooLarge))
+		Expect(tooLarge.code).To(Equal(answer.CodePayloadTooLarge))
 		_, plain := f.withFields(ctx, "plain", nil, "")
 		Expect(post(plain, ptr(senderSecret), body).status).To(Equal(http.StatusAccepted), "the same body without fields")
 	})

@@ -25,45 +25,28 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // spec.filter: a CEL expression (controllers/filter) that decides whether a
 // call that passed every check before it starts a run.
 
-// CodeFilterInvalid answers a call to an endpoint whose spec.filter does
-// not compile.
-const CodeFilterInvalid = "filter_invalid"
-
-// codeFilterError counts, in the rejection report, the calls whose filter
-// failed to evaluate. No answer carries it: they are answered 200 ignored.
-const codeFilterError = "filter_error"
-
-// codeFieldError counts, in the rejection report, the calls accepted with a
-// field of spec.fields that failed (sent as null). No answer carries it.
-const codeFieldError = "field_error"
-
-var answerFilterInvalid = newAnswer(http.StatusUnprocessableEntity, CodeFilterInvalid,
+var answerFilterInvalid = answer.New(http.StatusUnprocessableEntity, answer.CodeFilterInvalid,
 	"The endpoint's spec.filter does not compile; see the endpoint's Ready condition")
 
-var answerFilterBusy = newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+var answerFilterBusy = answer.New(http.StatusServiceUnavailable, answer.CodeUnavailable,
 	"The receiver is evaluating as many calls of this endpoint's spec.filter as one endpoint may; retry after the number of seconds in Retry-After")
 
 // slotFilterError and slotFieldError are the rejection-report slots of
 // codeFilterError and codeFieldError.
 var (
-	slotFilterError = slotOf(codeFilterError)
-	slotFieldError  = slotOf(codeFieldError)
+	slotFilterError = answer.SlotOf(answer.CodeFilterError)
+	slotFieldError  = answer.SlotOf(answer.CodeFieldError)
 )
 
-// codeFilterTimeout counts, in the rejection report, the calls whose
-// evaluation (spec.filter, spec.fields or spec.sender.oidc.claims) the
-// clock stopped: a replica too busy to decide them. They are answered 503
-// unavailable with Retry-After, never ignored: the verdict is the steps'.
-const codeFilterTimeout = "filter_timeout"
-
-var answerFilterTimeout = answerCounted(newAnswer(http.StatusServiceUnavailable, CodeUnavailable,
+var answerFilterTimeout = answer.Counted(answer.New(http.StatusServiceUnavailable, answer.CodeUnavailable,
 	"The receiver was too busy to finish evaluating the endpoint's spec.filter, spec.fields or claims in time; retry after the number of seconds in Retry-After"),
-	codeFilterTimeout)
+	answer.CodeFilterTimeout)
 
 const (
 	reasonFilterInvalid = "filter does not compile"
@@ -133,7 +116,7 @@ func (h *Handler) applyFilter(c *callState) int {
 	// costs about what an evaluation does, and a tenant calling many
 	// endpoints in turn would otherwise compile as fast as it calls.
 	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
-		c.w.Header()["Retry-After"] = busyRetryAfter
+		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
 	matched, invalid, err := h.evaluateFilter(c)
@@ -162,7 +145,7 @@ func (h *Handler) applyFilter(c *callState) int {
 // 503 with Retry-After, counted as filter_timeout.
 func (h *Handler) evaluationTimedOut(c *callState) int {
 	h.metrics.filterTimeouts.Inc()
-	c.w.Header()["Retry-After"] = busyRetryAfter
+	c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 	return c.reject(answerFilterTimeout, reasonFilterTimeout)
 }
 

@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // spec.filter through the real receiver and API server: the examples of
@@ -106,7 +107,7 @@ var _ = Describe("spec.filter", func() {
 		for range testRateLimit {
 			Expect(post(id, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted))
 		}
-		Expect(post(id, ptr(senderSecret), `{"wanted":true}`).code).To(Equal(CodeRateLimited))
+		Expect(post(id, ptr(senderSecret), `{"wanted":true}`).code).To(Equal(answer.CodeRateLimited))
 	})
 
 	It("ignores a call whose filter fails to evaluate, and counts it in the rejection report and a metric; a body that is not JSON is null", func(ctx SpecContext) {
@@ -120,7 +121,7 @@ var _ = Describe("spec.filter", func() {
 
 		Eventually(func(g Gomega) {
 			entry := reportEntryOf(ctx, g, ep)
-			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFilterError: 1}))
+			g.Expect(entry.Counts).To(Equal(map[string]int64{answer.CodeFilterError: 1}))
 			g.Expect(entry.LastError).NotTo(BeNil(), "why the call was ignored")
 			g.Expect(entry.LastError.Expression).To(Equal(agentsv1alpha1.ExpressionFilter))
 			g.Expect(entry.LastError.Message).To(ContainSubstring("no such key: action"))
@@ -164,7 +165,7 @@ var _ = Describe("spec.filter", func() {
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), string(busy.body))
 		_, compiled := handler.table.filters.Get(slowEndpoint.UID)
 		Expect(compiled).To(BeFalse(), "a call waiting for its turn compiles nothing")
-		Expect(busy.code).To(Equal(CodeUnavailable))
+		Expect(busy.code).To(Equal(answer.CodeUnavailable))
 		Expect(busy.header.Get("Retry-After")).To(Equal("1"))
 		Expect(post(other, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "another endpoint's calls are evaluated")
 
@@ -198,7 +199,7 @@ var _ = Describe("spec.filter", func() {
 			ep, id := f.filtered(ctx, "invalid", agentsv1alpha1.SenderHeader, expr)
 			r := post(id, ptr(senderSecret), `{"action":"opened"}`)
 			Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
-			Expect(r.code).To(Equal(CodeFilterInvalid))
+			Expect(r.code).To(Equal(answer.CodeFilterInvalid))
 			Expect(post(id, nil, `{}`).status).To(Equal(http.StatusUnauthorized), "only after authentication")
 
 			patch := client.MergeFrom(ep.DeepCopy())

@@ -21,6 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 var _ = Describe("A deleted endpoint", func() {
@@ -31,7 +32,7 @@ var _ = Describe("A deleted endpoint", func() {
 		ep, id := f.endpoint(ctx, endpointSpec{name: "gone", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Owner = &agentsv1alpha1.Owner{User: "mallory@example.com"}
 		}})
-		Expect(post(id, ptr(secret), "{}").code).To(Equal(CodeOwnerNotMember))
+		Expect(post(id, ptr(secret), "{}").code).To(Equal(answer.CodeOwnerNotMember))
 		_, recorded := handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeTrue())
 		Expect(hasWindow(handler.invocation, id)).To(BeTrue(), "the call took from its rate-limit window")

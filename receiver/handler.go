@@ -36,6 +36,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 const (
@@ -224,23 +225,23 @@ func (h *Handler) serve(c *callState, held *bodyHold) int {
 
 // unavailable422 checks step 5: the endpoint is not paused, its Agent is
 // there and not archived, and its target thread (if any) is the Agent's.
-func (h *Handler) unavailable422(e *endpoint) (answer, string, bool) {
+func (h *Handler) unavailable422(e *endpoint) (answer.Answer, string, bool) {
 	ep := e.obj
 	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
-		return answerPaused, reasonPaused, false
+		return answer.Paused, reasonPaused, false
 	}
 	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
-		return answerNoAgent, reasonNoAgent, false
+		return answer.NoAgent, reasonNoAgent, false
 	}
 	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
 		if ep.Spec.TargetThreadRef == nil {
-			return answerNoThread, reasonNoThread, false
+			return answer.NoThread, reasonNoThread, false
 		}
 		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
-			return answerNoThread, reasonNoThread, false
+			return answer.NoThread, reasonNoThread, false
 		}
 	}
-	return answer{}, "", true
+	return answer.Answer{}, "", true
 }
 
 // acceptedAnswer writes 202 {"runId":...,"status":"accepted"}.
@@ -251,22 +252,22 @@ func acceptedAnswer(w http.ResponseWriter, runID string) int {
 
 // status writes a JSON answer that is not an error.
 func status(w http.ResponseWriter, code int, body []byte) int {
-	w.Header()["Content-Type"] = jsonContentType
-	w.Header()["Cache-Control"] = noStore
+	w.Header()["Content-Type"] = answer.JSONContentType
+	w.Header()["Cache-Control"] = answer.NoStore
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 	return code
 }
 
-func reject(w http.ResponseWriter, a answer) int {
-	a.write(w)
-	return a.status
+func reject(w http.ResponseWriter, a answer.Answer) int {
+	a.Write(w)
+	return a.Status()
 }
 
 // unavailable answers 503 with Retry-After: the run could not be stored.
 func (h *Handler) unavailable(c *callState, reason string) int {
 	c.w.Header()["Retry-After"] = []string{strconv.Itoa(StoreRetryAfter)}
-	return c.reject(answerUnavailable, reason)
+	return c.reject(answer.Unavailable, reason)
 }
 
 // newRun is the AgentRun for a call: a snapshot of the endpoint now, with

@@ -41,6 +41,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 const (
@@ -116,8 +117,8 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 }
 
 var documentedCodes = map[int]string{
-	200: "", 202: "", 401: CodeUnauthorized, 403: CodeForbidden, 404: CodeNotFound, 405: CodeMethodNotAllowed,
-	413: CodePayloadTooLarge, 422: "", 429: CodeRateLimited, 503: "",
+	200: "", 202: "", 401: answer.CodeUnauthorized, 403: answer.CodeForbidden, 404: answer.CodeNotFound, 405: answer.CodeMethodNotAllowed,
+	413: answer.CodePayloadTooLarge, 422: "", 429: answer.CodeRateLimited, 503: "",
 }
 
 func FuzzReceive(f *testing.F) {

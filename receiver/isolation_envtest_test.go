@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // Isolation (DESIGN.md section 10): what one sender, replaying or forging
@@ -50,7 +51,7 @@ var _ = Describe("Isolation", func() {
 		}
 		r := send(srv.URL, id, agentsv1alpha1.SenderHeader, body, senderSecret, delivery)
 		Expect(r.status).To(Equal(http.StatusTooManyRequests), "a replay at a full window")
-		Expect(r.code).To(Equal(CodeRateLimited))
+		Expect(r.code).To(Equal(answer.CodeRateLimited))
 		Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
 
 		By("a replay flood at the full window costs the API server nothing")

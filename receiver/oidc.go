@@ -28,6 +28,7 @@ import (
 
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/controllers/oidc"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // OIDC senders (spec.sender.oidc): the bearer token is a JWT verified with
@@ -70,7 +71,7 @@ func clusterGetter(mgr ctrl.Manager) (oidc.Getter, error) {
 func (h *Handler) checkToken(c *callState, value string) int {
 	raw, ok := c.snd.secretOf(value)
 	if !ok {
-		return c.reject(answerForbidden, reasonNotBearer)
+		return c.reject(answer.Forbidden, reasonNotBearer)
 	}
 	spec := c.snd.oidc
 	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw)
@@ -79,14 +80,14 @@ func (h *Handler) checkToken(c *callState, value string) int {
 		// Logged once per failed read (Setup), not per call.
 		return h.unavailable(c, reasonOIDCKeysUnavailable)
 	case err != nil:
-		return c.reject(answerForbidden, tokenRefusal(err))
+		return c.reject(answer.Forbidden, tokenRefusal(err))
 	case tok.Cluster && tok.Namespace != c.ep.Namespace:
 		// Any account of the cluster may ask for a token of any audience:
 		// only the endpoint's namespace's accounts call it.
-		return c.reject(answerForbidden, reasonOIDCNamespace)
+		return c.reject(answer.Forbidden, reasonOIDCNamespace)
 	case !ceString(tok.Subject):
 		// sub reaches the agent's metadata outside the payload wrapper.
-		return c.reject(answerForbidden, reasonOIDCSubject)
+		return c.reject(answer.Forbidden, reasonOIDCSubject)
 	}
 	if spec.Claims != "" {
 		if code := h.checkClaims(c, tok.Payload); code != notAnswered {
@@ -105,20 +106,20 @@ func (h *Handler) checkClaims(c *callState, payload []byte) int {
 	// Compiled within the turn too, as filters and fields are: compiling
 	// 4096 characters costs about what an evaluation does.
 	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
-		c.w.Header()["Retry-After"] = busyRetryAfter
+		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
 	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
 	claims := h.table.claimsOf(c.e)
 	if claims.err != nil {
-		return c.reject(answerForbidden, reasonOIDCClaimsInvalid)
+		return c.reject(answer.Forbidden, reasonOIDCClaimsInvalid)
 	}
 	allowed, err := claims.program.Allow(c.r.Context(), payload)
 	if errors.Is(err, filter.ErrTimeout) {
 		return h.evaluationTimedOut(c)
 	}
 	if err != nil || !allowed {
-		return c.reject(answerForbidden, reasonOIDCClaimsRefused)
+		return c.reject(answer.Forbidden, reasonOIDCClaimsRefused)
 	}
 	return notAnswered
 }

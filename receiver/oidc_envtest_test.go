@@ -34,6 +34,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // oidcEndpoint is an endpoint of sender type Bearer whose calls carry
@@ -108,7 +109,7 @@ var _ = Describe("OIDC senders", func() {
 
 		By("a call without a token is 401, one with a secret for a token 403, as for a secret")
 		Expect(postToken(id, "").status).To(Equal(http.StatusUnauthorized))
-		Expect(postToken(id, secret).code).To(Equal(CodeForbidden))
+		Expect(postToken(id, secret).code).To(Equal(answer.CodeForbidden))
 	})
 
 	It("refuses a token for another audience, of another account, and expired, with 403", func(ctx SpecContext) {
@@ -120,13 +121,13 @@ var _ = Describe("OIDC senders", func() {
 		other := postToken(id, serviceAccountToken(ctx, f.ns, "nightly", "https://kubernetes.default.svc"))
 		Expect(other.status).To(Equal(http.StatusForbidden))
 		Expect(other.body).To(Equal(postToken(id, secret).body), "the same body as a wrong secret")
-		Expect(postToken(id, serviceAccountToken(ctx, f.ns, "intruder", audience)).code).To(Equal(CodeForbidden))
+		Expect(postToken(id, serviceAccountToken(ctx, f.ns, "intruder", audience)).code).To(Equal(answer.CodeForbidden))
 		elsewhere := newFixture(ctx)
 		Expect(postToken(f.oidcEndpoint(ctx, "any-account", "", audience, ""), serviceAccountToken(ctx, elsewhere.ns, "nightly", audience)).code).
-			To(Equal(CodeForbidden), "an account of another namespace, with no claims to pass")
+			To(Equal(answer.CodeForbidden), "an account of another namespace, with no claims to pass")
 
 		tokenClock.add(10*time.Minute + oidc.Leeway + time.Second) // TokenRequest's 600 s, and the leeway
-		Expect(postToken(id, token).code).To(Equal(CodeForbidden), "expired")
+		Expect(postToken(id, token).code).To(Equal(answer.CodeForbidden), "expired")
 	})
 
 	It("refuses every token of an endpoint whose audience is one the API server accepts, a token that would be an API credential", func(ctx SpecContext) {
@@ -156,11 +157,11 @@ var _ = Describe("OIDC senders", func() {
 		run := &agentsv1alpha1.AgentRun{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: r.runID}, run)).To(Succeed())
 		Expect(run.Spec.Sender.TokenSubject).To(Equal("repo:octo-org/deploys:ref:refs/heads/main"))
-		Expect(postToken(id, gh("octo-org/deploys", "refs/heads/feature")).code).To(Equal(CodeForbidden))
-		Expect(postToken(id, gh("octo-org/fork", "refs/heads/main")).code).To(Equal(CodeForbidden))
+		Expect(postToken(id, gh("octo-org/deploys", "refs/heads/feature")).code).To(Equal(answer.CodeForbidden))
+		Expect(postToken(id, gh("octo-org/fork", "refs/heads/main")).code).To(Equal(answer.CodeForbidden))
 		escape := listedIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())
 		escape["sub"] = "repo:octo-org/deploys:ref:refs/heads/main\u001b[2J"
-		Expect(postToken(id, listedIssuer.Sign(escape)).code).To(Equal(CodeForbidden), "a sub holding an escape sequence")
+		Expect(postToken(id, listedIssuer.Sign(escape)).code).To(Equal(answer.CodeForbidden), "a sub holding an escape sequence")
 
 		By("claims are compiled and evaluated within the endpoint's filter slots: with both taken, 503, and nothing compiled")
 		ep := handler.table.lookup(id).obj
@@ -179,7 +180,7 @@ var _ = Describe("OIDC senders", func() {
 
 		forger := oidctest.NewKey(listedIssuer.KeyID())
 		Expect(postToken(id, oidctest.Sign(forger, listedIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now()))).code).
-			To(Equal(CodeForbidden), "signed with another key of the issuer's key ID")
+			To(Equal(answer.CodeForbidden), "signed with another key of the issuer's key ID")
 
 		By("a rotation: the new key is read at most a minute after the last read")
 		// Two minutes: also past a read of an earlier run of this spec
@@ -220,7 +221,7 @@ var _ = Describe("OIDC senders", func() {
 		id := f.oidcEndpoint(ctx, "down", downIssuer.URL, audience, `claims.repository == "octo-org/deploys"`)
 		r := postToken(id, downIssuer.Sign(downIssuer.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())))
 		Expect(r.status).To(Equal(http.StatusServiceUnavailable), "%s", r.body)
-		Expect(r.code).To(Equal(CodeUnavailable))
+		Expect(r.code).To(Equal(answer.CodeUnavailable))
 		Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
 	})
 
@@ -230,7 +231,7 @@ var _ = Describe("OIDC senders", func() {
 		DeferCleanup(unlisted.Close)
 		id := f.oidcEndpoint(ctx, "elsewhere", unlisted.URL, audience, `claims.repository == "octo-org/deploys"`)
 		r := postToken(id, unlisted.Sign(unlisted.GitHubActions("octo-org/deploys", "refs/heads/main", audience, tokenClock.Now())))
-		Expect(r.code).To(Equal(CodeForbidden))
+		Expect(r.code).To(Equal(answer.CodeForbidden))
 		Expect(unlisted.Requests.Load()).To(BeZero())
 	})
 })

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 const secret = "s3cr3t-value-of-at-least-thirty-two-bytes"
@@ -158,7 +159,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		real := post(id, nil, "{}")
 		unknown := post("no-such-endpoint-id", nil, "{}")
 		Expect(real.status).To(Equal(http.StatusUnauthorized))
-		Expect(real.code).To(Equal(CodeUnauthorized))
+		Expect(real.code).To(Equal(answer.CodeUnauthorized))
 		Expect(unknown.status).To(Equal(real.status))
 		Expect(unknown.body).To(Equal(real.body))
 		real.header.Del("Date")
@@ -167,7 +168,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 
 		r := post("no-such-endpoint-id", ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusNotFound))
-		Expect(r.code).To(Equal(CodeNotFound))
+		Expect(r.code).To(Equal(answer.CodeNotFound))
 	})
 
 	It("answers 403 for a wrong secret, a secret not generated yet, repeated or padded headers", func(ctx SpecContext) {
@@ -181,7 +182,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 			post(noHash, ptr(""), "{}"),
 		} {
 			Expect(r.status).To(Equal(http.StatusForbidden), string(r.body))
-			Expect(r.code).To(Equal(CodeForbidden))
+			Expect(r.code).To(Equal(answer.CodeForbidden))
 		}
 		req, _ := http.NewRequest(http.MethodPost, url(id), strings.NewReader("{}"))
 		req.Header.Add(agentsv1alpha1.SecretHeader, secret)
@@ -195,7 +196,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 			r := call(m, url(id), ptr(secret), nil)
 			Expect(r.status).To(Equal(http.StatusMethodNotAllowed))
-			Expect(r.code).To(Equal(CodeMethodNotAllowed))
+			Expect(r.code).To(Equal(answer.CodeMethodNotAllowed))
 			Expect(r.header.Get("Allow")).To(Equal("POST"))
 		}
 	})
@@ -204,18 +205,18 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		pausedEp, paused := f.endpoint(ctx, endpointSpec{name: "paused", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.Paused = true }})
 		r := post(paused, ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
-		Expect(r.code).To(Equal(CodeEndpointPaused))
+		Expect(r.code).To(Equal(answer.CodeEndpointPaused))
 		Expect(string(r.body)).To(ContainSubstring(`"message":"Endpoint is paused"`))
 		Expect(pausedEp).NotTo(BeNil())
 
 		_, noAgent := f.endpoint(ctx, endpointSpec{name: "no-agent", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) { ep.Spec.AgentRef.Name = "missing" }})
-		Expect(post(noAgent, ptr(secret), "{}").code).To(Equal(CodeAgentUnavailable))
+		Expect(post(noAgent, ptr(secret), "{}").code).To(Equal(answer.CodeAgentUnavailable))
 
 		_, noThread := f.endpoint(ctx, endpointSpec{name: "no-thread", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
 			ep.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
 		}})
-		Expect(post(noThread, ptr(secret), "{}").code).To(Equal(CodeThreadUnavailable))
+		Expect(post(noThread, ptr(secret), "{}").code).To(Equal(answer.CodeThreadUnavailable))
 		Expect(k8sClient.Create(ctx, &agentsv1alpha1.Agent{
 			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "other"},
 			Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/"}},
@@ -224,7 +225,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "ops"},
 			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "other"}},
 		})).To(Succeed())
-		Consistently(func() string { return post(noThread, ptr(secret), "{}").code }, 300*time.Millisecond).Should(Equal(CodeThreadUnavailable),
+		Consistently(func() string { return post(noThread, ptr(secret), "{}").code }, 300*time.Millisecond).Should(Equal(answer.CodeThreadUnavailable),
 			"a thread of another agent is unavailable")
 
 		// Archiving the agent makes every endpoint of it answer 422.
@@ -234,7 +235,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		patch := client.MergeFrom(agent.DeepCopy())
 		agent.Spec.Archived = true
 		Expect(k8sClient.Patch(ctx, agent, patch)).To(Succeed())
-		Eventually(func() string { return post(ok, ptr(secret), "{}").code }).Should(Equal(CodeAgentUnavailable))
+		Eventually(func() string { return post(ok, ptr(secret), "{}").code }).Should(Equal(answer.CodeAgentUnavailable))
 	})
 
 	It("answers 413 for a body over 1 MiB, by Content-Length and while reading a chunked body", func(ctx SpecContext) {
@@ -242,7 +243,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		big := bytes.Repeat([]byte("a"), MaxBodyBytes+1)
 		r := call(http.MethodPost, url(id), ptr(secret), bytes.NewReader(big))
 		Expect(r.status).To(Equal(http.StatusRequestEntityTooLarge))
-		Expect(r.code).To(Equal(CodePayloadTooLarge))
+		Expect(r.code).To(Equal(answer.CodePayloadTooLarge))
 
 		req, _ := http.NewRequest(http.MethodPost, url(id), io.MultiReader(bytes.NewReader(big))) // no length: chunked
 		req.ContentLength = -1
@@ -264,7 +265,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		fakeClock.Step(20 * time.Second)
 		first := post(id, ptr(secret), "{}")
 		Expect(first.status).To(Equal(http.StatusTooManyRequests))
-		Expect(first.code).To(Equal(CodeRateLimited))
+		Expect(first.code).To(Equal(answer.CodeRateLimited))
 		Expect(first.header.Get("Retry-After")).To(Equal("40"))
 		second := post(id, ptr(secret), "{}")
 		Expect(second.status).To(Equal(http.StatusTooManyRequests))
@@ -359,7 +360,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		}})
 		r := post(id, ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
-		Expect(r.code).To(Equal(CodeOwnerNotMember))
+		Expect(r.code).To(Equal(answer.CodeOwnerNotMember))
 		// Calls racing the operator's pause to the informer are not recorded again.
 		for range 3 {
 			Expect(post(id, ptr(secret), "{}").status).To(Equal(http.StatusUnprocessableEntity))
@@ -397,7 +398,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		patch := client.MergeFrom(got.DeepCopy())
 		got.Status.Phase, got.Status.PauseReason = agentsv1alpha1.EndpointPaused, agentsv1alpha1.PauseReasonOwnerNotMember
 		Expect(k8sClient.Status().Patch(ctx, got, patch)).To(Succeed())
-		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(CodeEndpointPaused))
+		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(answer.CodeEndpointPaused))
 		Expect(runsIn(ctx, f.ns)).To(HaveLen(1))
 	})
 
@@ -438,7 +439,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 
 		r := post(id, ptr(secret), "{}")
 		Expect(r.status).To(Equal(http.StatusServiceUnavailable))
-		Expect(r.code).To(Equal(CodeUnavailable))
+		Expect(r.code).To(Equal(answer.CodeUnavailable))
 		Expect(r.header.Get("Retry-After")).To(Equal("5"))
 		Expect(runsIn(ctx, f.ns)).To(BeEmpty())
 	})
@@ -450,21 +451,21 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 			Data:       map[string]string{"triggering": "disabled"},
 		}
 		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
-		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(CodeTriggeringDisabled))
-		Expect(post("unknown", nil, "{}").code).To(Equal(CodeTriggeringDisabled), "checked first")
+		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(answer.CodeTriggeringDisabled))
+		Expect(post("unknown", nil, "{}").code).To(Equal(answer.CodeTriggeringDisabled), "checked first")
 
 		cm.Data["triggering"] = "enabled"
 		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
 		Eventually(func() int { return post(id, ptr(secret), "{}").status }).Should(Equal(http.StatusAccepted))
 		cm.Data["triggering"] = "disabled"
 		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
-		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(CodeTriggeringDisabled))
+		Eventually(func() string { return post(id, ptr(secret), "{}").code }).Should(Equal(answer.CodeTriggeringDisabled))
 		Expect(k8sClient.Delete(ctx, cm)).To(Succeed())
 		Eventually(func() int { return post(id, ptr(secret), "{}").status }).Should(Equal(http.StatusAccepted))
 
 		handler.flagDisabled = true
 		DeferCleanup(func() { handler.flagDisabled = false })
-		Expect(post(id, ptr(secret), "{}").code).To(Equal(CodeTriggeringDisabled))
+		Expect(post(id, ptr(secret), "{}").code).To(Equal(answer.CodeTriggeringDisabled))
 	})
 
 	It("forgets a deleted endpoint: its URL answers like an unknown one", func(ctx SpecContext) {

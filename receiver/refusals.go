@@ -23,6 +23,7 @@ import (
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The answers that refuse a call for a limit or for membership, each
@@ -41,7 +42,7 @@ func (h *Handler) rateLimited(c *callState, d *delivery, v verdict, name string,
 	if name == limitUnauthenticated {
 		reason = reasonPreParseLimit
 	}
-	return c.reject(answerRateLimited, reason)
+	return c.reject(answer.RateLimited, reason)
 }
 
 // backlogFull answers 429 backlog_full and records the first refusal since
@@ -57,7 +58,7 @@ func (h *Handler) backlogFull(c *callState) int {
 			"further calls are rejected with 429 backlog_full and not recorded until one is let through again")
 	}
 	c.w.Header()["Retry-After"] = backlogRetryAfter
-	return c.reject(answerBacklogFull, reasonBacklog)
+	return c.reject(answer.BacklogFull, reasonBacklog)
 }
 
 // ownerNotMember records the call as a skipped run labelled
@@ -69,7 +70,7 @@ func (h *Handler) backlogFull(c *callState) int {
 func (h *Handler) ownerNotMember(c *callState) int {
 	ep, now := c.ep, c.now
 	if last, ok := h.pausing.Load(ep.UID); ok && now.Sub(last.(time.Time)) < pauseRecordInterval { //nolint:errcheck // only time.Time is stored
-		return c.reject(answerNotMember, reasonNotMember)
+		return c.reject(answer.NotMember, reasonNotMember)
 	}
 	h.pausing.Store(ep.UID, now)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
@@ -77,7 +78,7 @@ func (h *Handler) ownerNotMember(c *callState) int {
 	h.recordRefusal(ctx, c.e, &c.d, now, agentsv1alpha1.SkipReasonOwnerNotMember, fmt.Sprintf(
 		"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
 		ep.Spec.Owner.UserName(), ep.Spec.AgentRef.Name))
-	return c.reject(answerNotMember, reasonNotMember)
+	return c.reject(answer.NotMember, reasonNotMember)
 }
 
 // recordRefusal stores a refused call as a skipped run with message and, if

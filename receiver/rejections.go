@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // What the receiver keeps of the calls it refuses: one log line each, at
@@ -70,39 +71,16 @@ const (
 // idPrefixLength is how much of an unknown endpoint ID a log line shows.
 const idPrefixLength = 6
 
-// codeSlot numbers the error codes, so that the counts of an endpoint are
-// an array: counting a refusal allocates nothing.
-type codeSlot uint8
-
-// errorCodes are the error codes, in slot order.
-var errorCodes = [...]string{
-	CodeTriggeringDisabled, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeMethodNotAllowed,
-	CodeEndpointPaused, CodeAgentUnavailable, CodeThreadUnavailable, CodePayloadTooLarge,
-	CodeRateLimited, CodeBacklogFull, CodeOwnerNotMember, CodeUnavailable, CodeBadRequest,
-	CodeUnsupportedMediaType,
-	CodeFilterInvalid, codeFilterError, CodeFieldsInvalid, codeFilterTimeout, codeFieldError,
-}
-
-// slotOf returns the slot of an error code; every answer's code has one.
-func slotOf(code string) codeSlot {
-	for i, c := range errorCodes {
-		if c == code {
-			return codeSlot(i)
-		}
-	}
-	panic("receiver: error code " + code + " has no slot")
-}
-
 // rejection is what refused a call: its answer's code and slot, and why.
 type rejection struct {
 	code   string
-	slot   codeSlot
+	slot   answer.Slot
 	reason string
 }
 
 // reject answers the call with a, noting why for its count and log line.
-func (c *callState) reject(a answer, reason string) int {
-	c.rejection = rejection{code: a.code, slot: a.slot, reason: reason}
+func (c *callState) reject(a answer.Answer, reason string) int {
+	c.rejection = rejection{code: a.Code(), slot: a.Slot(), reason: reason}
 	return reject(c.w, a)
 }
 
@@ -151,7 +129,7 @@ func (h *Handler) signatureFailure(c *callState) string {
 }
 
 // counts are an endpoint's refused calls in one period, by code slot.
-type counts [len(errorCodes)]int64
+type counts [answer.Slots]int64
 
 // rejectionEntry is what a replica counted of one endpoint.
 type rejectionEntry struct {
@@ -209,7 +187,7 @@ func newRejectionCounter() *rejectionCounter {
 }
 
 // add counts one call to ep refused with the code of slot at now.
-func (rc *rejectionCounter) add(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time) {
+func (rc *rejectionCounter) add(ep *agentsv1alpha1.WebhookEndpoint, slot answer.Slot, now time.Time) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.count(ep, slot, now)
@@ -217,7 +195,7 @@ func (rc *rejectionCounter) add(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlo
 
 // addError counts one call to ep whose expression failed, with the code of
 // slot at now, and keeps its error as the newest.
-func (rc *rejectionCounter) addError(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time,
+func (rc *rejectionCounter) addError(ep *agentsv1alpha1.WebhookEndpoint, slot answer.Slot, now time.Time,
 	expr agentsv1alpha1.EvaluatedExpression, message string) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -229,7 +207,7 @@ func (rc *rejectionCounter) addError(ep *agentsv1alpha1.WebhookEndpoint, slot co
 }
 
 // count counts one call, under rc.mu, and returns its endpoint's entry.
-func (rc *rejectionCounter) count(ep *agentsv1alpha1.WebhookEndpoint, slot codeSlot, now time.Time) *rejectionEntry {
+func (rc *rejectionCounter) count(ep *agentsv1alpha1.WebhookEndpoint, slot answer.Slot, now time.Time) *rejectionEntry {
 	window := now.Truncate(agentsv1alpha1.RejectionWindow)
 	e := rc.entries[ep.UID]
 	if e == nil {
@@ -307,7 +285,8 @@ func (rc *rejectionCounter) restore(uid types.UID, in agentsv1alpha1.RejectionRe
 	if in.LastError != nil {
 		e.lastError = *in.LastError
 	}
-	for i, code := range errorCodes {
+	for i := range answer.Slots {
+		code := answer.Slot(i).Code()
 		e.counts[i], e.previous[i] = in.Counts[code], in.Previous[code]
 	}
 	rc.mu.Lock()
@@ -335,7 +314,7 @@ func byCode(c *counts) map[string]int64 {
 			if out == nil {
 				out = map[string]int64{}
 			}
-			out[errorCodes[i]] = n
+			out[answer.Slot(i).Code()] = n
 		}
 	}
 	return out

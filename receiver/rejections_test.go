@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The rejections a replica counts and logs; the report reaching endpoint
@@ -54,7 +55,7 @@ func testEndpoint(name string) *agentsv1alpha1.WebhookEndpoint {
 func TestRejectionCounterPeriods(t *testing.T) {
 	rc := newRejectionCounter()
 	a, b := testEndpoint("a"), testEndpoint("b")
-	forbidden, unauthorized := slotOf(CodeForbidden), slotOf(CodeUnauthorized)
+	forbidden, unauthorized := answer.SlotOf(answer.CodeForbidden), answer.SlotOf(answer.CodeUnauthorized)
 	rc.add(a, forbidden, hour0.Add(10*time.Minute))
 	rc.add(a, forbidden, hour0.Add(20*time.Minute))
 	rc.add(b, unauthorized, hour0.Add(30*time.Minute))
@@ -65,7 +66,7 @@ func TestRejectionCounterPeriods(t *testing.T) {
 	if !ok || len(lines) != 2 || lines[0].uid != b.UID || lines[1].uid != a.UID {
 		t.Fatalf("take = %+v, %v; want b (3) before a (2)", lines, ok)
 	}
-	if got := lines[1].entry.reportEntry(); got.Counts[CodeForbidden] != 2 || got.Window != hour0 || !got.Last.Equal(hour0.Add(20*time.Minute)) || got.Previous != nil {
+	if got := lines[1].entry.reportEntry(); got.Counts[answer.CodeForbidden] != 2 || got.Window != hour0 || !got.Last.Equal(hour0.Add(20*time.Minute)) || got.Previous != nil {
 		t.Errorf("entry of a = %+v", got)
 	}
 	if _, ok := rc.take(hour0.Add(56*time.Minute), 10); ok {
@@ -77,7 +78,7 @@ func TestRejectionCounterPeriods(t *testing.T) {
 	lines, _ = rc.take(hour0.Add(71*time.Minute), 10)
 	got := lines[0].entry.reportEntry()
 	if len(lines) != 2 || lines[0].uid != a.UID || got.Window != hour0.Add(time.Hour) ||
-		got.Counts[CodeUnauthorized] != 1 || got.Previous[CodeForbidden] != 2 {
+		got.Counts[answer.CodeUnauthorized] != 1 || got.Previous[answer.CodeForbidden] != 2 {
 		t.Fatalf("take in the next hour = %+v, want a (3 over two hours) first: %+v", lines, got)
 	}
 
@@ -130,7 +131,7 @@ func TestReportFlush(t *testing.T) {
 	}
 	ep := testEndpoint("github")
 	for range 3 {
-		w.counter.add(ep, slotOf(CodeForbidden), clk.Now())
+		w.counter.add(ep, answer.SlotOf(answer.CodeForbidden), clk.Now())
 	}
 	if err := w.flush(ctx); err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func TestReportFlush(t *testing.T) {
 		t.Fatalf("the report was not created: %v", err)
 	}
 	entry, err := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)])
-	if err != nil || entry.Counts[CodeForbidden] != 3 || entry.Namespace != "ns" || entry.Name != "github" ||
+	if err != nil || entry.Counts[answer.CodeForbidden] != 3 || entry.Namespace != "ns" || entry.Name != "github" ||
 		cm.Labels[agentsv1alpha1.LabelRejectionReport] != "true" || cm.Annotations[agentsv1alpha1.AnnotationReportWrittenAt] != hour0.Format(time.RFC3339) {
 		t.Fatalf("report = %+v, entry %+v (%v)", cm, entry, err)
 	}
@@ -152,7 +153,7 @@ func TestReportFlush(t *testing.T) {
 		t.Fatalf("flush without a change wrote (%d → %d, %v)", before, writes, err)
 	}
 	// A failed write is tried again at the next flush.
-	w.counter.add(ep, slotOf(CodeUnauthorized), clk.Now())
+	w.counter.add(ep, answer.SlotOf(answer.CodeUnauthorized), clk.Now())
 	fail = errors.New("the API server is away")
 	if err := w.flush(ctx); err == nil {
 		t.Fatal("a failed write was not reported")
@@ -164,7 +165,7 @@ func TestReportFlush(t *testing.T) {
 	if err := c.Get(ctx, w.key, cm); err != nil {
 		t.Fatal(err)
 	}
-	if entry, _ := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); entry.Counts[CodeUnauthorized] != 1 {
+	if entry, _ := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); entry.Counts[answer.CodeUnauthorized] != 1 {
 		t.Fatalf("after the retry the report holds %+v, want the unauthorized call", entry)
 	}
 
@@ -180,7 +181,7 @@ func TestReportFlush(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("restored %+v, want the one endpoint", lines)
 	}
-	if got := lines[0].entry.reportEntry(); got.Counts[CodeForbidden] != 3 || got.Counts[CodeUnauthorized] != 1 {
+	if got := lines[0].entry.reportEntry(); got.Counts[answer.CodeForbidden] != 3 || got.Counts[answer.CodeUnauthorized] != 1 {
 		t.Errorf("restored %+v, want 3 forbidden and 1 unauthorized", got)
 	}
 }
@@ -190,8 +191,8 @@ func TestReportIsBounded(t *testing.T) {
 	for i := range maxReportEntries + 50 {
 		ep := testEndpoint(fmt.Sprintf("%0253d", i)) // the longest names
 		for range i%3 + 1 {
-			w.counter.add(ep, slotOf(CodeForbidden), clk.Now())
-			w.counter.add(ep, slotOf(CodeRateLimited), clk.Now())
+			w.counter.add(ep, answer.SlotOf(answer.CodeForbidden), clk.Now())
+			w.counter.add(ep, answer.SlotOf(answer.CodeRateLimited), clk.Now())
 		}
 	}
 	lines, _ := w.counter.take(clk.Now(), maxReportEntries)
@@ -325,7 +326,7 @@ func TestRejectionAllocations(t *testing.T) {
 		t.Errorf("logged %d lines with the level off", len(off.lines))
 	}
 	h.rejections.mu.Lock()
-	n := h.rejections.entries["u1"].counts[slotOf(CodeForbidden)]
+	n := h.rejections.entries["u1"].counts[answer.SlotOf(answer.CodeForbidden)]
 	h.rejections.mu.Unlock()
 	if n < 2000 {
 		t.Errorf("counted %d refusals of ns/auth, want every one", n)

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // reportEntryOf is ep's entry in the rejection report of the suite's
@@ -59,7 +60,7 @@ var _ = Describe("the rejection report", func() {
 			var err error
 			entry, err = agentsv1alpha1.DecodeRejectionReportEntry(report.Data[string(ep.UID)])
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(entry.Counts).To(Equal(map[string]int64{CodeForbidden: n, CodeUnauthorized: 1}))
+			g.Expect(entry.Counts).To(Equal(map[string]int64{answer.CodeForbidden: n, answer.CodeUnauthorized: 1}))
 		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 		Expect(entry.Namespace).To(Equal(ep.Namespace))
 		Expect(entry.Name).To(Equal(ep.Name))

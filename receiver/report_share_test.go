@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 func endpointIn(namespace, name string) *agentsv1alpha1.WebhookEndpoint {
@@ -35,7 +36,7 @@ func endpointIn(namespace, name string) *agentsv1alpha1.WebhookEndpoint {
 // refuse counts n refusals of ep.
 func refuse(rc *rejectionCounter, ep *agentsv1alpha1.WebhookEndpoint, n int) {
 	for range n {
-		rc.add(ep, slotOf(CodeForbidden), hour0)
+		rc.add(ep, answer.SlotOf(answer.CodeForbidden), hour0)
 	}
 }
 

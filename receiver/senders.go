@@ -27,6 +27,7 @@ import (
 	"unicode/utf8"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // The request headers of the senders (DESIGN.md section 8), in canonical form.
@@ -250,7 +251,7 @@ type delivery struct {
 // delivery: the answer, and the reason the endpoint's history records.
 // Senders refer to refusals of their own, allocated once.
 type refusal struct {
-	answer answer
+	answer answer.Answer
 	reason string
 }
 

@@ -42,6 +42,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/receiver/answer"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -213,7 +214,7 @@ var _ = Describe("Senders", func() {
 
 			r = send(srv.URL, id, t, body, "", nil)
 			Expect(r.status).To(Equal(http.StatusUnauthorized))
-			Expect(r.body).To(Equal(answerUnauthorized.body), "the same answer as an unknown ID without a credential")
+			Expect(r.body).To(Equal(answer.Unauthorized.Body()), "the same answer as an unknown ID without a credential")
 
 			wrong := strings.Replace(secret, "a-sender", "b-sender", 1)
 			if t == agentsv1alpha1.SenderStandardWebhooks {
@@ -221,7 +222,7 @@ var _ = Describe("Senders", func() {
 			}
 			r = send(srv.URL, id, t, body, wrong, nil)
 			Expect(r.status).To(Equal(http.StatusForbidden))
-			Expect(r.code).To(Equal(CodeForbidden))
+			Expect(r.code).To(Equal(answer.CodeForbidden))
 
 			if t.Signed() {
 				By("a signature of another body")
@@ -244,7 +245,7 @@ var _ = Describe("Senders", func() {
 			patch := client.MergeFrom(ep.DeepCopy())
 			ep.Spec.Paused = true
 			Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
-			Eventually(func() string { return send(srv.URL, id, t, body, secret, nil).code }).Should(Equal(CodeEndpointPaused))
+			Eventually(func() string { return send(srv.URL, id, t, body, secret, nil).code }).Should(Equal(answer.CodeEndpointPaused))
 			Expect(send(srv.URL, id, t, body, wrong, nil).status).To(Equal(http.StatusForbidden))
 		},
 		Entry("Header", agentsv1alpha1.SenderHeader, "", "idem-1"),

@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // Evaluation turns (DESIGN.md section 12, "Filters and shares"): one
@@ -85,7 +86,7 @@ var _ = Describe("Evaluation turns", func() {
 			switch {
 			case r.status == http.StatusAccepted:
 				answers["202"]++
-			case r.status == http.StatusServiceUnavailable && r.code == CodeUnavailable && r.header.Get("Retry-After") != "":
+			case r.status == http.StatusServiceUnavailable && r.code == answer.CodeUnavailable && r.header.Get("Retry-After") != "":
 				answers["503 with Retry-After"]++
 			default:
 				answers[fmt.Sprintf("%d %s", r.status, r.body)]++
@@ -115,12 +116,12 @@ var _ = Describe("Evaluation turns", func() {
 		before := testutil.ToFloat64(handler.metrics.filterTimeouts)
 		r := post(id, ptr(senderSecret), `{"wanted":true,"busy":1}`)
 		Expect(r.status).To(Equal(http.StatusServiceUnavailable), string(r.body))
-		Expect(r.code).To(Equal(CodeUnavailable))
+		Expect(r.code).To(Equal(answer.CodeUnavailable))
 		Expect(r.header.Get("Retry-After")).To(Equal("1"))
 		Expect(testutil.ToFloat64(handler.metrics.filterTimeouts)).To(Equal(before + 1))
 		Eventually(func(g Gomega) {
 			entry := reportEntryOf(ctx, g, ep)
-			g.Expect(entry.Counts).To(Equal(map[string]int64{codeFilterTimeout: 1}))
+			g.Expect(entry.Counts).To(Equal(map[string]int64{answer.CodeFilterTimeout: 1}))
 		}).WithTimeout(2*reportInterval + 2*time.Second).Should(Succeed())
 		Expect(post(id, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the retry is decided")
 	})

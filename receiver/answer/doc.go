@@ -1,0 +1,24 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package answer is every answer of the receive route but 202: its error
+// codes (DESIGN.md section 5), each code's slot in an endpoint's refusal
+// counts, and the answers themselves, encoded once so that a refusal
+// allocates nothing to write.
+//
+// It imports nothing of hookrun; every other package of the receiver may
+// import it.
+package answer

@@ -21,6 +21,10 @@ import "strconv"
 // backlogRetryAfter is the Retry-After header of a 429 backlog_full.
 var backlogRetryAfter = []string{strconv.Itoa(BacklogRetryAfter)}
 
+// answerIgnored is the body of a call answered 200 without a run (its
+// event is not allowed, or its filter did not match).
+var answerIgnored = []byte(`{"status":"ignored"}` + "\n")
+
 // accepted is the body of a 202.
 type accepted struct {
 	RunID  string `json:"runId"`

@@ -384,47 +384,6 @@ func TestSignedRefusedBeforeRead(t *testing.T) {
 	}
 }
 
-// refuteUnread for every signed type: what the headers alone refute.
-func TestRefuteUnread(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	ts, stale := strconv.FormatInt(now.Unix(), 10), strconv.FormatInt(now.Add(-time.Hour).Unix(), 10)
-	hex64, b64 := strings.Repeat("ab", 32), "v1,"+strings.Repeat("A", 43)+"="
-	hmacHex := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA256, Prefix: "sha256="})
-	hmac64 := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA1, Encoding: agentsv1alpha1.EncodingBase64})
-	sw := senderOf(agentsv1alpha1.SenderStandardWebhooks, nil)
-	swHeaders := func(id, ts string) http.Header {
-		return http.Header{hdrWebhookID: {id}, hdrWebhookTimestamp: {ts}, hdrWebhookSignature: {"x"}}
-	}
-	stripe := senderOf(agentsv1alpha1.SenderStripe, nil)
-	for _, c := range []struct {
-		name   string
-		s      *sender
-		h      http.Header
-		header string
-		want   string
-	}{
-		{"HMAC hex", hmacHex, nil, "sha256=" + hex64, ""},
-		{"HMAC hex without its prefix", hmacHex, nil, hex64, reasonMalformedSignature},
-		{"HMAC base64", hmac64, nil, strings.Repeat("A", 27) + "=", ""},
-		{"HMAC base64 of the wrong length", hmac64, nil, strings.Repeat("A", 43) + "=", reasonMalformedSignature},
-		{"StandardWebhooks", sw, swHeaders("msg_1", ts), "v0,xyz " + b64, ""},
-		{"StandardWebhooks without an ID", sw, swHeaders("", ts), b64, reasonMalformedSignature},
-		{"StandardWebhooks stale", sw, swHeaders("msg_1", stale), b64, reasonStaleTimestamp},
-		{"StandardWebhooks without a v1 signature", sw, swHeaders("msg_1", ts), "v2,abc", reasonMalformedSignature},
-		{"StandardWebhooks with too many", sw, swHeaders("msg_1", ts), strings.Repeat(b64+" ", maxSignatures+1), reasonMalformedSignature},
-		{"Stripe", stripe, nil, "t=" + ts + ",v0=zz,v1=" + hex64, ""},
-		{"Stripe stale", stripe, nil, "t=" + stale + ",v1=" + hex64, reasonStaleTimestamp},
-		{"Stripe without t", stripe, nil, "v1=" + hex64, reasonMalformedSignature},
-		{"Stripe with two t", stripe, nil, "t=" + ts + ",t=" + ts + ",v1=" + hex64, reasonMalformedSignature},
-		{"Stripe without v1", stripe, nil, "t=" + ts + ",v0=" + hex64, reasonMalformedSignature},
-		{"Stripe with a bare word", stripe, nil, "t=" + ts + ",v1=" + hex64 + ",x", reasonMalformedSignature},
-	} {
-		if got := c.s.refuteUnread(c.h, c.header, now); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
-	}
-}
-
 // A body's buffer grows with what arrived: an announced 1 MiB of which two
 // bytes come allocates a few KiB, not the megabyte, and takes as much.
 func TestAnnouncedBodyAllocatesWhatArrives(t *testing.T) {

@@ -20,10 +20,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // The steps of serve, in the order it runs them. Each answers the call and
@@ -45,12 +47,12 @@ type callState struct {
 	id  string
 	e   *endpoint
 	ep  *agentsv1alpha1.WebhookEndpoint
-	snd *sender
+	snd *senders.Sender
 	now time.Time
 
 	body     []byte
 	bodyRead bool
-	d        delivery
+	d        senders.Delivery
 	// deliveryRun names the run of the call's delivery, once known
 	// (runOfDelivery).
 	deliveryRun string
@@ -108,7 +110,7 @@ func (h *Handler) checkTriggering(c *callState) int {
 func (h *Handler) lookUpEndpoint(c *callState) int {
 	e := h.table.lookup(c.id)
 	if e == nil {
-		if hasAnyCredential(c.r.Header) {
+		if senders.HasAnyCredential(c.r.Header) {
 			return c.reject(answer.NotFound, reasonUnknownID)
 		}
 		return c.reject(answer.Unauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
@@ -137,22 +139,22 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	if c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
-	values := c.snd.credentialValues(c.r.Header)
+	values := c.snd.CredentialValues(c.r.Header)
 	if len(values) == 0 {
 		return c.reject(answer.Unauthorized, reasonMissingCredential)
 	}
 	if len(values) != 1 {
 		return c.reject(answer.Forbidden, reasonRepeatedCredential)
 	}
-	if c.snd.oidc != nil {
+	if c.snd.OIDC != nil {
 		return h.checkToken(c, values[0])
 	}
-	if !c.snd.kind.Signed() {
-		secret, ok := c.snd.secretOf(values[0])
+	if !c.snd.Kind.Signed() {
+		secret, ok := c.snd.SecretOf(values[0])
 		switch {
 		case !ok:
 			return c.reject(answer.Forbidden, reasonNotBearer)
-		case !matchesDigest(secret, c.e.digests(c.now)...):
+		case !senders.MatchesDigest(secret, c.e.digests(c.now)...):
 			if !c.e.hasDigest {
 				return c.reject(answer.Forbidden, reasonNoSecretYet)
 			}
@@ -162,7 +164,7 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 	}
 	// What the headers alone refute is refused before the body is read: a
 	// malformed signature header, a timestamp outside the tolerance.
-	if reason := c.snd.refuteUnread(c.r.Header, values[0], c.now); reason != "" {
+	if reason := c.snd.RefuteUnread(c.r.Header, values[0], c.now); reason != "" {
 		return c.reject(answer.BadSignature, reason)
 	}
 	return h.checkSignature(c, values[0], held)
@@ -176,7 +178,7 @@ func (h *Handler) checkSignature(c *callState, signature string, held *bodyHold)
 		return code
 	}
 	c.body, c.bodyRead = body, true
-	if !c.snd.verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
+	if !c.snd.Verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
 		// The log line tells a missing key or a stale timestamp apart
 		// (signatureFailure), only when it is on.
 		return c.reject(answer.BadSignature, reasonBadSignature)
@@ -189,8 +191,8 @@ func (h *Handler) answerHandshake(c *callState) int {
 	if !c.bodyRead {
 		return notAnswered
 	}
-	if c.d = c.snd.describe(c.r.Header, c.body); c.d.handshake != nil {
-		return status(c.w, http.StatusOK, c.d.handshake)
+	if c.d = c.snd.Describe(c.r.Header, c.body); c.d.Handshake != nil {
+		return status(c.w, http.StatusOK, c.d.Handshake)
 	}
 	return notAnswered
 }
@@ -214,11 +216,11 @@ func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
 		return code
 	}
 	c.body = body
-	c.d = c.snd.describe(c.r.Header, c.body)
+	c.d = c.snd.Describe(c.r.Header, c.body)
 	if c.ep.Spec.AllowUnauthenticated {
 		// Anyone may call: an ID anyone can choose must not claim the
 		// real sender's delivery.
-		c.d.deliveryID = ""
+		c.d.DeliveryID = ""
 	}
 	return notAnswered
 }
@@ -226,15 +228,15 @@ func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
 // checkDelivery refuses a call its sender type reads as no delivery it
 // takes (describe's refusal: for CloudEvents, not one 1.0 event).
 func (h *Handler) checkDelivery(c *callState) int {
-	if r := c.d.refusal; r != nil {
-		return c.reject(r.answer, r.reason)
+	if r := c.d.Refusal; r != nil {
+		return c.reject(r.Answer, r.Reason)
 	}
 	return notAnswered
 }
 
 // answerIgnoredEvent is the event filter.
 func (h *Handler) answerIgnoredEvent(c *callState) int {
-	if !c.snd.admits(c.d.event) {
+	if !c.snd.Admits(c.d.Event) {
 		return status(c.w, http.StatusOK, answerIgnored)
 	}
 	return notAnswered
@@ -273,7 +275,7 @@ func (h *Handler) checkInvocationLimit(c *callState) int {
 // that costs no API request (a sender retrying after Retry-After still gets
 // its runId).
 func (h *Handler) answerDuplicate(c *callState) int {
-	if c.d.deliveryID == "" {
+	if c.d.DeliveryID == "" {
 		return notAnswered
 	}
 	runID := c.runOfDelivery()
@@ -308,7 +310,7 @@ func (h *Handler) storeRun(c *callState) (code int) {
 		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)
 	}
-	if c.d.deliveryID != "" {
+	if c.d.DeliveryID != "" {
 		run.Name = c.runOfDelivery()
 	}
 	sum := sha256.Sum256(c.body)
@@ -349,11 +351,36 @@ func (h *Handler) storeRun(c *callState) (code int) {
 func (c *callState) runOfDelivery() string {
 	if c.deliveryRun == "" {
 		var digest []byte
-		if c.snd.bodyKeysDelivery {
+		if c.snd.BodyKeysDelivery {
 			sum := sha256.Sum256(c.body)
 			digest = sum[:]
 		}
-		c.deliveryRun = deliveryRunName(c.ep, c.d.identity(), digest)
+		c.deliveryRun = deliveryRunName(c.ep, c.d.Identity(), digest)
 	}
 	return c.deliveryRun
+}
+
+// answerWebhookValidation answers the abuse-protection handshake of the
+// CloudEvents HTTP webhook spec: OPTIONS with WebHook-Request-Origin to a
+// CloudEvents endpoint is answered 200 with WebHook-Allowed-Origin (that
+// origin), Allow: POST and WebHook-Allowed-Rate (the invocation rate limit,
+// calls per minute). No credential is needed (the validation request of the
+// spec carries none), nothing is read or stored: it costs one lookup in
+// memory. Anything else returns notAnswered, and the caller answers 405.
+func (h *Handler) answerWebhookValidation(c *callState, id string) int {
+	origin := c.r.Header[senders.HeaderWebHookRequestOrigin]
+	if len(origin) != 1 || origin[0] == "" {
+		return notAnswered
+	}
+	e := h.table.lookup(id)
+	if e == nil || e.sender.Kind != agentsv1alpha1.SenderCloudEvents {
+		return notAnswered
+	}
+	hdr := c.w.Header()
+	hdr[senders.HeaderWebHookAllowedOrigin] = origin
+	hdr["Allow"] = allowPost
+	hdr[senders.HeaderWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
+	hdr["Cache-Control"] = answer.NoStore
+	c.w.WriteHeader(http.StatusOK)
+	return http.StatusOK
 }

@@ -36,6 +36,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -317,8 +318,8 @@ var _ = Describe("Sender type CloudEvents", func() {
 		for k, v := range headers {
 			h.Set(k, v)
 		}
-		d := describeCloudEvent(h, []byte(first))
-		Expect(d.refusal).To(BeNil())
+		d := senders.DescribeCloudEvent(h, []byte(first))
+		Expect(d.Refusal).To(BeNil())
 
 		By("the first call's run is stored, its payload not yet (its writer is still at it)")
 		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
@@ -326,7 +327,7 @@ var _ = Describe("Sender type CloudEvents", func() {
 		Expect(err).NotTo(HaveOccurred())
 		run, err := handler.newRun(ctx, handler.table.lookup(id), &d, fakeClock.Now())
 		Expect(err).NotTo(HaveOccurred())
-		run.Name = deliveryRunName(ep, d.identity(), nil)
+		run.Name = deliveryRunName(ep, d.Identity(), nil)
 		run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: run.Name, Bytes: int64(len(first)), SHA256: bodyDigest(first), ContentType: "application/json"}
 		Expect(direct.Create(ctx, run)).To(Succeed())
 

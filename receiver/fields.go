@@ -28,6 +28,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // spec.fields: values taken from a call once it is accepted (CEL, as the
@@ -52,7 +53,7 @@ const (
 // secrets): no field sees them, since a field's value is stored in the
 // payload Secret and sent to the agent (the filter, whose value goes
 // nowhere, does).
-var secretHeaders = []string{secretHeaderKey, hdrAuthorization, hdrGitLabToken, "Proxy-Authorization", "Cookie"}
+var secretHeaders = []string{senders.SecretHeader, senders.HeaderAuthorization, senders.HeaderGitLabToken, "Proxy-Authorization", "Cookie"}
 
 // withoutCredentials is h without secretHeaders (h itself when it has none
 // of them).
@@ -136,7 +137,7 @@ func (h *Handler) evaluateFields(c *callState) int {
 	// Not stopped when the caller hangs up: the run is stored anyway (the
 	// store's writes outlive the call), so its fields must be whole.
 	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields,
-		filter.Call{Header: withoutCredentials(c.r.Header), Event: c.d.event, Body: c.body})
+		filter.Call{Header: withoutCredentials(c.r.Header), Event: c.d.Event, Body: c.body})
 	if v.TimedOut {
 		return h.evaluationTimedOut(c)
 	}

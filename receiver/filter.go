@@ -159,6 +159,6 @@ func (h *Handler) evaluateFilter(c *callState) (matched, invalid bool, err error
 	if f.err != nil {
 		return false, true, nil
 	}
-	matched, err = evaluate(c.r.Context(), f.program, filter.Call{Header: c.r.Header, Event: c.d.event, Body: c.body})
+	matched, err = evaluate(c.r.Context(), f.program, filter.Call{Header: c.r.Header, Event: c.d.Event, Body: c.body})
 	return matched, false, err
 }

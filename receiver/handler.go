@@ -37,6 +37,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 const (
@@ -45,10 +46,6 @@ const (
 )
 
 var allowPost = []string{http.MethodPost}
-
-// secretHeaderKey is agentsv1alpha1.SecretHeader in canonical form, for
-// direct header map access.
-var secretHeaderKey = http.CanonicalHeaderKey(agentsv1alpha1.SecretHeader)
 
 // The two rate limits, as named in metrics and skipped-run messages.
 const (
@@ -275,7 +272,7 @@ func (h *Handler) unavailable(c *callState, reason string) int {
 // with a delivery ID that is stored as a run (not a skipped record) is named
 // after it (deliveryRunName); any other by a ULID. c may be nil (a call
 // refused before its body was read).
-func (h *Handler) newRun(ctx context.Context, e *endpoint, c *delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+func (h *Handler) newRun(ctx context.Context, e *endpoint, c *senders.Delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
 	ep := e.obj
 	ulid, err := newULID(now, h.rand)
 	if err != nil {
@@ -285,10 +282,10 @@ func (h *Handler) newRun(ctx context.Context, e *endpoint, c *delivery, now time
 	if err != nil {
 		return nil, err
 	}
-	sender := &agentsv1alpha1.RunSender{Type: e.sender.kind}
+	sender := &agentsv1alpha1.RunSender{Type: e.sender.Kind}
 	if c != nil {
-		sender.Event, sender.DeliveryID = c.event, recordable(c.deliveryID, maxDeliveryIDBytes)
-		sender.Source, sender.Subject = c.source, c.subject
+		sender.Event, sender.DeliveryID = c.Event, senders.Recordable(c.DeliveryID, senders.MaxDeliveryIDBytes)
+		sender.Source, sender.Subject = c.Source, c.Subject
 	}
 	run := &agentsv1alpha1.AgentRun{
 		ObjectMeta: metav1.ObjectMeta{

@@ -29,6 +29,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // OIDC senders (spec.sender.oidc): the bearer token is a JWT verified with
@@ -69,11 +70,11 @@ func clusterGetter(mgr ctrl.Manager) (oidc.Getter, error) {
 // refusal is 403 forbidden, as a wrong secret's; an issuer whose keys
 // cannot be read answers 503 with Retry-After (the sender may try again).
 func (h *Handler) checkToken(c *callState, value string) int {
-	raw, ok := c.snd.secretOf(value)
+	raw, ok := c.snd.SecretOf(value)
 	if !ok {
 		return c.reject(answer.Forbidden, reasonNotBearer)
 	}
-	spec := c.snd.oidc
+	spec := c.snd.OIDC
 	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw)
 	switch {
 	case errors.Is(err, oidc.ErrKeysUnavailable):
@@ -85,7 +86,7 @@ func (h *Handler) checkToken(c *callState, value string) int {
 		// Any account of the cluster may ask for a token of any audience:
 		// only the endpoint's namespace's accounts call it.
 		return c.reject(answer.Forbidden, reasonOIDCNamespace)
-	case !ceString(tok.Subject):
+	case !senders.CEString(tok.Subject):
 		// sub reaches the agent's metadata outside the payload wrapper.
 		return c.reject(answer.Forbidden, reasonOIDCSubject)
 	}
@@ -94,7 +95,7 @@ func (h *Handler) checkToken(c *callState, value string) int {
 			return code
 		}
 	}
-	c.tokenSubject = recordable(tok.Subject, maxDeliveryIDBytes)
+	c.tokenSubject = senders.Recordable(tok.Subject, senders.MaxDeliveryIDBytes)
 	return notAnswered
 }
 
@@ -158,7 +159,7 @@ type claimsKey types.UID
 // call first needs them, kept among the entries compiled last. Only a call
 // whose token verified gets here.
 func (t *table) claimsOf(e *endpoint) *endpointClaims {
-	expr := e.sender.oidc.Claims
+	expr := e.sender.OIDC.Claims
 	if v, ok := t.filters.Get(claimsKey(e.obj.UID)); ok {
 		if f := v.(*endpointClaims); f.expr == expr { //nolint:errcheck // only *endpointClaims is stored under a claimsKey
 			return f

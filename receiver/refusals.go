@@ -24,6 +24,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // The answers that refuse a call for a limit or for membership, each
@@ -31,7 +32,7 @@ import (
 
 // rateLimited answers 429 and records the first rejection of a window as a
 // skipped run; d is the call's delivery, nil before the body is read.
-func (h *Handler) rateLimited(c *callState, d *delivery, v verdict, name string, limit int) int {
+func (h *Handler) rateLimited(c *callState, d *senders.Delivery, v verdict, name string, limit int) int {
 	h.metrics.rateLimited.WithLabelValues(name).Inc()
 	if v.first {
 		h.recordRefusal(c.r.Context(), c.e, d, c.now, "", fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
@@ -84,7 +85,7 @@ func (h *Handler) ownerNotMember(c *callState) int {
 // recordRefusal stores a refused call as a skipped run with message and, if
 // skipReason is not empty, the label agentsv1alpha1.LabelSkipReason; a
 // failure is logged, not answered (the refusal stands either way).
-func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *delivery, now time.Time, skipReason, message string) {
+func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *senders.Delivery, now time.Time, skipReason, message string) {
 	run, err := h.newRun(ctx, e, c, now)
 	if err == nil {
 		if skipReason != "" {

@@ -26,6 +26,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // What the receiver keeps of the calls it refuses: one log line each, at
@@ -49,8 +50,6 @@ const (
 	reasonNoSecretYet         = "no secret generated yet"
 	reasonWrongSecret         = "wrong secret"
 	reasonBadSignature        = "signature mismatch"
-	reasonMalformedSignature  = "signature header malformed"
-	reasonStaleTimestamp      = "timestamp outside tolerance"
 	reasonNoSigningKey        = "signing key not available yet"
 	reasonPaused              = "endpoint paused"
 	reasonNoAgent             = "agent missing or archived"
@@ -107,7 +106,7 @@ func (h *Handler) logRejection(log logr.Logger, c *callState, status int) {
 	kv := []any{"status", status, "code", c.rejection.code, "reason", reason}
 	switch {
 	case c.ep != nil:
-		kv = append(kv, "endpoint", c.ep.Namespace+"/"+c.ep.Name, "sender", c.snd.kind)
+		kv = append(kv, "endpoint", c.ep.Namespace+"/"+c.ep.Name, "sender", c.snd.Kind)
 	case c.id != "":
 		kv = append(kv, "endpointIDPrefix", cut(c.id, idPrefixLength))
 	}
@@ -121,9 +120,9 @@ func (h *Handler) signatureFailure(c *callState) string {
 	if len(h.table.keysFor(c.e, c.now)) == 0 {
 		return reasonNoSigningKey
 	}
-	values := c.snd.credentialValues(c.r.Header)
-	if len(values) == 1 && !c.snd.inTolerance(c.r.Header, values[0], h.clock.Now()) {
-		return reasonStaleTimestamp
+	values := c.snd.CredentialValues(c.r.Header)
+	if len(values) == 1 && !c.snd.InTolerance(c.r.Header, values[0], h.clock.Now()) {
+		return senders.ReasonStaleTimestamp
 	}
 	return reasonBadSignature
 }

@@ -18,11 +18,13 @@ package receiver
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // a sender type signs with it
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -43,6 +45,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/senders"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -51,6 +54,15 @@ import (
 // types, the signing-key Secret in the receiver's namespace.
 
 const senderSecret = "a-sender-secret-of-at-least-32-bytes!"
+
+// hmacOf is the MAC of content with key, as a sender computes it.
+func hmacOf(h func() hash.Hash, key []byte, content ...[]byte) []byte {
+	m := hmac.New(h, key)
+	for _, c := range content {
+		m.Write(c)
+	}
+	return m.Sum(nil)
+}
 
 func hexMAC(key []byte, parts ...string) string {
 	content := make([][]byte, len(parts))
@@ -415,7 +427,7 @@ var _ = Describe("Senders", func() {
 					return apierrors.NewServiceUnavailable("injected")
 				},
 			})}
-			run, err := handler.newRun(ctx, handler.table.lookup(ep.Status.EndpointID), &delivery{deliveryID: "d-race"}, fakeClock.Now())
+			run, err := handler.newRun(ctx, handler.table.lookup(ep.Status.EndpointID), &senders.Delivery{DeliveryID: "d-race"}, fakeClock.Now())
 			Expect(err).NotTo(HaveOccurred())
 			run.Name = name
 			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}

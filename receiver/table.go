@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/lru"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/senders"
 )
 
 // endpoint is what the receiver knows of one WebhookEndpoint: the cached
@@ -39,7 +40,7 @@ type endpoint struct {
 	// until previousUntil (spec.sender.rotationOverlap); zero time: none.
 	previous      [sha256.Size]byte
 	previousUntil time.Time
-	sender        *sender
+	sender        *senders.Sender
 }
 
 // digests returns the digests a hash-only credential may match now.
@@ -122,7 +123,7 @@ func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
 	var keys [][]byte
 	add := func(hash string) {
 		if secret := k.secretFor(hash); secret != nil {
-			if key, err := agentsv1alpha1.SigningKey(e.sender.kind, secret); err == nil {
+			if key, err := agentsv1alpha1.SigningKey(e.sender.Kind, secret); err == nil {
 				keys = append(keys, key)
 			}
 		}
@@ -197,7 +198,7 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	if t.onUpsert != nil {
 		t.onUpsert(ep)
 	}
-	e := &endpoint{obj: ep, sender: newSender(&ep.Spec)}
+	e := &endpoint{obj: ep, sender: senders.New(&ep.Spec)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
 			e.digest, e.hasDigest = d, true

@@ -45,7 +45,7 @@ func (h *Handler) startReceive(c *callState, run *agentsv1alpha1.AgentRun) trace
 		trace.WithTimestamp(c.start),
 		trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(tracing.RunAttributes(run)...),
-		trace.WithAttributes(tracing.AttrSender.String(string(c.snd.kind))),
+		trace.WithAttributes(tracing.AttrSender.String(string(c.snd.Kind))),
 	}
 	var remote trace.SpanContext
 	if len(c.r.Header[traceparentKey]) == 1 {

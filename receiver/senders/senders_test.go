@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"bytes"
@@ -70,9 +70,9 @@ func TestNewSender(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newSender(c.spec)
-			if s.kind != c.kind || s.credential != c.credential || s.tolerance != c.tolerance {
-				t.Fatalf("got kind %q, credential %q, tolerance %s; want %q, %q, %s", s.kind, s.credential, s.tolerance, c.kind, c.credential, c.tolerance)
+			s := New(c.spec)
+			if s.Kind != c.kind || s.credential != c.credential || s.tolerance != c.tolerance {
+				t.Fatalf("got kind %q, credential %q, tolerance %s; want %q, %q, %s", s.Kind, s.credential, s.tolerance, c.kind, c.credential, c.tolerance)
 			}
 			if (s.events == nil) != (c.events == nil) || len(s.events) != len(c.events) {
 				t.Fatalf("events %v, want %v", s.events, c.events)
@@ -86,14 +86,14 @@ func TestNewSender(t *testing.T) {
 	}
 
 	t.Run("HMAC without settings verifies nothing", func(t *testing.T) {
-		s := newSender(spec(&agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHMAC}))
-		if s.verify(http.Header{}, "", nil, [][]byte{{}}, time.Now()) {
+		s := New(spec(&agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHMAC}))
+		if s.Verify(http.Header{}, "", nil, [][]byte{{}}, time.Now()) {
 			t.Fatal("an HMAC sender without settings verified an empty signature with an empty key")
 		}
 	})
 	t.Run("unsigned types verify nothing", func(t *testing.T) {
 		for _, kind := range []agentsv1alpha1.SenderType{agentsv1alpha1.SenderHeader, agentsv1alpha1.SenderBearer, agentsv1alpha1.SenderGitLab} {
-			if senderOf(kind, nil).verify(http.Header{}, "secret", nil, [][]byte{[]byte("secret")}, time.Now()) {
+			if senderOf(kind, nil).Verify(http.Header{}, "secret", nil, [][]byte{[]byte("secret")}, time.Now()) {
 				t.Fatalf("%s verified a signature", kind)
 			}
 		}
@@ -126,9 +126,9 @@ func TestNewHMACScheme(t *testing.T) {
 func TestSenderAdmits(t *testing.T) {
 	t.Parallel()
 	all := senderOf(agentsv1alpha1.SenderGitHub, nil)
-	some := newSender(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub, Events: []string{"push", "pull_request"}}})
+	some := New(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub, Events: []string{"push", "pull_request"}}})
 	cases := []struct {
-		s     *sender
+		s     *Sender
 		event string
 		want  bool
 	}{
@@ -143,7 +143,7 @@ func TestSenderAdmits(t *testing.T) {
 		{some, "issues", false},
 	}
 	for _, c := range cases {
-		if got := c.s.admits(c.event); got != c.want {
+		if got := c.s.Admits(c.event); got != c.want {
 			t.Errorf("events %v admit %q: %v, want %v", c.s.events, c.event, got, c.want)
 		}
 	}
@@ -168,7 +168,7 @@ func TestRecordable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := recordable(c.v, c.n)
+			got := Recordable(c.v, c.n)
 			if got != c.want || !utf8.ValidString(got) || len(got) > c.n {
 				t.Fatalf("recordable(%q, %d) = %q, want %q", c.v, c.n, got, c.want)
 			}
@@ -248,7 +248,7 @@ func TestSenderDescribe(t *testing.T) {
 		{"GitHub Ping is not ping", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", "Ping"), ``, "Ping", "", ""},
 		{"GitHub repeated event header", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", "ping", "X-GitHub-Event", "ping", "X-GitHub-Delivery", "d1"), ``, "", "d1", ""},
 		{"GitHub repeated delivery header", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", "push", "X-GitHub-Delivery", "d1", "X-GitHub-Delivery", "d2"), ``, "push", "", ""},
-		{"GitHub long event cut", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", long), ``, long[:maxEventBytes], "", ""},
+		{"GitHub long event cut", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", long), ``, long[:MaxEventBytes], "", ""},
 		{"GitHub invalid UTF-8 event", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Event", "pu\xffsh"), ``, "pu\uFFFDsh", "", ""},
 		{"GitHub long delivery ID kept whole", agentsv1alpha1.SenderGitHub, hdr("X-GitHub-Delivery", longDelivery), ``, "", longDelivery, ""},
 		{"GitHub event in the body is not read", agentsv1alpha1.SenderGitHub, hdr(), `{"type":"push","id":"d"}`, "", "", ""},
@@ -267,7 +267,7 @@ func TestSenderDescribe(t *testing.T) {
 		{"Stripe body number", agentsv1alpha1.SenderStripe, hdr(), `1`, "", "", ""},
 		{"Stripe invalid JSON", agentsv1alpha1.SenderStripe, hdr(), `{"id":"evt_1","type":"invoice.paid"`, "", "", ""},
 		{"Stripe id of the wrong type", agentsv1alpha1.SenderStripe, hdr(), `{"id":1,"type":"invoice.paid"}`, "", "", ""},
-		{"Stripe long type cut", agentsv1alpha1.SenderStripe, hdr(), `{"type":"` + long + `"}`, long[:maxEventBytes], "", ""},
+		{"Stripe long type cut", agentsv1alpha1.SenderStripe, hdr(), `{"type":"` + long + `"}`, long[:MaxEventBytes], "", ""},
 		{"Slack event", agentsv1alpha1.SenderSlack, hdr(), `{"type":"event_callback","event_id":"Ev1","event":{"type":"app_mention"}}`, "app_mention", "Ev1", ""},
 		{"Slack challenge", agentsv1alpha1.SenderSlack, hdr(), `{"token":"t","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`, "url_verification", "", `{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}` + "\n"},
 		{"Slack challenge escaped", agentsv1alpha1.SenderSlack, hdr(), `{"challenge":"\"</script>&","type":"url_verification"}`, "url_verification", "", `{"challenge":"\"\u003c/script\u003e\u0026"}` + "\n"},
@@ -279,13 +279,13 @@ func TestSenderDescribe(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := senderOf(c.kind, &agentsv1alpha1.HMACSettings{Header: "X-Signature"}).describe(c.h, []byte(c.body))
-			if got.event != c.event || got.deliveryID != c.delivery || string(got.handshake) != c.handshake {
-				t.Fatalf("describe = {event %q, delivery %q, handshake %q}, want {%q, %q, %q}", got.event, got.deliveryID, got.handshake, c.event, c.delivery, c.handshake)
+			got := senderOf(c.kind, &agentsv1alpha1.HMACSettings{Header: "X-Signature"}).Describe(c.h, []byte(c.body))
+			if got.Event != c.event || got.DeliveryID != c.delivery || string(got.Handshake) != c.handshake {
+				t.Fatalf("describe = {event %q, delivery %q, handshake %q}, want {%q, %q, %q}", got.Event, got.DeliveryID, got.Handshake, c.event, c.delivery, c.handshake)
 			}
 			if c.handshake != "" {
 				var answer map[string]any
-				if err := json.Unmarshal(got.handshake, &answer); err != nil {
+				if err := json.Unmarshal(got.Handshake, &answer); err != nil {
 					t.Fatalf("handshake is not a JSON object: %v", err)
 				}
 			}
@@ -313,7 +313,7 @@ func TestSenderDeliveryIDIsSigned(t *testing.T) {
 		if !verifyAsHandler(s, h, body, [][]byte{key}, now) {
 			t.Fatalf("webhook-id %q: the Svix-signed call was refused", forged)
 		}
-		if got := s.describe(h, body).deliveryID; got != "msg_signed" {
+		if got := s.Describe(h, body).DeliveryID; got != "msg_signed" {
 			t.Errorf("webhook-id %q: delivery ID %q, want the signed svix-id %q (a replay with a fresh unsigned webhook-id escapes duplicate detection)", forged, got, "msg_signed")
 		}
 	}
@@ -411,7 +411,7 @@ func TestSignatureBadInput(t *testing.T) {
 
 	type badInput struct {
 		name string
-		s    *sender
+		s    *Sender
 		h    http.Header
 		want bool
 	}
@@ -578,6 +578,47 @@ func TestDecodeSignature(t *testing.T) {
 		sig, ok := c.got()
 		if ok != c.want || ok && !bytes.Equal(sig[:32], mac) {
 			t.Errorf("%s: ok %v (want %v), %x", c.name, ok, c.want, sig)
+		}
+	}
+}
+
+// refuteUnread for every signed type: what the headers alone refute.
+func TestRefuteUnread(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	ts, stale := strconv.FormatInt(now.Unix(), 10), strconv.FormatInt(now.Add(-time.Hour).Unix(), 10)
+	hex64, b64 := strings.Repeat("ab", 32), "v1,"+strings.Repeat("A", 43)+"="
+	hmacHex := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA256, Prefix: "sha256="})
+	hmac64 := senderOf(agentsv1alpha1.SenderHMAC, &agentsv1alpha1.HMACSettings{Header: "X-Sig", Algorithm: agentsv1alpha1.HMACSHA1, Encoding: agentsv1alpha1.EncodingBase64})
+	sw := senderOf(agentsv1alpha1.SenderStandardWebhooks, nil)
+	swHeaders := func(id, ts string) http.Header {
+		return http.Header{hdrWebhookID: {id}, hdrWebhookTimestamp: {ts}, hdrWebhookSignature: {"x"}}
+	}
+	stripe := senderOf(agentsv1alpha1.SenderStripe, nil)
+	for _, c := range []struct {
+		name   string
+		s      *Sender
+		h      http.Header
+		header string
+		want   string
+	}{
+		{"HMAC hex", hmacHex, nil, "sha256=" + hex64, ""},
+		{"HMAC hex without its prefix", hmacHex, nil, hex64, ReasonMalformedSignature},
+		{"HMAC base64", hmac64, nil, strings.Repeat("A", 27) + "=", ""},
+		{"HMAC base64 of the wrong length", hmac64, nil, strings.Repeat("A", 43) + "=", ReasonMalformedSignature},
+		{"StandardWebhooks", sw, swHeaders("msg_1", ts), "v0,xyz " + b64, ""},
+		{"StandardWebhooks without an ID", sw, swHeaders("", ts), b64, ReasonMalformedSignature},
+		{"StandardWebhooks stale", sw, swHeaders("msg_1", stale), b64, ReasonStaleTimestamp},
+		{"StandardWebhooks without a v1 signature", sw, swHeaders("msg_1", ts), "v2,abc", ReasonMalformedSignature},
+		{"StandardWebhooks with too many", sw, swHeaders("msg_1", ts), strings.Repeat(b64+" ", maxSignatures+1), ReasonMalformedSignature},
+		{"Stripe", stripe, nil, "t=" + ts + ",v0=zz,v1=" + hex64, ""},
+		{"Stripe stale", stripe, nil, "t=" + stale + ",v1=" + hex64, ReasonStaleTimestamp},
+		{"Stripe without t", stripe, nil, "v1=" + hex64, ReasonMalformedSignature},
+		{"Stripe with two t", stripe, nil, "t=" + ts + ",t=" + ts + ",v1=" + hex64, ReasonMalformedSignature},
+		{"Stripe without v1", stripe, nil, "t=" + ts + ",v0=" + hex64, ReasonMalformedSignature},
+		{"Stripe with a bare word", stripe, nil, "t=" + ts + ",v1=" + hex64 + ",x", ReasonMalformedSignature},
+	} {
+		if got := c.s.RefuteUnread(c.h, c.header, now); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"bytes"
@@ -140,16 +140,16 @@ func withHeader(h http.Header, k, v string) http.Header {
 // value of the sender's credential header, what the headers alone refute
 // (before the body is read), then sender.verify. Every call an oracle
 // accepts must pass both: refuteUnread never refuses what verify accepts.
-func verifyAsHandler(s *sender, h http.Header, body []byte, keys [][]byte, now time.Time) bool {
-	values := s.credentialValues(h)
+func verifyAsHandler(s *Sender, h http.Header, body []byte, keys [][]byte, now time.Time) bool {
+	values := s.CredentialValues(h)
 	if len(values) != 1 {
 		return false
 	}
-	return s.refuteUnread(h, values[0], now) == "" && s.verify(h, values[0], body, keys, now)
+	return s.RefuteUnread(h, values[0], now) == "" && s.Verify(h, values[0], body, keys, now)
 }
 
-func senderOf(kind agentsv1alpha1.SenderType, settings *agentsv1alpha1.HMACSettings) *sender {
-	return newSender(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: kind, HMAC: settings}})
+func senderOf(kind agentsv1alpha1.SenderType, settings *agentsv1alpha1.HMACSettings) *Sender {
+	return New(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: kind, HMAC: settings}})
 }
 
 func hmacOf(h func() hash.Hash, key []byte, content ...[]byte) []byte {
@@ -162,7 +162,7 @@ func hmacOf(h func() hash.Hash, key []byte, content ...[]byte) []byte {
 
 // oracleScheme is one sender type as the differential rounds drive it.
 type oracleScheme struct {
-	sender *sender
+	sender *Sender
 	// newSecret returns a secret as the provider issues it.
 	newSecret func(r *rand.Rand) string
 	// key is the key hookrun is given for secret.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"encoding/json"
@@ -24,6 +24,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 // TestStructuredCloudEventNamesAreExact: structured mode reads the
@@ -45,12 +47,12 @@ func TestStructuredCloudEventNamesAreExact(t *testing.T) {
 		{`{` + ok + `,"id":"a","subject":1}`, ""},
 		{`[]`, ""},
 	} {
-		d := describeCloudEvent(h, []byte(tc.body))
+		d := DescribeCloudEvent(h, []byte(tc.body))
 		switch {
-		case tc.wantID == "" && d.refusal != refusedNotCloudEvent:
-			t.Errorf("%s: taken as event %q, want 400", tc.body, d.deliveryID)
-		case tc.wantID != "" && (d.refusal != nil || d.deliveryID != tc.wantID):
-			t.Errorf("%s: delivery %q (refusal %v), want %q", tc.body, d.deliveryID, d.refusal, tc.wantID)
+		case tc.wantID == "" && d.Refusal != refusedNotCloudEvent:
+			t.Errorf("%s: taken as event %q, want 400", tc.body, d.DeliveryID)
+		case tc.wantID != "" && (d.Refusal != nil || d.DeliveryID != tc.wantID):
+			t.Errorf("%s: delivery %q (refusal %v), want %q", tc.body, d.DeliveryID, d.Refusal, tc.wantID)
 		}
 	}
 }
@@ -95,14 +97,14 @@ func TestCloudEventAttributesAreStrings(t *testing.T) {
 				members[attr] = json.RawMessage(`"` + c.value + `"`) // the bytes as sent
 			}
 			body, _ := json.Marshal(members)
-			for mode, d := range map[string]delivery{
-				"binary":     describeCloudEvent(binary, nil),
-				"structured": describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, body),
+			for mode, d := range map[string]Delivery{
+				"binary":     DescribeCloudEvent(binary, nil),
+				"structured": DescribeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, body),
 			} {
-				if got := d.refusal == nil; got != c.ok {
-					t.Errorf("%s in %s, %s mode: event %v (refusal %v), want %v", c.name, attr, mode, got, d.refusal, c.ok)
-				} else if !c.ok && d.refusal != refusedCloudEventString {
-					t.Errorf("%s in %s, %s mode: refusal %v, want refusedCloudEventString", c.name, attr, mode, d.refusal)
+				if got := d.Refusal == nil; got != c.ok {
+					t.Errorf("%s in %s, %s mode: event %v (refusal %v), want %v", c.name, attr, mode, got, d.Refusal, c.ok)
+				} else if !c.ok && d.Refusal != refusedCloudEventString {
+					t.Errorf("%s in %s, %s mode: refusal %v, want refusedCloudEventString", c.name, attr, mode, d.Refusal)
 				}
 			}
 		}
@@ -112,16 +114,16 @@ func TestCloudEventAttributesAreStrings(t *testing.T) {
 		`{"specversion":"1.0","id":"a\ud800b","source":"x","type":"t"}`,
 		`{"specversion":"1.0","id":"a\uDFFF","source":"x","type":"t"}`,
 	} {
-		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != refusedCloudEventString {
-			t.Errorf("%s: refusal %v, want refusedCloudEventString", body, d.refusal)
+		if d := DescribeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.Refusal != refusedCloudEventString {
+			t.Errorf("%s: refusal %v, want refusedCloudEventString", body, d.Refusal)
 		}
 	}
 	for _, body := range []string{
 		`{"specversion":"1.0","id":"a\ud83d\ude00","source":"x","type":"t"}`,
 		`{"specversion":"1.0","id":"a\ufffd","source":"x","type":"t"}`,
 	} {
-		if d := describeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.refusal != nil {
-			t.Errorf("%s: refusal %v, want an event", body, d.refusal)
+		if d := DescribeCloudEvent(http.Header{"Content-Type": {"application/cloudevents+json"}}, []byte(body)); d.Refusal != nil {
+			t.Errorf("%s: refusal %v, want an event", body, d.Refusal)
 		}
 	}
 }
@@ -133,24 +135,24 @@ func TestStructuredCloudEventMemory(t *testing.T) {
 	h := http.Header{"Content-Type": {"application/cloudevents+json"}}
 	head := `{"specversion":"1.0","id":"1","source":"urn:s","type":"t"`
 	var members, elements strings.Builder
-	for i := 0; members.Len() < MaxBodyBytes-100; i++ {
+	for i := 0; members.Len() < agentsv1alpha1.MaxPayloadBytes-100; i++ {
 		fmt.Fprintf(&members, `,"m%d":0`, i)
 	}
-	for elements.Len() < MaxBodyBytes-100 {
+	for elements.Len() < agentsv1alpha1.MaxPayloadBytes-100 {
 		elements.WriteString(`{},`)
 	}
 	for name, body := range map[string]string{
 		"many members":  head + members.String() + "}",
-		"a large data":  head + `,"data":"` + strings.Repeat("a", MaxBodyBytes-100) + `"}`,
+		"a large data":  head + `,"data":"` + strings.Repeat("a", agentsv1alpha1.MaxPayloadBytes-100) + `"}`,
 		"many elements": head + `,"data":[` + elements.String() + `{}]}`,
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		d := describeCloudEvent(h, []byte(body))
+		d := DescribeCloudEvent(h, []byte(body))
 		runtime.ReadMemStats(&after)
-		if d.refusal != nil || d.deliveryID != "1" {
-			t.Fatalf("%s: refusal %v, delivery %q", name, d.refusal, d.deliveryID)
+		if d.Refusal != nil || d.DeliveryID != "1" {
+			t.Fatalf("%s: refusal %v, delivery %q", name, d.Refusal, d.DeliveryID)
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(2*len(body)) {
 			t.Errorf("%s: %d bytes allocated for a body of %d, want at most twice the body", name, got, len(body))

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"bytes"
@@ -27,7 +27,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
 )
 
@@ -62,9 +61,9 @@ var (
 // The headers of the abuse-protection handshake of the CloudEvents HTTP
 // webhook spec, in canonical form.
 var (
-	hdrWebHookRequestOrigin = http.CanonicalHeaderKey("WebHook-Request-Origin")
-	hdrWebHookAllowedOrigin = http.CanonicalHeaderKey("WebHook-Allowed-Origin")
-	hdrWebHookAllowedRate   = http.CanonicalHeaderKey("WebHook-Allowed-Rate")
+	HeaderWebHookRequestOrigin = http.CanonicalHeaderKey("WebHook-Request-Origin")
+	HeaderWebHookAllowedOrigin = http.CanonicalHeaderKey("WebHook-Allowed-Origin")
+	HeaderWebHookAllowedRate   = http.CanonicalHeaderKey("WebHook-Allowed-Rate")
 )
 
 // The media types of the structured and batched modes (JSON format).
@@ -97,10 +96,10 @@ const (
 // 400 for an attribute that is not a CloudEvents String, 415 for a batch
 // or a structured format other than JSON.
 var (
-	refusedNotCloudEvent    = &refusal{answerNotCloudEvent, reasonNotCloudEvent}
-	refusedCloudEventString = &refusal{answerCloudEventString, reasonCloudEventString}
-	refusedCloudEventsBatch = &refusal{answerCloudEventsBatch, reasonCloudEventsBatch}
-	refusedCloudEventFormat = &refusal{answerCloudEventsFormat, reasonCloudEventsFormat}
+	refusedNotCloudEvent    = &Refusal{answerNotCloudEvent, reasonNotCloudEvent}
+	refusedCloudEventString = &Refusal{answerCloudEventString, reasonCloudEventString}
+	refusedCloudEventsBatch = &Refusal{answerCloudEventsBatch, reasonCloudEventsBatch}
+	refusedCloudEventFormat = &Refusal{answerCloudEventsFormat, reasonCloudEventsFormat}
 )
 
 // ceMode is how a call carries its event, as its Content-Type tells.
@@ -161,12 +160,12 @@ func (a *ceAttributes) field(name string) *string {
 // surrogates, noncharacters) and valid UTF-8. Such a character would reach
 // the agent's metadata outside the payload wrapper.
 func (a *ceAttributes) valid() bool {
-	return ceString(a.SpecVersion) && ceString(a.ID) && ceString(a.Source) && ceString(a.Type) && ceString(a.Subject)
+	return CEString(a.SpecVersion) && CEString(a.ID) && CEString(a.Source) && CEString(a.Type) && CEString(a.Subject)
 }
 
 // ceString tells whether s is a value of the CloudEvents String type:
 // valid UTF-8 without the characters the type excludes.
-func ceString(s string) bool {
+func CEString(s string) bool {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -190,7 +189,7 @@ func ceString(s string) bool {
 // another type than string (null is none), or a body that is not one JSON
 // object, is no event. Of a member written twice the last counts, as in
 // encoding/json (telling names apart would keep a set of them).
-func readStructured(body []byte, a *ceAttributes) *refusal {
+func readStructured(body []byte, a *ceAttributes) *Refusal {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return refusedNotCloudEvent
@@ -248,16 +247,16 @@ const maxAttributeName = 6*len("specversion") + 2
 // describeCloudEvent reads the event type, the delivery (id and source) and
 // the subject of a CloudEvents call, or its refusal: why it is not one
 // event.
-func describeCloudEvent(h http.Header, body []byte) delivery {
+func DescribeCloudEvent(h http.Header, body []byte) Delivery {
 	var a ceAttributes
 	switch ceModeOf(h) {
 	case ceBatched:
-		return delivery{refusal: refusedCloudEventsBatch}
+		return Delivery{Refusal: refusedCloudEventsBatch}
 	case ceOtherFormat:
-		return delivery{refusal: refusedCloudEventFormat}
+		return Delivery{Refusal: refusedCloudEventFormat}
 	case ceStructured:
 		if r := readStructured(body, &a); r != nil {
-			return delivery{refusal: r}
+			return Delivery{Refusal: r}
 		}
 	default:
 		a = ceAttributes{
@@ -266,42 +265,17 @@ func describeCloudEvent(h http.Header, body []byte) delivery {
 		}
 	}
 	if a.SpecVersion != ceSpecVersion || a.ID == "" || a.Source == "" || a.Type == "" {
-		return delivery{refusal: refusedNotCloudEvent}
+		return Delivery{Refusal: refusedNotCloudEvent}
 	}
 	if !a.valid() {
-		return delivery{refusal: refusedCloudEventString}
+		return Delivery{Refusal: refusedCloudEventString}
 	}
-	return delivery{
-		event: a.Type, deliveryID: a.ID,
-		source:  recordable(a.Source, maxSourceBytes),
-		subject: recordable(a.Subject, maxSubjectBytes),
+	return Delivery{
+		Event: a.Type, DeliveryID: a.ID,
+		Source:  Recordable(a.Source, maxSourceBytes),
+		Subject: Recordable(a.Subject, maxSubjectBytes),
 		// The delivery is source and id together: the length of source
 		// first, so that no other source and id give the same key.
-		key: strconv.Itoa(len(a.Source)) + ":" + a.Source + a.ID,
+		Key: strconv.Itoa(len(a.Source)) + ":" + a.Source + a.ID,
 	}
-}
-
-// answerWebhookValidation answers the abuse-protection handshake of the
-// CloudEvents HTTP webhook spec: OPTIONS with WebHook-Request-Origin to a
-// CloudEvents endpoint is answered 200 with WebHook-Allowed-Origin (that
-// origin), Allow: POST and WebHook-Allowed-Rate (the invocation rate limit,
-// calls per minute). No credential is needed (the validation request of the
-// spec carries none), nothing is read or stored: it costs one lookup in
-// memory. Anything else returns notAnswered, and the caller answers 405.
-func (h *Handler) answerWebhookValidation(c *callState, id string) int {
-	origin := c.r.Header[hdrWebHookRequestOrigin]
-	if len(origin) != 1 || origin[0] == "" {
-		return notAnswered
-	}
-	e := h.table.lookup(id)
-	if e == nil || e.sender.kind != agentsv1alpha1.SenderCloudEvents {
-		return notAnswered
-	}
-	hdr := c.w.Header()
-	hdr[hdrWebHookAllowedOrigin] = origin
-	hdr["Allow"] = allowPost
-	hdr[hdrWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
-	hdr["Cache-Control"] = answer.NoStore
-	c.w.WriteHeader(http.StatusOK)
-	return http.StatusOK
 }

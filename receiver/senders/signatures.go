@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"crypto/hmac"
@@ -43,6 +43,13 @@ import (
 // maxSignatures bounds the signatures one header may list (Stripe and
 // Standard Webhooks list one per active secret; providers send one or two).
 const maxSignatures = 8
+
+// Why a signed call is refused before its body is read (RefuteUnread), in
+// the words of the receiver's log line.
+const (
+	ReasonMalformedSignature = "signature header malformed"
+	ReasonStaleTimestamp     = "timestamp outside tolerance"
+)
 
 // maxTimestampDigits bounds a signed timestamp: ten digits last until 2286,
 // and anything longer would overflow once multiplied into nanoseconds.
@@ -229,9 +236,9 @@ func decodeBase64Signature(value, prefix string, size int) ([]byte, bool) {
 // refutes what verify accepts (TestSenderOracles checks every accepted call
 // through both, as the handler does: verifyAsHandler), and
 // allocates nothing for the hex schemes.
-func (s *sender) refuteUnread(h http.Header, signature string, now time.Time) string {
+func (s *Sender) RefuteUnread(h http.Header, signature string, now time.Time) string {
 	var ok, timelyOK bool
-	switch s.kind {
+	switch s.Kind {
 	case agentsv1alpha1.SenderGitHub:
 		ok, timelyOK = hexShaped(signature, "sha256=", sha256.Size), true
 	case agentsv1alpha1.SenderHMAC:
@@ -253,9 +260,9 @@ func (s *sender) refuteUnread(h http.Header, signature string, now time.Time) st
 	}
 	switch {
 	case !timelyOK:
-		return reasonStaleTimestamp
+		return ReasonStaleTimestamp
 	case !ok:
-		return reasonMalformedSignature
+		return ReasonMalformedSignature
 	}
 	return ""
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"bytes"
@@ -30,19 +30,23 @@ import (
 	"github.com/hookrun/hookrun/receiver/answer"
 )
 
+// SecretHeader is agentsv1alpha1.SecretHeader in canonical form, for
+// direct header map access.
+var SecretHeader = http.CanonicalHeaderKey(agentsv1alpha1.SecretHeader)
+
 // The request headers of the senders (DESIGN.md section 8), in canonical form.
 var (
-	hdrGitHubSignature = http.CanonicalHeaderKey("X-Hub-Signature-256")
-	hdrGitHubEvent     = http.CanonicalHeaderKey("X-GitHub-Event")
-	hdrGitHubDelivery  = http.CanonicalHeaderKey("X-GitHub-Delivery")
-	hdrGitLabToken     = http.CanonicalHeaderKey("X-Gitlab-Token")
-	hdrGitLabEvent     = http.CanonicalHeaderKey("X-Gitlab-Event")
-	hdrGitLabDelivery  = http.CanonicalHeaderKey("X-Gitlab-Event-UUID")
-	hdrAuthorization   = http.CanonicalHeaderKey("Authorization")
-	hdrIdempotencyKey  = http.CanonicalHeaderKey("Idempotency-Key")
-	hdrStripeSignature = http.CanonicalHeaderKey("Stripe-Signature")
-	hdrSlackSignature  = http.CanonicalHeaderKey("X-Slack-Signature")
-	hdrSlackTimestamp  = http.CanonicalHeaderKey("X-Slack-Request-Timestamp")
+	hdrGitHubSignature  = http.CanonicalHeaderKey("X-Hub-Signature-256")
+	hdrGitHubEvent      = http.CanonicalHeaderKey("X-GitHub-Event")
+	hdrGitHubDelivery   = http.CanonicalHeaderKey("X-GitHub-Delivery")
+	HeaderGitLabToken   = http.CanonicalHeaderKey("X-Gitlab-Token")
+	hdrGitLabEvent      = http.CanonicalHeaderKey("X-Gitlab-Event")
+	hdrGitLabDelivery   = http.CanonicalHeaderKey("X-Gitlab-Event-UUID")
+	HeaderAuthorization = http.CanonicalHeaderKey("Authorization")
+	hdrIdempotencyKey   = http.CanonicalHeaderKey("Idempotency-Key")
+	hdrStripeSignature  = http.CanonicalHeaderKey("Stripe-Signature")
+	hdrSlackSignature   = http.CanonicalHeaderKey("X-Slack-Signature")
+	hdrSlackTimestamp   = http.CanonicalHeaderKey("X-Slack-Request-Timestamp")
 	// Standard Webhooks; Svix sends the same headers with its own prefix.
 	hdrWebhookID        = http.CanonicalHeaderKey("webhook-id")
 	hdrWebhookTimestamp = http.CanonicalHeaderKey("webhook-timestamp")
@@ -56,11 +60,11 @@ var (
 // type: a call to an unknown endpoint ID with any of them is answered 404,
 // without any of them 401 (the answer of a real endpoint without its credential).
 var credentialHeaders = []string{
-	secretHeaderKey, hdrAuthorization, hdrGitLabToken, hdrGitHubSignature,
+	SecretHeader, HeaderAuthorization, HeaderGitLabToken, hdrGitHubSignature,
 	hdrWebhookSignature, hdrSvixSignature, hdrStripeSignature, hdrSlackSignature,
 }
 
-func hasAnyCredential(h http.Header) bool {
+func HasAnyCredential(h http.Header) bool {
 	for _, k := range credentialHeaders {
 		if len(h[k]) > 0 {
 			return true
@@ -73,14 +77,14 @@ func hasAnyCredential(h http.Header) bool {
 // delivery ID and an event type (longer values are cut; the run name is
 // derived from the whole delivery ID).
 const (
-	maxDeliveryIDBytes = 256
-	maxEventBytes      = 256
+	MaxDeliveryIDBytes = 256
+	MaxEventBytes      = 256
 )
 
-// sender is what the receiver needs of an endpoint's spec.sender, prepared
+// Sender is what the receiver needs of an endpoint's spec.Sender, prepared
 // once when the endpoint changes.
-type sender struct {
-	kind agentsv1alpha1.SenderType
+type Sender struct {
+	Kind agentsv1alpha1.SenderType
 	// credential is the header that carries the secret or the signature.
 	credential string
 	// events is the allow-list; nil admits every event.
@@ -92,21 +96,21 @@ type sender struct {
 	// (deliveryRunName). Anyone holding one signed call could otherwise
 	// send it under the sender's next ID, and the real call would get that
 	// run's ID and never run.
-	bodyKeysDelivery bool
+	BodyKeysDelivery bool
 	// oidc, when not nil, is the token the credential must be
 	// (spec.sender.oidc) instead of a secret.
-	oidc *agentsv1alpha1.OIDCSender
+	OIDC *agentsv1alpha1.OIDCSender
 }
 
-func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
-	s := &sender{kind: spec.SenderOf(), tolerance: spec.ToleranceOf(), oidc: spec.OIDCOf()}
-	switch s.kind {
+func New(spec *agentsv1alpha1.WebhookEndpointSpec) *Sender {
+	s := &Sender{Kind: spec.SenderOf(), tolerance: spec.ToleranceOf(), OIDC: spec.OIDCOf()}
+	switch s.Kind {
 	case agentsv1alpha1.SenderGitHub:
 		s.credential = hdrGitHubSignature
 	case agentsv1alpha1.SenderGitLab:
-		s.credential = hdrGitLabToken
+		s.credential = HeaderGitLabToken
 	case agentsv1alpha1.SenderBearer, agentsv1alpha1.SenderCloudEvents:
-		s.credential = hdrAuthorization
+		s.credential = HeaderAuthorization
 	case agentsv1alpha1.SenderHMAC:
 		if spec.Sender.HMAC != nil {
 			s.credential = http.CanonicalHeaderKey(spec.Sender.HMAC.Header)
@@ -119,12 +123,12 @@ func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
 	case agentsv1alpha1.SenderSlack:
 		s.credential = hdrSlackSignature
 	default:
-		s.credential = secretHeaderKey
+		s.credential = SecretHeader
 	}
-	switch s.kind {
+	switch s.Kind {
 	case agentsv1alpha1.SenderHeader, agentsv1alpha1.SenderBearer, agentsv1alpha1.SenderGitLab,
 		agentsv1alpha1.SenderGitHub, agentsv1alpha1.SenderHMAC:
-		s.bodyKeysDelivery = true
+		s.BodyKeysDelivery = true
 	}
 	if spec.Sender != nil && len(spec.Sender.Events) > 0 {
 		s.events = make(map[string]struct{}, len(spec.Sender.Events))
@@ -137,9 +141,9 @@ func newSender(spec *agentsv1alpha1.WebhookEndpointSpec) *sender {
 
 // credentialValues returns the values of the credential header. Standard
 // Webhooks senders may use Svix's header names instead.
-func (s *sender) credentialValues(h http.Header) []string {
+func (s *Sender) CredentialValues(h http.Header) []string {
 	v := h[s.credential]
-	if len(v) == 0 && s.kind == agentsv1alpha1.SenderStandardWebhooks {
+	if len(v) == 0 && s.Kind == agentsv1alpha1.SenderStandardWebhooks {
 		v = h[hdrSvixSignature]
 	}
 	return v
@@ -148,8 +152,8 @@ func (s *sender) credentialValues(h http.Header) []string {
 // secretOf returns the secret a hash-only sender sent in its credential
 // value: the value itself, or for Bearer and CloudEvents the token after
 // "Bearer ".
-func (s *sender) secretOf(value string) (string, bool) {
-	if s.kind != agentsv1alpha1.SenderBearer && s.kind != agentsv1alpha1.SenderCloudEvents {
+func (s *Sender) SecretOf(value string) (string, bool) {
+	if s.Kind != agentsv1alpha1.SenderBearer && s.Kind != agentsv1alpha1.SenderCloudEvents {
 		return value, true
 	}
 	scheme, token, ok := strings.Cut(value, " ")
@@ -161,7 +165,7 @@ func (s *sender) secretOf(value string) (string, bool) {
 
 // matchesDigest compares SHA-256 of secret in constant time with each
 // digest; every digest is compared.
-func matchesDigest(secret string, digests ...*[sha256.Size]byte) bool {
+func MatchesDigest(secret string, digests ...*[sha256.Size]byte) bool {
 	sum := sha256.Sum256([]byte(secret))
 	ok := 0
 	for _, d := range digests {
@@ -174,11 +178,11 @@ func matchesDigest(secret string, digests ...*[sha256.Size]byte) bool {
 
 // verify checks the signature of a signed call with keys (the current key,
 // and during a rotation overlap the previous one).
-func (s *sender) verify(h http.Header, signature string, body []byte, keys [][]byte, now time.Time) bool {
+func (s *Sender) Verify(h http.Header, signature string, body []byte, keys [][]byte, now time.Time) bool {
 	if len(keys) == 0 {
 		return false
 	}
-	switch s.kind {
+	switch s.Kind {
 	case agentsv1alpha1.SenderGitHub:
 		return verifyGitHub(signature, body, keys)
 	case agentsv1alpha1.SenderHMAC:
@@ -200,9 +204,9 @@ func (s *sender) verify(h http.Header, signature string, body []byte, keys [][]b
 // inTolerance tells whether a signed call's timestamp, for the sender types
 // that sign one (StandardWebhooks, Stripe, Slack), is within the tolerance;
 // true for the others. Only the log line of a refused call asks.
-func (s *sender) inTolerance(h http.Header, signature string, now time.Time) bool {
+func (s *Sender) InTolerance(h http.Header, signature string, now time.Time) bool {
 	var ts string
-	switch s.kind {
+	switch s.Kind {
 	case agentsv1alpha1.SenderStandardWebhooks:
 		ts = single(h, hdrWebhookTimestamp)
 		if len(h[hdrWebhookSignature]) == 0 {
@@ -232,36 +236,36 @@ func single(h http.Header, k string) string {
 }
 
 // delivery is what a verified call says about itself.
-type delivery struct {
-	event      string
-	deliveryID string
+type Delivery struct {
+	Event      string
+	DeliveryID string
 	// handshake, if not nil, is the answer to a sender's handshake: no run.
-	handshake []byte
+	Handshake []byte
 	// source and subject are a CloudEvent's attributes, as a run records them.
-	source, subject string
+	Source, Subject string
 	// key, when not empty, identifies the delivery instead of deliveryID
 	// (CloudEvents: source and id together).
-	key string
+	Key string
 	// refusal, if not nil, says why the call is no delivery its sender
 	// type takes (CloudEvents: not one 1.0 event): no run.
-	refusal *refusal
+	Refusal *Refusal
 }
 
 // refusal is a sender type's reason to refuse a call it reads as no
 // delivery: the answer, and the reason the endpoint's history records.
 // Senders refer to refusals of their own, allocated once.
-type refusal struct {
-	answer answer.Answer
-	reason string
+type Refusal struct {
+	Answer answer.Answer
+	Reason string
 }
 
 // identity is what names the delivery's run (deliveryRunName): key, or
 // else the delivery ID.
-func (d *delivery) identity() string {
-	if d.key != "" {
-		return d.key
+func (d *Delivery) Identity() string {
+	if d.Key != "" {
+		return d.Key
 	}
-	return d.deliveryID
+	return d.DeliveryID
 }
 
 // bodyFields are the JSON fields some senders put their event type and
@@ -291,54 +295,53 @@ func parseBodyFields(body []byte) bodyFields {
 
 var (
 	answerPong      = []byte(`{"status":"pong"}` + "\n")
-	answerIgnored   = []byte(`{"status":"ignored"}` + "\n")
 	githubPingEvent = "ping"
 	slackChallenge  = "url_verification"
 )
 
 // describe reads the event type, the delivery ID and any handshake of a call.
-func (s *sender) describe(h http.Header, body []byte) delivery {
-	var c delivery
-	switch s.kind {
+func (s *Sender) Describe(h http.Header, body []byte) Delivery {
+	var c Delivery
+	switch s.Kind {
 	case agentsv1alpha1.SenderGitHub:
-		c.event, c.deliveryID = single(h, hdrGitHubEvent), single(h, hdrGitHubDelivery)
-		if c.event == githubPingEvent {
-			c.handshake = answerPong
+		c.Event, c.DeliveryID = single(h, hdrGitHubEvent), single(h, hdrGitHubDelivery)
+		if c.Event == githubPingEvent {
+			c.Handshake = answerPong
 		}
 	case agentsv1alpha1.SenderGitLab:
-		c.event, c.deliveryID = single(h, hdrGitLabEvent), single(h, hdrGitLabDelivery)
+		c.Event, c.DeliveryID = single(h, hdrGitLabEvent), single(h, hdrGitLabDelivery)
 	case agentsv1alpha1.SenderStandardWebhooks:
-		c.event = parseBodyFields(body).Type
+		c.Event = parseBodyFields(body).Type
 		// The ID that was signed: from the same header family as the
 		// signature verify used, never an unsigned header beside it.
 		if len(h[hdrWebhookSignature]) > 0 {
-			c.deliveryID = single(h, hdrWebhookID)
+			c.DeliveryID = single(h, hdrWebhookID)
 		} else {
-			c.deliveryID = single(h, hdrSvixID)
+			c.DeliveryID = single(h, hdrSvixID)
 		}
 	case agentsv1alpha1.SenderStripe:
 		f := parseBodyFields(body)
-		c.event, c.deliveryID = f.Type, f.ID
+		c.Event, c.DeliveryID = f.Type, f.ID
 	case agentsv1alpha1.SenderSlack:
 		f := parseBodyFields(body)
-		c.event, c.deliveryID = f.Event.Type, f.EventID
+		c.Event, c.DeliveryID = f.Event.Type, f.EventID
 		if f.Type == slackChallenge {
-			c.event = slackChallenge
+			c.Event = slackChallenge
 			if b, err := json.Marshal(map[string]string{"challenge": f.Challenge}); err == nil {
-				c.handshake = append(b, '\n')
+				c.Handshake = append(b, '\n')
 			}
 		}
 	case agentsv1alpha1.SenderCloudEvents:
-		c = describeCloudEvent(h, body)
+		c = DescribeCloudEvent(h, body)
 	default:
-		c.deliveryID = single(h, hdrIdempotencyKey)
+		c.DeliveryID = single(h, hdrIdempotencyKey)
 	}
-	c.event = recordable(c.event, maxEventBytes)
+	c.Event = Recordable(c.Event, MaxEventBytes)
 	return c
 }
 
 // admits tells whether the allow-list lets event through.
-func (s *sender) admits(event string) bool {
+func (s *Sender) Admits(event string) bool {
 	if s.events == nil {
 		return true
 	}
@@ -348,7 +351,7 @@ func (s *sender) admits(event string) bool {
 
 // recordable makes a header or body value fit for a run's spec: valid
 // UTF-8, at most n bytes.
-func recordable(v string, n int) string {
+func Recordable(v string, n int) string {
 	if !utf8.ValidString(v) {
 		v = strings.ToValidUTF8(v, "\uFFFD")
 	}

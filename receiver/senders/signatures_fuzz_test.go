@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package senders
 
 import (
 	"bytes"
@@ -289,7 +289,7 @@ func FuzzDescribe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, event, delivery string, body []byte) {
 		k := kinds[int(kind)%len(kinds)]
-		s := newSender(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: k, HMAC: &agentsv1alpha1.HMACSettings{Header: "X-Signature"}}})
+		s := New(&agentsv1alpha1.WebhookEndpointSpec{Sender: &agentsv1alpha1.Sender{Type: k, HMAC: &agentsv1alpha1.HMACSettings{Header: "X-Signature"}}})
 		h := http.Header{}
 		for _, name := range []string{"X-Github-Event", "X-Gitlab-Event"} {
 			h.Set(name, event)
@@ -300,9 +300,9 @@ func FuzzDescribe(f *testing.F) {
 		if kind&0x80 != 0 {
 			h.Set("Webhook-Signature", "v1,x")
 		}
-		c := s.describe(h, body)
-		if len(c.event) > maxEventBytes || !utf8.ValidString(c.event) {
-			t.Fatalf("%s: event of %d bytes, valid UTF-8 %v", k, len(c.event), utf8.ValidString(c.event))
+		c := s.Describe(h, body)
+		if len(c.Event) > MaxEventBytes || !utf8.ValidString(c.Event) {
+			t.Fatalf("%s: event of %d bytes, valid UTF-8 %v", k, len(c.Event), utf8.ValidString(c.Event))
 		}
 		fields := parseBodyFields(body)
 		if fields != (bodyFields{}) && (len(body) == 0 || body[0] != '{' || !json.Valid(body)) {
@@ -310,17 +310,17 @@ func FuzzDescribe(f *testing.F) {
 		}
 		switch {
 		case k == agentsv1alpha1.SenderGitHub && event == "ping":
-			if !bytes.Equal(c.handshake, answerPong) {
-				t.Fatalf("GitHub ping answered %q", c.handshake)
+			if !bytes.Equal(c.Handshake, answerPong) {
+				t.Fatalf("GitHub ping answered %q", c.Handshake)
 			}
 		case k == agentsv1alpha1.SenderSlack && fields.Type == "url_verification":
 			var answer map[string]string
-			if err := json.Unmarshal(c.handshake, &answer); err != nil || len(answer) != 1 || answer["challenge"] != fields.Challenge {
-				t.Fatalf("Slack challenge %q answered %q (%v)", fields.Challenge, c.handshake, err)
+			if err := json.Unmarshal(c.Handshake, &answer); err != nil || len(answer) != 1 || answer["challenge"] != fields.Challenge {
+				t.Fatalf("Slack challenge %q answered %q (%v)", fields.Challenge, c.Handshake, err)
 			}
 		default:
-			if c.handshake != nil {
-				t.Fatalf("%s answered a handshake %q to event %q, body %q", k, c.handshake, event, body)
+			if c.Handshake != nil {
+				t.Fatalf("%s answered a handshake %q to event %q, body %q", k, c.Handshake, event, body)
 			}
 		}
 		// The event is the start of what the sender named, when that is
@@ -333,8 +333,8 @@ func FuzzDescribe(f *testing.F) {
 		if k == agentsv1alpha1.SenderSlack && fields.Type == "url_verification" {
 			named = "url_verification"
 		}
-		if utf8.ValidString(named) && !strings.HasPrefix(named, c.event) || len(named) <= maxEventBytes && utf8.ValidString(named) && c.event != named {
-			t.Fatalf("%s: event %q, named %q", k, c.event, named)
+		if utf8.ValidString(named) && !strings.HasPrefix(named, c.Event) || len(named) <= MaxEventBytes && utf8.ValidString(named) && c.Event != named {
+			t.Fatalf("%s: event %q, named %q", k, c.Event, named)
 		}
 		wantDelivery := delivery
 		switch k {
@@ -343,11 +343,11 @@ func FuzzDescribe(f *testing.F) {
 		case agentsv1alpha1.SenderSlack:
 			wantDelivery = fields.EventID
 		}
-		if c.deliveryID != wantDelivery {
-			t.Fatalf("%s: delivery ID %q, want %q", k, c.deliveryID, wantDelivery)
+		if c.DeliveryID != wantDelivery {
+			t.Fatalf("%s: delivery ID %q, want %q", k, c.DeliveryID, wantDelivery)
 		}
-		if !s.admits(c.event) {
-			t.Fatalf("%s without an allow-list refused event %q", k, c.event)
+		if !s.Admits(c.Event) {
+			t.Fatalf("%s without an allow-list refused event %q", k, c.Event)
 		}
 	})
 }

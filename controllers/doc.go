@@ -34,10 +34,10 @@ limitations under the License.
 //   - lookup: what they share (cache reads, field indexes, secret
 //     references, run facts, the readiness summary, the status patch).
 //
-// The leaf packages under it (a2a, filter, membership, tracing, manager) are
-// shared with the receiver and import nothing of controllers/. The envtest
-// suites here run every controller together, in a real manager against a
-// real API server, through SetupOperator.
+// The leaf packages under it import nothing of controllers/, and some are
+// shared with the receiver: docs/operator.md lists them ("Leaf packages").
+// The envtest suites here run every controller together, in a real manager
+// against a real API server, through SetupOperator.
 //
 // docs/operator.md has the map of packages.
 package controllers

@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package docs tests the documentation: every relative link of docs/*.md
-// and README.md leads to a file (and its #anchor to a heading there, as
-// GitHub names headings), and every YAML block of docs/getting-started.md
-// decodes strictly into hookrun's types, so a misspelt or unknown field
-// fails the test.
+// Package docs tests the documentation: every relative link of docs/*.md,
+// the README and the chart's README leads to a file (and its #anchor to a
+// heading there, as GitHub names headings), every YAML block of
+// docs/getting-started.md decodes strictly into hookrun's types, so a
+// misspelt or unknown field fails the test, and the list of leaf packages
+// in docs/operator.md is the one .golangci.yml's depguard rules hold.
 package docs
 
 import (
@@ -40,14 +41,17 @@ import (
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
-// markdownFiles are the documents whose links are checked.
+// markdownFiles are the documents whose links are checked: the docs, and
+// the top-level and chart documents that link into them.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(testenv.Root(), "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, filepath.Join(testenv.Root(), "README.md"))
+	for _, f := range []string{"README.md", "SECURITY.md", "CHANGELOG.md", filepath.Join("charts", "hookrun", "README.md")} {
+		files = append(files, filepath.Join(testenv.Root(), f))
+	}
 	if len(files) < 10 {
 		t.Fatalf("found only %d markdown files: %v", len(files), files)
 	}
@@ -109,6 +113,11 @@ func withoutCode(text string) string {
 		text = rest[end+run:]
 	}
 }
+
+// repoURL is how documents shown outside the repository (the chart's
+// README on Artifact Hub) link into it; such a link is checked as a
+// relative one from the repository's root.
+const repoURL = "https://github.com/hookrun/hookrun/blob/main/"
 
 var (
 	linkPattern    = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
@@ -175,9 +184,11 @@ func TestSlug(t *testing.T) {
 	}
 }
 
-// TestLinks: every relative link of the docs and the README leads to a
-// file or directory of the repository, and an #anchor to a heading (or an
-// HTML anchor) of the markdown file it names.
+// TestLinks: every relative link of the docs, the README, SECURITY.md,
+// CHANGELOG.md and the chart's README (and each link of theirs to a file of
+// this repository on GitHub) leads to a file or directory of the
+// repository, and an #anchor to a heading (or an HTML anchor) of the
+// markdown file it names.
 func TestLinks(t *testing.T) {
 	cache := map[string]map[string]bool{}
 	anchorsOf := func(path string) (map[string]bool, error) {
@@ -202,6 +213,10 @@ func TestLinks(t *testing.T) {
 		for _, l := range lines {
 			for _, m := range linkPattern.FindAllStringSubmatch(withoutCode(l.text), -1) {
 				target := m[1]
+				base := filepath.Dir(file)
+				if inRepo, ok := strings.CutPrefix(target, repoURL); ok {
+					target, base = inRepo, testenv.Root()
+				}
 				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 					continue
 				}
@@ -209,7 +224,7 @@ func TestLinks(t *testing.T) {
 				path, anchor, _ := strings.Cut(target, "#")
 				dest := file
 				if path != "" {
-					dest = filepath.Join(filepath.Dir(file), filepath.FromSlash(path))
+					dest = filepath.Join(base, filepath.FromSlash(path))
 					if _, err := os.Stat(dest); err != nil {
 						t.Errorf("%s:%d: link %q: %s does not exist", rel, l.n, target, path)
 						continue

@@ -136,7 +136,7 @@ var _ = Describe("The backlog cap", func() {
 
 	// A ResourceQuota on count/secrets or count/agentruns is what stops a
 	// namespace from filling etcd whatever the receiver's flags
-	// (docs/operations.md): its refusal is a 503 and leaves nothing behind.
+	// (docs/scaling.md): its refusal is a 503 and leaves nothing behind.
 	DescribeTable("answers a quota refusal with 503 and stores nothing",
 		func(ctx SpecContext, resourceName corev1.ResourceName) {
 			_, id := f.endpoint(ctx, endpointSpec{name: "quota", secret: secret})

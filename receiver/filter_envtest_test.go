@@ -35,7 +35,7 @@ import (
 )
 
 // spec.filter through the real receiver and API server: the examples of
-// docs/user-guide.md, what an ignored call costs, and filters that fail.
+// docs/filters.md, what an ignored call costs, and filters that fail.
 
 const (
 	filterIssuesOpened   = `event == "issues" && body.action == "opened"`

@@ -169,7 +169,7 @@ type Sender struct {
 	// oidc, for types Bearer and CloudEvents, authenticates calls with a
 	// signed token (a JWT) instead of a secret: a service account token of
 	// the cluster, or one of another OpenID Connect issuer the receiver
-	// trusts. No secret is generated. See docs/senders.md.
+	// trusts. No secret is generated. See docs/senders-cluster.md.
 	// +optional
 	OIDC *OIDCSender `json:"oidc,omitempty"`
 }

@@ -39,7 +39,7 @@ import (
 )
 
 // alertmanagerNotifier is Alertmanager's own webhook notifier, configured as
-// docs/user-guide.md says: the endpoint's URL, its secret as a Bearer token.
+// docs/senders.md says: the endpoint's URL, its secret as a Bearer token.
 func alertmanagerNotifier(ep devcluster.Endpoint) *webhook.Notifier {
 	GinkgoHelper()
 	tmpl, err := template.FromGlobs(nil)

@@ -18,13 +18,10 @@ package receiver
 
 import (
 	"bufio"
-	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -37,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // What request bodies hold of a replica, over real HTTP: the replica's
@@ -130,7 +128,7 @@ const (
 
 func inUse(h *Handler) func() []int64 {
 	return func() []int64 {
-		n, endpoints := h.bodies.inUse()
+		n, endpoints := h.bodies.InUse()
 		return []int64{n, int64(endpoints)}
 	}
 }
@@ -141,7 +139,7 @@ func inUse(h *Handler) func() []int64 {
 func TestBodyBudget(t *testing.T) {
 	g := gomega.NewWithT(t)
 	h, _ := newMemoryHandler(t)
-	h.bodies = newBodyBudget(2 * MaxBodyBytes) // each namespace's and endpoint's share: one body
+	h.bodies = limits.NewBodyBudget(2 * MaxBodyBytes) // each namespace's and endpoint's share: one body
 	addEndpoint(h, "other", otherNamespaceID)
 	addEndpoint(h, "third", thirdNamespaceID)
 	srv := bodyServer(t, h)
@@ -183,7 +181,7 @@ func TestBodyBudget(t *testing.T) {
 func TestBodyBudgetPerEndpoint(t *testing.T) {
 	g := gomega.NewWithT(t)
 	h, _ := newMemoryHandler(t)
-	h.bodies = newBodyBudget(8 * MaxBodyBytes) // each endpoint's share: 2 MiB
+	h.bodies = limits.NewBodyBudget(8 * MaxBodyBytes) // each endpoint's share: 2 MiB
 	srv := bodyServer(t, h)
 
 	// The public URL's uploads: two fill its share.
@@ -221,7 +219,7 @@ func TestBodyBudgetPerEndpoint(t *testing.T) {
 func TestBodyBudgetPerNamespace(t *testing.T) {
 	g := gomega.NewWithT(t)
 	h, _ := newMemoryHandler(t)
-	h.bodies = newBodyBudget(8 * MaxBodyBytes) // a namespace's share: 4 MiB; an endpoint's: 2 MiB
+	h.bodies = limits.NewBodyBudget(8 * MaxBodyBytes) // a namespace's share: 4 MiB; an endpoint's: 2 MiB
 	addEndpoint(h, "other", otherNamespaceID)
 	srv := bodyServer(t, h)
 
@@ -267,7 +265,7 @@ func TestIdleUploadsHoldNothing(t *testing.T) {
 		}
 	})
 
-	idle := int(h.bodies.share/MaxBodyBytes) + 4
+	idle := int(h.bodies.EndpointShare()/MaxBodyBytes) + 4
 	for range idle {
 		slowUpload(t, srv, memGitHubID, githubLine, "Content-Length: "+strconv.Itoa(MaxBodyBytes)+"\r\n\r\n")
 	}
@@ -311,27 +309,6 @@ func TestBodyReadTimeout(t *testing.T) {
 
 	// The server serves on.
 	g.Expect(sendTo(t, srv, memID, "{}", agentsv1alpha1.SecretHeader, memSecret).StatusCode).To(gomega.Equal(http.StatusAccepted))
-}
-
-func TestBodyBudgetShare(t *testing.T) {
-	for _, c := range []struct{ limit, share int64 }{
-		{MaxBodyBytes, MaxBodyBytes},
-		{2 * MaxBodyBytes, MaxBodyBytes},
-		{DefaultMaxInflightBodyBytes, DefaultMaxInflightBodyBytes / 4},
-	} {
-		if got := newBodyBudget(c.limit).share; got != c.share {
-			t.Errorf("share of %d = %d, want %d", c.limit, got, c.share)
-		}
-	}
-	for _, c := range []struct{ limit, share int64 }{
-		{MaxBodyBytes, MaxBodyBytes},
-		{3 * MaxBodyBytes, 3 * MaxBodyBytes / 2},
-		{DefaultMaxInflightBodyBytes, DefaultMaxInflightBodyBytes / 2},
-	} {
-		if got := newBodyBudget(c.limit).namespaceShare; got != c.share {
-			t.Errorf("namespace share of %d = %d, want %d", c.limit, got, c.share)
-		}
-	}
 }
 
 // countingBody records whether the handler read the body.
@@ -381,62 +358,5 @@ func TestSignedRefusedBeforeRead(t *testing.T) {
 				t.Errorf("body read: %v, want %v", read, c.wantRead)
 			}
 		})
-	}
-}
-
-// A body's buffer grows with what arrived: an announced 1 MiB of which two
-// bytes come allocates a few KiB, not the megabyte, and takes as much.
-func TestAnnouncedBodyAllocatesWhatArrives(t *testing.T) {
-	b := newBodyBudget(DefaultMaxInflightBodyBytes)
-	ep := &agentsv1alpha1.WebhookEndpoint{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", UID: "u"}}
-	var held bodyHold
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, verdict, err := readBody(strings.NewReader("{}"), MaxBodyBytes, bodyTaker{b, ep}, &held)
-	runtime.ReadMemStats(&after)
-	if verdict != budgetTaken || !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("verdict %v, error %v; want the body cut short", verdict, err)
-	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 4*firstBodyChunk {
-		t.Errorf("%d bytes allocated for 2 bytes of an announced 1 MiB, want at most %d", got, 4*firstBodyChunk)
-	}
-	if held.n != firstBodyChunk {
-		t.Errorf("took %d bytes of the budget, want the %d of the buffer the bytes arrived in", held.n, firstBodyChunk)
-	}
-}
-
-// TestBodyBudgetKeepsAReserve: two namespaces' slow uploads (one team's
-// dev and prod) at their shares do not hold the whole budget: beyond one
-// largest body, a namespace leaves the reserve free, and a third and a
-// fourth namespace's deliveries are read from it.
-func TestBodyBudgetKeepsAReserve(t *testing.T) {
-	b := newBodyBudget(8 * MaxBodyBytes) // a namespace's share 4 MiB, an endpoint's 2 MiB, the reserve 2 MiB
-	var held bodyHold
-	fill := func(ns string) int64 {
-		var n int64
-		for i := range 8 {
-			var h bodyHold
-			if b.take(types.UID(fmt.Sprintf("%s-%d", ns, i%4)), ns, MaxBodyBytes/2, &h) != budgetTaken {
-				break
-			}
-			n += MaxBodyBytes / 2
-		}
-		return n
-	}
-	dev, prod := fill("dev"), fill("prod")
-	if dev != 4*MaxBodyBytes || dev+prod != 6*MaxBodyBytes {
-		t.Fatalf("dev holds %d, prod %d: want 4 MiB, and 6 MiB together (the reserve of 2 MiB left)", dev, prod)
-	}
-	for _, ns := range []string{"third", "fourth"} {
-		// A body arrives in steps: each must fit.
-		for range 4 {
-			if v := b.take(types.UID(ns), ns, MaxBodyBytes/4, &held); v != budgetTaken {
-				t.Fatalf("%s namespace's 1 MiB delivery refused (%d) while two namespaces hold theirs", ns, v)
-			}
-		}
-	}
-	if v := b.take("third-2", "third", 1, &held); v == budgetTaken {
-		t.Fatal("a namespace holding a largest body took more from the reserve")
 	}
 }

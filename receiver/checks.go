@@ -25,6 +25,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 	"github.com/hookrun/hookrun/receiver/senders"
 )
 
@@ -58,7 +59,7 @@ type callState struct {
 	deliveryRun string
 
 	// bv is the call's place in the backlog, given back unless stored.
-	bv     backlogVerdict
+	bv     limits.BacklogVerdict
 	stored bool
 
 	// rejection is what refused the call, if anything did (reject).
@@ -126,7 +127,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 	if !c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
-	if v := h.preParse.take(c.r.Context(), c.id, c.now); !v.allowed {
+	if v := h.preParse.Take(c.r.Context(), c.id, c.now); !v.Allowed {
 		return h.rateLimited(c, nil, v, limitUnauthenticated, h.unauthenticatedLimit)
 	}
 	return notAnswered
@@ -135,7 +136,7 @@ func (h *Handler) checkPreParseLimit(c *callState) int {
 // checkCredential is step 4 for an authenticated endpoint: a secret
 // compared by its SHA-256 digest, or a signature of the body (read first,
 // within the size limit).
-func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
+func (h *Handler) checkCredential(c *callState, held *limits.BodyHold) int {
 	if c.ep.Spec.AllowUnauthenticated {
 		return notAnswered
 	}
@@ -172,7 +173,7 @@ func (h *Handler) checkCredential(c *callState, held *bodyHold) int {
 
 // checkSignature reads the body of a signed sender's call and verifies
 // signature over it.
-func (h *Handler) checkSignature(c *callState, signature string, held *bodyHold) int {
+func (h *Handler) checkSignature(c *callState, signature string, held *limits.BodyHold) int {
 	body, code := h.readBody(c, held)
 	if code != 0 {
 		return code
@@ -207,7 +208,7 @@ func (h *Handler) checkAvailable(c *callState) int {
 
 // readBodyOnce is step 6 for a call whose body is not read yet: its size,
 // Content-Length at once, chunked bodies while reading.
-func (h *Handler) readBodyOnce(c *callState, held *bodyHold) int {
+func (h *Handler) readBodyOnce(c *callState, held *limits.BodyHold) int {
 	if c.bodyRead {
 		return notAnswered
 	}
@@ -245,8 +246,8 @@ func (h *Handler) answerIgnoredEvent(c *callState) int {
 // reserveBacklog is step 7, first half: the backlog cap. The call holds its
 // place in the backlog until its run is stored (releaseBacklog).
 func (h *Handler) reserveBacklog(c *callState) int {
-	c.bv = h.backlog.reserve(c.ep.UID, c.now)
-	if !c.bv.allowed {
+	c.bv = h.backlog.Reserve(c.ep.UID, c.now)
+	if !c.bv.Allowed {
 		return h.backlogFull(c)
 	}
 	return notAnswered
@@ -256,13 +257,13 @@ func (h *Handler) reserveBacklog(c *callState) int {
 // was stored.
 func (h *Handler) releaseBacklog(c *callState) {
 	if !c.stored {
-		h.backlog.release(c.ep.UID, c.bv)
+		h.backlog.Release(c.ep.UID, c.bv)
 	}
 }
 
 // checkInvocationLimit is step 7, second half: the invocation rate limit.
 func (h *Handler) checkInvocationLimit(c *callState) int {
-	if v := h.invocation.take(c.r.Context(), c.id, c.now); !v.allowed {
+	if v := h.invocation.Take(c.r.Context(), c.id, c.now); !v.Allowed {
 		return h.rateLimited(c, &c.d, v, limitInvocation, h.invocationLimit)
 	}
 	return notAnswered

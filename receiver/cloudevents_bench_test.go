@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 const memCloudEventsID = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE"
@@ -30,7 +31,7 @@ const memCloudEventsID = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE"
 // newCloudEventsHandler is newMemoryHandler with a CloudEvents endpoint.
 func newCloudEventsHandler(b *testing.B) *Handler {
 	h, _ := newMemoryHandler(b)
-	h.invocation, h.invocationLimit = newLimiters(1<<30), 1<<30
+	h.invocation, h.invocationLimit = limits.NewLocal(1<<30), 1<<30
 	h.table.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ce", UID: "u5"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,

@@ -121,11 +121,11 @@ func (h *Handler) evaluateFields(c *callState) int {
 	if len(c.ep.Spec.Fields) == 0 {
 		return notAnswered
 	}
-	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
+	if !h.filterGate.Enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFieldsBusy, reasonFieldsBusy)
 	}
-	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
+	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
 	f, err := h.fieldsOf(c.r.Context(), c.e)
 	if err != nil {
 		h.log.Error(err, "reading an endpoint's fields", "endpoint", c.ep.Namespace+"/"+c.ep.Name)

@@ -186,7 +186,7 @@ var _ = Describe("spec.fields", func() {
 		free()
 		Expect((<-held).status).To(Equal(http.StatusAccepted))
 		Expect((<-held).status).To(Equal(http.StatusAccepted))
-		Expect(handler.filterGate.inUse()).To(BeZero())
+		Expect(handler.filterGate.InUse()).To(BeZero())
 	})
 
 	DescribeTable("the API server refuses fields the receiver could not take",

@@ -115,7 +115,7 @@ func (h *Handler) applyFilter(c *callState) int {
 	// within the endpoint's turns too: compiling a 4096-character filter
 	// costs about what an evaluation does, and a tenant calling many
 	// endpoints in turn would otherwise compile as fast as it calls.
-	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
+	if !h.filterGate.Enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
@@ -154,7 +154,7 @@ func (h *Handler) evaluationTimedOut(c *callState) int {
 // gives the slot back (also if evaluating panics). invalid: the filter
 // does not compile.
 func (h *Handler) evaluateFilter(c *callState) (matched, invalid bool, err error) {
-	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
+	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
 	f := h.table.filterOf(c.e)
 	if f.err != nil {
 		return false, true, nil

@@ -173,7 +173,7 @@ var _ = Describe("spec.filter", func() {
 		expectIgnored(<-held)
 		expectIgnored(<-held)
 		Expect(post(slow, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the slots are given back")
-		Expect(handler.filterGate.inUse()).To(BeZero(), "nothing is kept of an endpoint between its calls")
+		Expect(handler.filterGate.InUse()).To(BeZero(), "nothing is kept of an endpoint between its calls")
 	})
 
 	It("ignores a call whose evaluation would take more than 4 times its body, and counts it as a filter error", func(ctx SpecContext) {

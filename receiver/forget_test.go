@@ -22,6 +22,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 var _ = Describe("A deleted endpoint", func() {
@@ -46,15 +47,12 @@ var _ = Describe("A deleted endpoint", func() {
 })
 
 // hasWindow tells whether the replica's own limiter of l holds a window of id.
-func hasWindow(l rateLimiter, id string) bool {
+func hasWindow(l limits.RateLimiter, id string) bool {
 	GinkgoHelper()
-	local, ok := l.(*limiters)
-	if shared, isShared := l.(*sharedLimiters); isShared {
-		local, ok = shared.local, true
+	local, ok := l.(*limits.Local)
+	if shared, isShared := l.(*limits.Shared); isShared {
+		local, ok = shared.Local, true
 	}
 	Expect(ok).To(BeTrue(), "a limiter of %T", l)
-	local.mu.RLock()
-	defer local.mu.RUnlock()
-	_, window := local.byKey[id]
-	return window
+	return local.Holds(id)
 }

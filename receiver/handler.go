@@ -37,6 +37,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 	"github.com/hookrun/hookrun/receiver/senders"
 )
 
@@ -108,15 +109,15 @@ type Handler struct {
 
 	invocationLimit      int
 	unauthenticatedLimit int
-	invocation           rateLimiter
-	preParse             rateLimiter
-	backlog              *backlog
-	bodies               *bodyBudget
+	invocation           limits.RateLimiter
+	preParse             limits.RateLimiter
+	backlog              *limits.Backlog
+	bodies               *limits.BodyBudget
 	// oidc verifies the tokens of OIDC senders, at Dependencies.TokenClock's
 	// time.
 	oidc *oidc.Verifier
 	// filterGate bounds the evaluations of each endpoint's spec.filter.
-	filterGate filterGate
+	filterGate limits.Turns
 	// bodyReadTimeout bounds reading a body (BodyReadTimeout).
 	bodyReadTimeout time.Duration
 	// rejections counts refused calls per endpoint for the report writer.
@@ -134,8 +135,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	// held is what the call took of the body budget, given back once
 	// it is answered (also if serving panics).
-	var held bodyHold
-	defer func() { h.bodies.give(held) }()
+	var held limits.BodyHold
+	defer func() { h.bodies.Give(held) }()
 	c := callState{w: w, r: r, start: start}
 	code := h.serve(&c, &held)
 	if code >= http.StatusBadRequest {
@@ -148,9 +149,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // windows, its share of the backlog, when it last recorded its owner as
 // not a member, and its rejection counts.
 func (h *Handler) forget(endpointID string, uid types.UID) {
-	h.invocation.forget(endpointID)
-	h.preParse.forget(endpointID)
-	h.backlog.forget(uid)
+	h.invocation.Forget(endpointID)
+	h.preParse.Forget(endpointID)
+	h.backlog.Forget(uid)
 	h.pausing.Delete(uid)
 	h.rejections.forget(uid)
 	h.store.forget(uid)
@@ -164,7 +165,7 @@ func (h *Handler) triggeringDisabled() bool {
 // serve runs the checks of the design contract ("Check order"), one step a
 // line, in that order. A step either answers the call and returns its
 // status, or returns notAnswered and lets the call through to the next.
-func (h *Handler) serve(c *callState, held *bodyHold) int {
+func (h *Handler) serve(c *callState, held *limits.BodyHold) int {
 	if code := h.checkRoute(c); code != notAnswered { // not the route: 404; not POST: 405
 		return code
 	}

@@ -42,6 +42,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 const (
@@ -70,14 +71,14 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		table: newTable(), store: st, membership: allowAll{}, clock: clocktesting.NewFakeClock(time.Now()),
 		rand: rand.Reader, log: logr.Discard(), metrics: m,
 		invocationLimit: memRateCall, unauthenticatedLimit: memRateCall,
-		invocation: newLimiters(memRateCall), preParse: newLimiters(memRateCall),
-		backlog:         newBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
-		bodies:          newBodyBudget(DefaultMaxInflightBodyBytes),
+		invocation: limits.NewLocal(memRateCall), preParse: limits.NewLocal(memRateCall),
+		backlog:         limits.NewBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
+		bodies:          limits.NewBodyBudget(DefaultMaxInflightBodyBytes),
 		bodyReadTimeout: BodyReadTimeout,
 		rejections:      newRejectionCounter(),
 		tracer:          tracing.NewLocalProvider(ServiceName).Tracer(tracing.ScopeName),
 	}
-	h.table.onUpsert = h.backlog.observe
+	h.table.onUpsert = h.backlog.Observe
 	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{
 		{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "auth", UID: "u1"},

@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // Benchmarks of the paths a flood takes besides the plain refusals of
@@ -74,13 +75,13 @@ func BenchmarkDuplicate(b *testing.B) {
 	body := []byte(`{"action":"opened"}`)
 	b.Run("answered", func(b *testing.B) {
 		h, _ := newMemoryHandler(b)
-		h.invocation, h.invocationLimit = newLimiters(1<<30), 1<<30
+		h.invocation, h.invocationLimit = limits.NewLocal(1<<30), 1<<30
 		c := newBenchCall(memID, body, agentsv1alpha1.SecretHeader, memSecret, "Idempotency-Key", "d-1")
 		runBench(b, h, c, http.StatusAccepted)
 	})
 	b.Run("window full", func(b *testing.B) {
 		h, _ := newMemoryHandler(b)
-		h.invocation, h.invocationLimit = newLimiters(1), 1
+		h.invocation, h.invocationLimit = limits.NewLocal(1), 1
 		c := newBenchCall(memID, body, agentsv1alpha1.SecretHeader, memSecret, "Idempotency-Key", "d-1")
 		runBench(b, h, c, http.StatusTooManyRequests)
 	})
@@ -88,7 +89,7 @@ func BenchmarkDuplicate(b *testing.B) {
 
 func BenchmarkAccepted(b *testing.B) {
 	h, _ := newMemoryHandler(b)
-	h.invocation, h.invocationLimit = newLimiters(1<<30), 1<<30
+	h.invocation, h.invocationLimit = limits.NewLocal(1<<30), 1<<30
 	c := newBenchCall(memID, []byte(`{"action":"opened"}`), agentsv1alpha1.SecretHeader, memSecret)
 	runBench(b, h, c, http.StatusAccepted)
 }

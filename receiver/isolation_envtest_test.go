@@ -27,6 +27,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // Isolation (DESIGN.md section 10): what one sender, replaying or forging
@@ -65,11 +66,11 @@ var _ = Describe("Isolation", func() {
 		Expect(runsIn(ctx, f.ns)).To(HaveLen(2), "the first call's run and the first refusal's skipped record")
 
 		By("once the window moves on, the sender's retry gets its runId")
-		fakeClock.Step(RateWindow)
+		fakeClock.Step(limits.Window)
 		r = send(srv.URL, id, agentsv1alpha1.SenderHeader, body, senderSecret, delivery)
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.runID).To(Equal(first.runID))
-		fakeClock.Step(RateWindow)
+		fakeClock.Step(limits.Window)
 	})
 
 	DescribeTable("keys a delivery by its ID and, where no signature covers the ID, its body",

@@ -37,33 +37,14 @@ const (
 	// the call in: a slow upload holds what arrived of it this long at most, however fast its headers
 	// came. 1 MiB in 10 s is 100 KiB/s.
 	BodyReadTimeout = 10 * time.Second
-	// endpointBodyShare: the calls of one endpoint hold at most
-	// 1/endpointBodyShare of --max-inflight-body-bytes (never less than one
-	// MaxBodyBytes body); beyond it that endpoint's calls get 503.
-	endpointBodyShare = 4
-	// namespaceBodyShare: the calls of all endpoints of one namespace hold
-	// at most 1/namespaceBodyShare of --max-inflight-body-bytes (never less
-	// than one MaxBodyBytes body); beyond it that namespace's calls get 503.
-	namespaceBodyShare = 2
-	// bodyReserve: a namespace holding more than one MaxBodyBytes body
-	// leaves 1/bodyReserve of --max-inflight-body-bytes free (at least one
-	// largest body), for the namespaces holding less.
-	bodyReserve = 4
 	// WriteTimeout bounds one request from the end of its headers to the end of the answer.
 	WriteTimeout = 40 * time.Second
 	// IdleTimeout closes keep-alive connections idle this long.
 	IdleTimeout = 90 * time.Second
 	// ShutdownTimeout is how long in-flight calls may finish after SIGTERM.
 	ShutdownTimeout = 25 * time.Second
-	// RateWindow is the length of both sliding windows.
-	RateWindow = time.Minute
 	// StoreRetryAfter is the Retry-After of a 503 when a run could not be stored.
 	StoreRetryAfter = 5
-	// backlogSelfCount is how long a replica counts a run it stored itself
-	// towards the backlog cap before it relies on the operator's count
-	// alone: longer than storing a run may take (storeTimeout +
-	// cleanupTimeout) plus the operator's batching of counts.
-	backlogSelfCount = time.Minute
 	// BacklogRetryAfter is the Retry-After of a 429 backlog_full: about how
 	// long a backlog takes to be counted again after runs start.
 	BacklogRetryAfter = 30

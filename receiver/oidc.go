@@ -106,11 +106,11 @@ func (h *Handler) checkToken(c *callState, value string) int {
 func (h *Handler) checkClaims(c *callState, payload []byte) int {
 	// Compiled within the turn too, as filters and fields are: compiling
 	// 4096 characters costs about what an evaluation does.
-	if !h.filterGate.enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
+	if !h.filterGate.Enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
 		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
-	defer h.filterGate.leave(c.ep.Namespace, c.ep.UID)
+	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
 	claims := h.table.claimsOf(c.e)
 	if claims.err != nil {
 		return c.reject(answer.Forbidden, reasonOIDCClaimsInvalid)

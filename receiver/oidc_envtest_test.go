@@ -35,6 +35,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // oidcEndpoint is an endpoint of sender type Bearer whose calls carry
@@ -166,13 +167,13 @@ var _ = Describe("OIDC senders", func() {
 		By("claims are compiled and evaluated within the endpoint's filter slots: with both taken, 503, and nothing compiled")
 		ep := handler.table.lookup(id).obj
 		handler.table.filters.Remove(claimsKey(ep.UID))
-		for range filterSlots {
-			Expect(handler.filterGate.enter(ctx, ep.Namespace, ep.UID)).To(BeTrue())
+		for range limits.EndpointTurns {
+			Expect(handler.filterGate.Enter(ctx, ep.Namespace, ep.UID)).To(BeTrue())
 		}
 		busy := postToken(id, gh("octo-org/deploys", "refs/heads/main"))
 		_, compiled := handler.table.filters.Get(claimsKey(ep.UID))
-		for range filterSlots {
-			handler.filterGate.leave(ep.Namespace, ep.UID)
+		for range limits.EndpointTurns {
+			handler.filterGate.Leave(ep.Namespace, ep.UID)
 		}
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), "%s", busy.body)
 		Expect(busy.header.Get("Retry-After")).NotTo(BeEmpty())

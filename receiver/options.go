@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // Defaults of the receiver's flags.
@@ -56,6 +57,11 @@ const (
 	// service account token's.
 	DefaultOIDCMaxTokenLifetime = time.Hour
 )
+
+// StorePasswordEnv names the environment variable with the store's password
+// (the chart sets it from receiver.rateLimit.existingSecret); a password in
+// the URL is used when it is unset.
+const StorePasswordEnv = "HOOKRUN_RATE_LIMIT_STORE_PASSWORD"
 
 // Options are the settings of `hookrun receiver` but those it shares with
 // the operator (controllers/manager.Options).
@@ -176,7 +182,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--unauthenticated-rate-limit must be at least 1, got %d", o.UnauthenticatedRateLimit))
 	}
 	if o.RateLimitStore != "" {
-		if _, err := parseStoreURL(o.RateLimitStore); err != nil {
+		if _, err := limits.ParseStoreURL(o.RateLimitStore); err != nil {
 			errs = append(errs, err)
 		}
 	}

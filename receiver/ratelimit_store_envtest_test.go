@@ -28,6 +28,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/redisserver"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // startStoreReceiver runs a replica (startSecondReceiver) whose limits are
@@ -112,7 +113,7 @@ var _ = Describe("Rate limits kept in a shared store (--rate-limit-store)", Orde
 		Expect(r.header.Get("Retry-After")).To(Equal("60"))
 
 		By("the window slides for both")
-		fakeClock.Step(RateWindow)
+		fakeClock.Step(limits.Window)
 		Expect(answersOf(3*testRateLimit, id, b, a)).To(Equal(map[int]int{http.StatusAccepted: testRateLimit, http.StatusTooManyRequests: 2 * testRateLimit}))
 		Expect(skippedRuns(ctx)).To(HaveLen(2))
 	})
@@ -142,7 +143,7 @@ var _ = Describe("Rate limits kept in a shared store (--rate-limit-store)", Orde
 
 		By("the store back (empty, as a store that lost its data)")
 		Expect(store.Restart()).To(Succeed())
-		fakeClock.Step(storeRetryInterval)
+		fakeClock.Step(limits.StoreRetryInterval)
 		errorsThen := testutil.ToFloat64(a.handler.metrics.storeErrors)
 		Expect(answersOf(3*testRateLimit, id, a, b)).To(Equal(map[int]int{http.StatusAccepted: testRateLimit, http.StatusTooManyRequests: 2 * testRateLimit}))
 		Expect(testutil.ToFloat64(a.handler.metrics.storeErrors)).To(Equal(errorsThen), "no failure once it answers")

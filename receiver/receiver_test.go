@@ -326,9 +326,9 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		_, stranger := f.endpoint(ctx, endpointSpec{name: "stranger", secret: secret, mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Owner = &agentsv1alpha1.Owner{User: "mallory@example.com"}
 		}})
-		handler.invocation.forget(stranger)
+		handler.invocation.Forget(stranger)
 		for range testRateLimit {
-			Expect(handler.invocation.take(ctx, stranger, fakeClock.Now()).allowed).To(BeTrue())
+			Expect(handler.invocation.Take(ctx, stranger, fakeClock.Now()).Allowed).To(BeTrue())
 		}
 		Expect(post(stranger, ptr(secret), "{}").status).To(Equal(http.StatusTooManyRequests))
 	})

@@ -24,6 +24,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 	"github.com/hookrun/hookrun/receiver/senders"
 )
 
@@ -32,13 +33,13 @@ import (
 
 // rateLimited answers 429 and records the first rejection of a window as a
 // skipped run; d is the call's delivery, nil before the body is read.
-func (h *Handler) rateLimited(c *callState, d *senders.Delivery, v verdict, name string, limit int) int {
+func (h *Handler) rateLimited(c *callState, d *senders.Delivery, v limits.Verdict, name string, limit int) int {
 	h.metrics.rateLimited.WithLabelValues(name).Inc()
-	if v.first {
+	if v.First {
 		h.recordRefusal(c.r.Context(), c.e, d, c.now, "", fmt.Sprintf("Skipped: the %s rate limit of %d calls per minute was exceeded; "+
 			"further calls are rejected with 429 and not recorded until a call is let through again", name, limit))
 	}
-	c.w.Header()["Retry-After"] = []string{strconv.FormatInt(retryAfterSeconds(v.retryAfter), 10)}
+	c.w.Header()["Retry-After"] = []string{strconv.FormatInt(limits.RetryAfterSeconds(v.RetryAfter), 10)}
 	reason := reasonInvocationLimit
 	if name == limitUnauthenticated {
 		reason = reasonPreParseLimit
@@ -50,10 +51,10 @@ func (h *Handler) rateLimited(c *callState, d *senders.Delivery, v verdict, name
 // the endpoint last admitted a call as a skipped run.
 func (h *Handler) backlogFull(c *callState) int {
 	h.metrics.rateLimited.WithLabelValues(limitBacklog).Inc()
-	if v := c.bv; v.first {
-		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.perEndpoint)
-		if v.scope == backlogScopeAgent {
-			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.perAgent, c.ep.Spec.AgentRef.Name)
+	if v := c.bv; v.First {
+		message := fmt.Sprintf("Skipped: %d runs of the endpoint are waiting to start", h.backlog.PerEndpoint)
+		if v.Scope == limits.BacklogScopeAgent {
+			message = fmt.Sprintf("Skipped: %d runs of Agent %s are waiting to start", h.backlog.PerAgent, c.ep.Spec.AgentRef.Name)
 		}
 		h.recordRefusal(c.r.Context(), c.e, &c.d, c.now, "", message+", the most the receiver queues; "+
 			"further calls are rejected with 429 backlog_full and not recorded until one is let through again")

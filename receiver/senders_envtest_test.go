@@ -45,6 +45,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 	"github.com/hookrun/hookrun/receiver/senders"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -319,7 +320,7 @@ var _ = Describe("Senders", func() {
 			Expect(send(srv.URL, gh, agentsv1alpha1.SenderGitHub, "{}", senderSecret, map[string]string{"X-GitHub-Delivery": fmt.Sprintf("over-%d", i+1)}).status).To(Equal(http.StatusTooManyRequests))
 		}
 		Expect(apiRequests.Load()).To(Equal(before), "a 429 costs no API request")
-		fakeClock.Step(2 * RateWindow)
+		fakeClock.Step(2 * limits.Window)
 	})
 
 	It("ignores events outside the allow-list: 200, no run, nothing recorded", func(ctx SpecContext) {
@@ -372,7 +373,7 @@ var _ = Describe("Senders", func() {
 		}
 		Expect(send(second.url, gh, agentsv1alpha1.SenderGitHub, body, senderSecret, delivery).status).To(Equal(http.StatusTooManyRequests))
 		Expect(runsIn(ctx, f.ns)).To(HaveLen(2), "the run and the 429's skipped record")
-		fakeClock.Step(RateWindow)
+		fakeClock.Step(limits.Window)
 		run := &agentsv1alpha1.AgentRun{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: replies[0].runID}, run)).To(Succeed())
 		Expect(run.Spec.Sender.DeliveryID).To(Equal(delivery["X-GitHub-Delivery"]))
@@ -466,7 +467,7 @@ var _ = Describe("Senders", func() {
 			fakeClock.Step(time.Hour)
 			Expect(send(srv.URL, id, t, "{}", senderSecret, nil).status).To(Equal(http.StatusForbidden))
 			Expect(send(srv.URL, id, t, "{}", newSecret, nil).status).To(Equal(http.StatusAccepted))
-			fakeClock.Step(2 * RateWindow) // a fresh rate window for the next type
+			fakeClock.Step(2 * limits.Window) // a fresh rate window for the next type
 		}
 	})
 

@@ -35,12 +35,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // ServiceName is the receiver's service.name in its traces.
@@ -188,8 +190,8 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		tracer:               deps.TracerProvider.Tracer(tracing.ScopeName),
 		invocationLimit:      opts.RateLimit,
 		unauthenticatedLimit: opts.UnauthenticatedRateLimit,
-		backlog:              newBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
-		bodies:               newBodyBudget(opts.MaxInflightBodyBytes),
+		backlog:              limits.NewBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
+		bodies:               limits.NewBodyBudget(opts.MaxInflightBodyBytes),
 		bodyReadTimeout:      BodyReadTimeout,
 		rejections:           newRejectionCounter(),
 		flagDisabled:         opts.DisableTriggering,
@@ -214,7 +216,7 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		Failed: func(issuer string, err error) {
 			h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
 		}})
-	h.table.onUpsert = h.backlog.observe
+	h.table.onUpsert = h.backlog.Observe
 	h.table.onDelete = h.forget
 	return h, nil
 }
@@ -295,4 +297,25 @@ func typed[T client.Object](f func(T)) func(client.Object) {
 			f(t)
 		}
 	}
+}
+
+// setRateLimiters makes the invocation and unauthenticated limits: each
+// replica's own, or kept in the store of --rate-limit-store, whose client
+// closes when mgr stops.
+func (h *Handler) setRateLimiters(mgr manager.Manager, opts *Options) error {
+	inv, pre := limits.NewLocal(opts.RateLimit), limits.NewLocal(opts.UnauthenticatedRateLimit)
+	h.invocation, h.preParse = inv, pre
+	if opts.RateLimitStore == "" {
+		return nil
+	}
+	store, closeStore, err := limits.NewStore(opts.RateLimitStore, opts.RateLimitStorePassword, h.metrics.storeErrors.Inc, h.log)
+	if err != nil {
+		return err
+	}
+	h.invocation = &limits.Shared{Name: limitInvocation, Store: store, Local: inv}
+	h.preParse = &limits.Shared{Name: limitUnauthenticated, Store: store, Local: pre}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		return closeStore()
+	}))
 }

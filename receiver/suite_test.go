@@ -170,7 +170,7 @@ var _ = BeforeSuite(func() {
 	// The suite's replica has four evaluation turns, as a 4-core one: its
 	// specs of one endpoint's two turns hold them while another endpoint
 	// is served. The specs of the turns set GOMAXPROCS's.
-	handler.filterGate.setLimit(4)
+	handler.filterGate.SetLimit(4)
 	done := make(chan struct{})
 	go func() {
 		defer GinkgoRecover()

@@ -32,6 +32,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/limits"
 )
 
 // Evaluation turns (DESIGN.md section 12, "Filters and shares"): one
@@ -39,8 +40,8 @@ import (
 var _ = Describe("Evaluation turns", func() {
 	It("answers another namespace's matching calls 202 while one namespace floods its endpoints with evaluations that run to their limit, never 200 ignored", func(ctx SpecContext) {
 		// The replica's own turns, as in production: GOMAXPROCS.
-		limit := handler.filterGate.setLimit(runtime.GOMAXPROCS(0))
-		DeferCleanup(func() { handler.filterGate.setLimit(limit) })
+		limit := handler.filterGate.SetLimit(runtime.GOMAXPROCS(0))
+		DeferCleanup(func() { handler.filterGate.SetLimit(limit) })
 		flooder, victim := newFixture(ctx), newFixture(ctx)
 		// Three comprehensions of 125,000 steps: more steps than an
 		// evaluation may take, tens of milliseconds of a core each call.
@@ -80,7 +81,7 @@ var _ = Describe("Evaluation turns", func() {
 		answers := map[string]int{}
 		for i := range 30 {
 			if i%testRateLimit == 0 {
-				fakeClock.Step(RateWindow)
+				fakeClock.Step(limits.Window)
 			}
 			r := post(wanted, ptr(senderSecret), `{"wanted":true}`)
 			switch {
@@ -98,7 +99,7 @@ var _ = Describe("Evaluation turns", func() {
 		}
 		stopOnce.Do(func() { close(stop) })
 		flooding.Wait()
-		fakeClock.Step(RateWindow)
+		fakeClock.Step(limits.Window)
 		Expect(post(wanted, ptr(senderSecret), `{"wanted":true}`).status).To(Equal(http.StatusAccepted), "the filter matches")
 	})
 

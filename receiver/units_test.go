@@ -18,95 +18,12 @@ package receiver
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
-
-func TestSlidingWindowEdges(t *testing.T) {
-	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	w := newSlidingWindow(3)
-	at := func(d time.Duration) verdict { return w.take(t0.Add(d), time.Minute) }
-
-	for i, d := range []time.Duration{0, 10 * time.Second, 20 * time.Second} {
-		if v := at(d); !v.allowed {
-			t.Fatalf("call %d at +%s rejected", i, d)
-		}
-	}
-	v := at(30 * time.Second)
-	if v.allowed || !v.first || v.retryAfter != 30*time.Second {
-		t.Fatalf("4th call at +30s = %+v, want rejected, first, retry after 30s", v)
-	}
-	v = at(59*time.Second + 999*time.Millisecond)
-	if v.allowed || v.first || v.retryAfter != time.Millisecond {
-		t.Fatalf("call at +59.999s = %+v, want rejected, not first, retry after 1ms", v)
-	}
-	if got := retryAfterSeconds(v.retryAfter); got != 1 {
-		t.Errorf("Retry-After for 1ms = %d, want 1 (at least one second)", got)
-	}
-	// Exactly one window after the first call, its slot is free again.
-	if v := at(time.Minute); !v.allowed {
-		t.Fatalf("call at +60s = %+v, want allowed (the call at +0s left the window)", v)
-	}
-	if v := at(time.Minute + time.Second); v.allowed || !v.first || v.retryAfter != 9*time.Second {
-		t.Fatalf("call at +61s = %+v, want rejected, first again after an allowed call, retry after 9s", v)
-	}
-}
-
-func TestRetryAfterSeconds(t *testing.T) {
-	for d, want := range map[time.Duration]int64{
-		0: 1, time.Nanosecond: 1, time.Second: 1, time.Second + 1: 2, 59*time.Second + 1: 60, time.Minute: 60,
-	} {
-		if got := retryAfterSeconds(d); got != want {
-			t.Errorf("retryAfterSeconds(%s) = %d, want %d", d, got, want)
-		}
-	}
-}
-
-// Run with -race: many goroutines on one endpoint never let more than the
-// limit through, and exactly one rejection is reported first.
-func TestLimitersConcurrent(t *testing.T) {
-	l := newLimiters(60)
-	now := time.Now()
-	var allowed, first atomic.Int64
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 50 {
-				key := "ep"
-				if i%10 == 0 {
-					key = fmt.Sprintf("other-%d", g)
-				}
-				v := l.take(context.Background(), key, now)
-				if key == "ep" && v.allowed {
-					allowed.Add(1)
-				}
-				if key == "ep" && v.first {
-					first.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if allowed.Load() != 60 || first.Load() != 1 {
-		t.Errorf("allowed %d, first rejections %d; want 60 and 1", allowed.Load(), first.Load())
-	}
-	if l.len() != 17 {
-		t.Errorf("%d windows, want 17 (one per key)", l.len())
-	}
-	l.forget("ep")
-	if l.len() != 16 {
-		t.Errorf("forget left %d windows, want 16", l.len())
-	}
-}
 
 func TestEndpointIDFromPath(t *testing.T) {
 	id := strings.Repeat("A", 43)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"context"
@@ -36,44 +36,44 @@ type slidingWindow struct {
 	rejecting bool    // a call was rejected since the last allowed one
 }
 
-// verdict is the outcome of one limiter check.
-type verdict struct {
-	allowed bool
+// Verdict is the outcome of one limiter check.
+type Verdict struct {
+	Allowed bool
 	// first is true for the first rejection since the limiter last let a call through.
-	first bool
+	First bool
 	// retryAfter is, for a rejection, how long until a call would be allowed.
-	retryAfter time.Duration
+	RetryAfter time.Duration
 }
 
 func newSlidingWindow(limit int) *slidingWindow {
 	return &slidingWindow{limit: limit}
 }
 
-// take checks a call at now against limit calls per window and records it if allowed.
-func (s *slidingWindow) take(now time.Time, window time.Duration) verdict {
+// Take checks a call at now against limit calls per window and records it if allowed.
+func (s *slidingWindow) take(now time.Time, window time.Duration) Verdict {
 	t := now.UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.times) < s.limit {
 		s.times = append(s.times, t)
 		s.rejecting = false
-		return verdict{allowed: true}
+		return Verdict{Allowed: true}
 	}
 	oldest := s.times[s.next]
 	if t-oldest < int64(window) {
 		first := !s.rejecting
 		s.rejecting = true
-		return verdict{first: first, retryAfter: time.Duration(oldest + int64(window) - t)}
+		return Verdict{First: first, RetryAfter: time.Duration(oldest + int64(window) - t)}
 	}
 	s.times[s.next] = t
 	s.next = (s.next + 1) % len(s.times)
 	s.rejecting = false
-	return verdict{allowed: true}
+	return Verdict{Allowed: true}
 }
 
-// retryAfterSeconds is the Retry-After value for d: whole seconds, rounded
+// RetryAfterSeconds is the Retry-After value for d: whole seconds, rounded
 // up, at least 1.
-func retryAfterSeconds(d time.Duration) int64 {
+func RetryAfterSeconds(d time.Duration) int64 {
 	s := int64((d + time.Second - 1) / time.Second)
 	if s < 1 {
 		return 1
@@ -81,43 +81,52 @@ func retryAfterSeconds(d time.Duration) int64 {
 	return s
 }
 
-// limiters holds one sliding window per endpoint for one limit. Windows are
+// Local holds one sliding window per endpoint for one limit. Windows are
 // created on an endpoint's first call and dropped with the endpoint.
-type limiters struct {
-	limit int
+type Local struct {
+	Limit int
 	mu    sync.RWMutex
 	byKey map[string]*slidingWindow
 }
 
-func newLimiters(limit int) *limiters {
-	return &limiters{limit: limit, byKey: map[string]*slidingWindow{}}
+func NewLocal(limit int) *Local {
+	return &Local{Limit: limit, byKey: map[string]*slidingWindow{}}
 }
 
-// take checks a call of endpoint key at now; the context is the shared
+// Take checks a call of endpoint key at now; the context is the shared
 // store's (rateLimiter).
-func (l *limiters) take(_ context.Context, key string, now time.Time) verdict {
+func (l *Local) Take(_ context.Context, key string, now time.Time) Verdict {
 	l.mu.RLock()
 	w := l.byKey[key]
 	l.mu.RUnlock()
 	if w == nil {
 		l.mu.Lock()
 		if w = l.byKey[key]; w == nil {
-			w = newSlidingWindow(l.limit)
+			w = newSlidingWindow(l.Limit)
 			l.byKey[key] = w
 		}
 		l.mu.Unlock()
 	}
-	return w.take(now, RateWindow)
+	return w.take(now, Window)
 }
 
-// forget drops the window of a deleted endpoint.
-func (l *limiters) forget(key string) {
+// Forget drops the window of a deleted endpoint.
+func (l *Local) Forget(key string) {
 	l.mu.Lock()
 	delete(l.byKey, key)
 	l.mu.Unlock()
 }
 
-func (l *limiters) len() int {
+// Holds tells whether the limiter keeps a window of key.
+func (l *Local) Holds(key string) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	_, ok := l.byKey[key]
+	return ok
+}
+
+// Len is the number of windows the limiter keeps.
+func (l *Local) Len() int {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return len(l.byKey)

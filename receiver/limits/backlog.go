@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"sync"
@@ -25,7 +25,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// backlog caps the runs waiting to start, per endpoint and per Agent, across
+// Backlog caps the runs waiting to start, per endpoint and per Agent, across
 // receiver replicas. The operator counts each endpoint's queued runs into
 // status.runs.queued (batched, so seconds behind); this replica adds the
 // runs it stored itself since the newest run that count includes
@@ -33,8 +33,8 @@ import (
 // Another replica's runs show only once the operator has counted them: the
 // cap may be overshot by what the other replicas store within that lag. It
 // is a safety cap, not a rate limit.
-type backlog struct {
-	perEndpoint, perAgent int64
+type Backlog struct {
+	PerEndpoint, PerAgent int64
 
 	mu        sync.Mutex
 	endpoints map[types.UID]*endpointBacklog
@@ -55,18 +55,18 @@ type endpointBacklog struct {
 
 func (e *endpointBacklog) queued() int64 { return e.counted + int64(len(e.stored)) }
 
-func newBacklog(perEndpoint, perAgent int) *backlog {
-	return &backlog{
-		perEndpoint: int64(perEndpoint),
-		perAgent:    int64(perAgent),
+func NewBacklog(perEndpoint, perAgent int) *Backlog {
+	return &Backlog{
+		PerEndpoint: int64(perEndpoint),
+		PerAgent:    int64(perAgent),
 		endpoints:   map[types.UID]*endpointBacklog{},
 		agents:      map[types.NamespacedName]int64{},
 	}
 }
 
-// observe takes an endpoint's counts from its status. Runs this replica
+// Observe takes an endpoint's counts from its status. Runs this replica
 // stored that were received before the newest counted one are in the count.
-func (b *backlog) observe(ep *agentsv1alpha1.WebhookEndpoint) {
+func (b *Backlog) Observe(ep *agentsv1alpha1.WebhookEndpoint) {
 	agent := types.NamespacedName{Namespace: ep.Namespace, Name: ep.Spec.AgentRef.Name}
 	var countsTo time.Time
 	if t := ep.Status.Runs.LastRunTime; t != nil {
@@ -96,8 +96,8 @@ func (b *backlog) observe(ep *agentsv1alpha1.WebhookEndpoint) {
 	b.addToAgent(e.agent, e.queued())
 }
 
-// forget drops a deleted endpoint's share.
-func (b *backlog) forget(uid types.UID) {
+// Forget drops a deleted endpoint's share.
+func (b *Backlog) Forget(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e := b.endpoints[uid]; e != nil {
@@ -106,7 +106,7 @@ func (b *backlog) forget(uid types.UID) {
 	}
 }
 
-func (b *backlog) addToAgent(agent types.NamespacedName, n int64) {
+func (b *Backlog) addToAgent(agent types.NamespacedName, n int64) {
 	if v := b.agents[agent] + n; v > 0 {
 		b.agents[agent] = v
 	} else {
@@ -115,20 +115,20 @@ func (b *backlog) addToAgent(agent types.NamespacedName, n int64) {
 }
 
 // backlogScope names a cap: the endpoint's or its Agent's.
-type backlogScope string
+type BacklogScope string
 
 const (
-	backlogScopeEndpoint backlogScope = "endpoint"
-	backlogScopeAgent    backlogScope = "agent"
+	BacklogScopeEndpoint BacklogScope = "endpoint"
+	BacklogScopeAgent    BacklogScope = "agent"
 )
 
-// backlogVerdict is the outcome of reserve.
-type backlogVerdict struct {
-	allowed bool
+// BacklogVerdict is the outcome of reserve.
+type BacklogVerdict struct {
+	Allowed bool
 	// first is true for the first refusal since the endpoint last admitted a call.
-	first bool
+	First bool
 	// scope names the cap that refused.
-	scope backlogScope
+	Scope BacklogScope
 	// reservation is the admitted call's place in the backlog: release it if
 	// no run is stored.
 	reservation time.Time
@@ -138,7 +138,7 @@ type backlogVerdict struct {
 // backlogSelfCount ago: the operator has counted them by then, or they are
 // gone (a run deleted before it was counted never moves lastRunTime, and
 // would otherwise hold the cap for good). b.mu must be held.
-func (b *backlog) expire(e *endpointBacklog, now time.Time) {
+func (b *Backlog) expire(e *endpointBacklog, now time.Time) {
 	n := 0
 	for n < len(e.stored) && now.Sub(e.stored[n]) > backlogSelfCount {
 		n++
@@ -152,35 +152,35 @@ func (b *backlog) expire(e *endpointBacklog, now time.Time) {
 // reserve admits a call received at now if neither cap is reached, and
 // counts it as queued until release, the endpoint's status counts it, or
 // backlogSelfCount has passed.
-func (b *backlog) reserve(uid types.UID, now time.Time) backlogVerdict {
+func (b *Backlog) Reserve(uid types.UID, now time.Time) BacklogVerdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.endpoints[uid]
 	if e == nil { // not observed yet: the informer delivers it before lookups find it
-		return backlogVerdict{allowed: true}
+		return BacklogVerdict{Allowed: true}
 	}
 	b.expire(e, now)
-	var scope backlogScope
+	var scope BacklogScope
 	switch {
-	case e.queued() >= b.perEndpoint:
-		scope = backlogScopeEndpoint
-	case b.agents[e.agent] >= b.perAgent:
-		scope = backlogScopeAgent
+	case e.queued() >= b.PerEndpoint:
+		scope = BacklogScopeEndpoint
+	case b.agents[e.agent] >= b.PerAgent:
+		scope = BacklogScopeAgent
 	}
 	if scope != "" {
 		first := !e.rejecting
 		e.rejecting = true
-		return backlogVerdict{first: first, scope: scope}
+		return BacklogVerdict{First: first, Scope: scope}
 	}
 	e.rejecting = false
 	e.stored = append(e.stored, now)
 	b.addToAgent(e.agent, 1)
-	return backlogVerdict{allowed: true, reservation: now}
+	return BacklogVerdict{Allowed: true, reservation: now}
 }
 
-// release gives back a reservation whose call stored no run.
-func (b *backlog) release(uid types.UID, v backlogVerdict) {
-	if !v.allowed || v.reservation.IsZero() {
+// Release gives back a reservation whose call stored no run.
+func (b *Backlog) Release(uid types.UID, v BacklogVerdict) {
+	if !v.Allowed || v.reservation.IsZero() {
 		return
 	}
 	b.mu.Lock()
@@ -198,8 +198,8 @@ func (b *backlog) release(uid types.UID, v backlogVerdict) {
 	}
 }
 
-// full tells, without reserving, whether a call at now would be refused.
-func (b *backlog) full(uid types.UID, now time.Time) bool {
+// Full tells, without reserving, whether a call at now would be refused.
+func (b *Backlog) Full(uid types.UID, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.endpoints[uid]
@@ -207,5 +207,5 @@ func (b *backlog) full(uid types.UID, now time.Time) bool {
 		return false
 	}
 	b.expire(e, now)
-	return e.queued() >= b.perEndpoint || b.agents[e.agent] >= b.perAgent
+	return e.queued() >= b.PerEndpoint || b.agents[e.agent] >= b.PerAgent
 }

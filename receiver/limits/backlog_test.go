@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"sync"
@@ -44,54 +44,54 @@ func backlogEndpoint(uid, agent string, queued int64, countsTo time.Time) *agent
 
 func TestBacklogCapsEndpointAndAgent(t *testing.T) {
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	b := newBacklog(3, 5)
-	b.observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Minute)))
-	b.observe(backlogEndpoint("b", "agent", 0, time.Time{}))
+	b := NewBacklog(3, 5)
+	b.Observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Minute)))
+	b.Observe(backlogEndpoint("b", "agent", 0, time.Time{}))
 
 	// a: 1 counted + 2 stored here = 3, its cap.
 	for i := range 2 {
-		if v := b.reserve("a", now.Add(time.Duration(i)*time.Millisecond)); !v.allowed {
+		if v := b.Reserve("a", now.Add(time.Duration(i)*time.Millisecond)); !v.Allowed {
 			t.Fatalf("call %d of a refused with %d queued, want admitted", i, i+1)
 		}
 	}
-	v := b.reserve("a", now)
-	if v.allowed || !v.first || v.scope != backlogScopeEndpoint {
+	v := b.Reserve("a", now)
+	if v.Allowed || !v.First || v.Scope != BacklogScopeEndpoint {
 		t.Fatalf("a at its cap: %+v, want the first refusal of the endpoint cap", v)
 	}
-	if v := b.reserve("a", now); v.allowed || v.first {
+	if v := b.Reserve("a", now); v.Allowed || v.First {
 		t.Fatalf("a again: %+v, want a refusal that is not the first", v)
 	}
-	if !b.full("a", now) {
+	if !b.Full("a", now) {
 		t.Error("full(a) = false at the cap")
 	}
 
 	// b: the Agent has 3 of 5, so b may add two.
 	for range 2 {
-		if v := b.reserve("b", now); !v.allowed {
+		if v := b.Reserve("b", now); !v.Allowed {
 			t.Fatal("b refused below the Agent's cap")
 		}
 	}
-	if v := b.reserve("b", now); v.allowed || v.scope != backlogScopeAgent {
+	if v := b.Reserve("b", now); v.Allowed || v.Scope != BacklogScopeAgent {
 		t.Fatalf("b at the Agent's cap: %+v, want the Agent cap", v)
 	}
 
 	// A call that stored nothing gives its place back.
-	held := b.reserve("c-unknown", now)
-	if !held.allowed {
+	held := b.Reserve("c-unknown", now)
+	if !held.Allowed {
 		t.Fatal("an endpoint not observed yet is refused")
 	}
-	b.release("b", backlogVerdict{allowed: true, reservation: now})
-	if v := b.reserve("b", now); !v.allowed {
+	b.Release("b", BacklogVerdict{Allowed: true, reservation: now})
+	if v := b.Reserve("b", now); !v.Allowed {
 		t.Fatal("b refused after a release")
 	}
 
 	// The operator counts a's runs: the ones received up to the counted
 	// second are now in status (1 still queued, the others started).
-	b.observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Second)))
+	b.Observe(backlogEndpoint("a", "agent", 1, now.Add(-time.Second)))
 	if got := b.endpoints["a"].queued(); got != 3 {
 		t.Errorf("a queues %d after a count of older runs, want 1 + its 2 stored since", got)
 	}
-	b.observe(backlogEndpoint("a", "agent", 0, now))
+	b.Observe(backlogEndpoint("a", "agent", 0, now))
 	if got := b.endpoints["a"].queued(); got != 0 {
 		t.Errorf("a queues %d after status counted past its runs, want 0", got)
 	}
@@ -100,7 +100,7 @@ func TestBacklogCapsEndpointAndAgent(t *testing.T) {
 	}
 
 	// A deleted endpoint takes its share with it.
-	b.forget("b")
+	b.Forget("b")
 	if len(b.agents) != 0 || len(b.endpoints) != 1 {
 		t.Errorf("after forget: agents %v, %d endpoints; want none and 1", b.agents, len(b.endpoints))
 	}
@@ -109,28 +109,28 @@ func TestBacklogCapsEndpointAndAgent(t *testing.T) {
 // An endpoint moved to another Agent moves its share.
 func TestBacklogFollowsTheAgentRef(t *testing.T) {
 	now := time.Now()
-	b := newBacklog(10, 2)
-	b.observe(backlogEndpoint("a", "first", 2, now))
-	b.observe(backlogEndpoint("a", "second", 2, now))
+	b := NewBacklog(10, 2)
+	b.Observe(backlogEndpoint("a", "first", 2, now))
+	b.Observe(backlogEndpoint("a", "second", 2, now))
 	if _, ok := b.agents[types.NamespacedName{Namespace: "ns", Name: "first"}]; ok {
 		t.Errorf("the first Agent still counts a's runs: %v", b.agents)
 	}
-	b.observe(backlogEndpoint("x", "second", 0, now))
-	if v := b.reserve("x", now); v.allowed {
+	b.Observe(backlogEndpoint("x", "second", 0, now))
+	if v := b.Reserve("x", now); v.Allowed {
 		t.Error("x admitted although its Agent has 2 of 2 queued")
 	}
 }
 
 // Run with -race: many calls at once never get past the cap.
 func TestBacklogConcurrent(t *testing.T) {
-	b := newBacklog(40, 1000)
-	b.observe(backlogEndpoint("a", "agent", 0, time.Time{}))
+	b := NewBacklog(40, 1000)
+	b.Observe(backlogEndpoint("a", "agent", 0, time.Time{}))
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
 			for range 20 {
-				if b.reserve("a", time.Now()).allowed {
+				if b.Reserve("a", time.Now()).Allowed {
 					admitted.Add(1)
 				}
 			}
@@ -147,19 +147,19 @@ func TestBacklogConcurrent(t *testing.T) {
 // replica counts its own runs for backlogSelfCount at most.
 func TestBacklogForgetsItsOwnRunsAfterALag(t *testing.T) {
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	b := newBacklog(2, 1000)
-	b.observe(backlogEndpoint("a", "agent", 0, now.Add(-time.Hour)))
+	b := NewBacklog(2, 1000)
+	b.Observe(backlogEndpoint("a", "agent", 0, now.Add(-time.Hour)))
 	for range 2 {
-		b.reserve("a", now)
+		b.Reserve("a", now)
 	}
-	if !b.full("a", now.Add(backlogSelfCount)) {
+	if !b.Full("a", now.Add(backlogSelfCount)) {
 		t.Fatal("the cap let go of runs stored a moment ago")
 	}
 	later := now.Add(backlogSelfCount + time.Second)
-	if b.full("a", later) {
+	if b.Full("a", later) {
 		t.Fatal("the cap still full after the lag, with status counting nothing")
 	}
-	if v := b.reserve("a", later); !v.allowed {
+	if v := b.Reserve("a", later); !v.Allowed {
 		t.Fatal("a call refused after the lag")
 	}
 	if got := b.agents[types.NamespacedName{Namespace: "ns", Name: "agent"}]; got != 1 {

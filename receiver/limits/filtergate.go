@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"context"
@@ -26,17 +26,17 @@ import (
 )
 
 const (
-	// filterSlots is how many evaluations of one endpoint's CEL (its
+	// EndpointTurns is how many evaluations of one endpoint's CEL (its
 	// spec.filter, spec.fields, spec.sender.oidc.claims) run at a time on a
 	// replica: an evaluation may take up to filter.EvalTimeout of a core,
 	// and one endpoint's calls must not take all of them.
-	filterSlots = 2
+	EndpointTurns = 2
 	// filterWait is how long a call waits for an evaluation turn before
 	// it is answered 503.
 	filterWait = time.Second
 )
 
-// filterGate hands out evaluation turns: at most its limit (GOMAXPROCS)
+// Turns hands out evaluation turns: at most its limit (GOMAXPROCS)
 // evaluations run at a time on the replica, so each has a core and the
 // evaluation's clock (filter.EvalTimeout) measures its own work, not
 // another tenant's; at most filterSlots of one endpoint; and the calls of
@@ -47,7 +47,7 @@ const (
 // ends. Entries exist only while a call evaluates or waits: nothing is kept
 // of an endpoint or a namespace between its calls. The zero value is ready,
 // with GOMAXPROCS turns.
-type filterGate struct {
+type Turns struct {
 	mu sync.Mutex
 	// limit is the replica's turns; 0 until first used.
 	limit   int
@@ -71,7 +71,7 @@ type turnWaiter struct {
 	got bool
 }
 
-func (g *filterGate) initLocked() {
+func (g *Turns) initLocked() {
 	if g.limit == 0 {
 		g.limit = max(runtime.GOMAXPROCS(0), 1)
 	}
@@ -80,10 +80,10 @@ func (g *filterGate) initLocked() {
 	}
 }
 
-// enter waits up to filterWait, or until ctx ends, for an evaluation turn
+// Enter waits up to filterWait, or until ctx ends, for an evaluation turn
 // of endpoint uid in namespace; false when none came. A call that entered
 // must leave.
-func (g *filterGate) enter(ctx context.Context, namespace string, uid types.UID) bool {
+func (g *Turns) Enter(ctx context.Context, namespace string, uid types.UID) bool {
 	g.mu.Lock()
 	g.initLocked()
 	if g.fitsLocked(namespace, uid) {
@@ -115,8 +115,8 @@ func (g *filterGate) enter(ctx context.Context, namespace string, uid types.UID)
 	return false
 }
 
-// leave gives back the turn a call took with enter.
-func (g *filterGate) leave(namespace string, uid types.UID) {
+// Leave gives back the turn a call took with enter.
+func (g *Turns) Leave(namespace string, uid types.UID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running--
@@ -130,8 +130,8 @@ func (g *filterGate) leave(namespace string, uid types.UID) {
 }
 
 // fitsLocked tells whether a call of uid in namespace may take a turn now.
-func (g *filterGate) fitsLocked(namespace string, uid types.UID) bool {
-	if g.running >= g.limit || g.byEndpoint[uid] >= filterSlots {
+func (g *Turns) fitsLocked(namespace string, uid types.UID) bool {
+	if g.running >= g.limit || g.byEndpoint[uid] >= EndpointTurns {
 		return false
 	}
 	if g.byNamespace[namespace] < max(g.limit/2, 1) {
@@ -145,7 +145,7 @@ func (g *filterGate) fitsLocked(namespace string, uid types.UID) bool {
 	return others == 0
 }
 
-func (g *filterGate) takeLocked(namespace string, uid types.UID) {
+func (g *Turns) takeLocked(namespace string, uid types.UID) {
 	g.running++
 	g.byNamespace[namespace]++
 	g.byEndpoint[uid]++
@@ -153,7 +153,7 @@ func (g *filterGate) takeLocked(namespace string, uid types.UID) {
 
 // grantLocked gives free turns to the waiting calls that fit, the one
 // whose namespace holds the fewest turns first, then the earliest.
-func (g *filterGate) grantLocked() {
+func (g *Turns) grantLocked() {
 	for g.running < g.limit {
 		best := -1
 		for i, w := range g.waiting {
@@ -172,7 +172,7 @@ func (g *filterGate) grantLocked() {
 	}
 }
 
-func (g *filterGate) dropWaiterLocked(w *turnWaiter) {
+func (g *Turns) dropWaiterLocked(w *turnWaiter) {
 	for i, x := range g.waiting {
 		if x == w {
 			g.waiting = append(g.waiting[:i], g.waiting[i+1:]...)
@@ -184,9 +184,19 @@ func (g *filterGate) dropWaiterLocked(w *turnWaiter) {
 	}
 }
 
-// inUse is the number of endpoints holding a turn and of calls waiting.
-func (g *filterGate) inUse() int {
+// InUse is the number of endpoints holding a turn and of calls waiting.
+func (g *Turns) InUse() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.byEndpoint) + len(g.waiting)
+}
+
+// SetLimit sets the replica's turns (GOMAXPROCS until set) and returns
+// what they were.
+func (g *Turns) SetLimit(n int) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.limit
+	g.limit = n
+	return old
 }

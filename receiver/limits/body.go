@@ -14,21 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"errors"
 	"io"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
 )
 
-// bodyBudget bounds the bytes of request bodies one replica holds at once,
+// BodyBudget bounds the bytes of request bodies one replica holds at once,
 // the share of them the calls of one namespace hold, and the share of that
 // one endpoint's calls hold. A call takes from the budget as its body
 // arrives, in the steps its buffer grows by (readBody), and gives it back
@@ -38,7 +36,7 @@ import (
 // hold a gigabyte, whatever the rate limits; without the shares, 32 slow
 // uploads to one public URL, or to a few URLs of one namespace, hold the
 // whole budget and every tenant on the replica gets 503.
-type bodyBudget struct {
+type BodyBudget struct {
 	limit int64
 	// namespaceShare is what the calls of one namespace may hold: half of
 	// limit, never less than one largest body.
@@ -46,7 +44,7 @@ type bodyBudget struct {
 	// share is what the calls of one endpoint may hold: a quarter of
 	// limit, never less than one largest body.
 	share int64
-	// reserve is what a namespace holding more than one largest body
+	// Reserve is what a namespace holding more than one largest body
 	// leaves free (a quarter of limit, at least one largest body): the
 	// shares are caps, and two namespaces at theirs would hold all of
 	// limit. Up to one largest body, a namespace may take from it: a third
@@ -62,63 +60,66 @@ type bodyBudget struct {
 	byNamespace map[string]int64
 }
 
-func newBodyBudget(limit int64) *bodyBudget {
-	return &bodyBudget{
+func NewBodyBudget(limit int64) *BodyBudget {
+	return &BodyBudget{
 		limit:          limit,
-		namespaceShare: max(limit/namespaceBodyShare, MaxBodyBytes),
-		share:          max(limit/endpointBodyShare, MaxBodyBytes),
-		reserve:        max(limit/bodyReserve, MaxBodyBytes),
+		namespaceShare: max(limit/namespaceBodyShare, maxBody),
+		share:          max(limit/endpointBodyShare, maxBody),
+		reserve:        max(limit/bodyReserve, maxBody),
 		byEndpoint:     map[types.UID]int64{},
 		byNamespace:    map[string]int64{},
 	}
 }
 
-// bodyHold is what one call holds of the budget, for its endpoint.
-type bodyHold struct {
+// BodyHold is what one call holds of the budget, for its endpoint.
+type BodyHold struct {
 	endpoint  types.UID
 	namespace string
 	n         int64
 }
 
-// budgetVerdict is the outcome of take.
-type budgetVerdict uint8
+// BudgetVerdict is the outcome of take.
+type BudgetVerdict uint8
 
 const (
-	budgetTaken budgetVerdict = iota
+	BudgetTaken BudgetVerdict = iota
 	// budgetEndpointFull: the endpoint's calls hold its share.
-	budgetEndpointFull
+	BudgetEndpointFull
 	// budgetNamespaceFull: the calls of the endpoint's namespace hold its
 	// share.
-	budgetNamespaceFull
+	BudgetNamespaceFull
 	// budgetReplicaFull: the replica holds its limit.
-	budgetReplicaFull
+	BudgetReplicaFull
 )
 
-// take adds n bytes to what a call of endpoint (in namespace) holds if
+// EndpointShare is the most the calls of one endpoint hold.
+func (b *BodyBudget) EndpointShare() int64 { return b.share }
+
+// Take adds n bytes to what a call of endpoint (in namespace) holds if
 // they fit in the endpoint's share, the namespace's share and the
 // replica's limit, and, once the namespace holds more than one largest
 // body, outside the reserve.
-func (b *bodyBudget) take(endpoint types.UID, namespace string, n int64, held *bodyHold) budgetVerdict {
+func (b *BodyBudget) Take(endpoint types.UID, namespace string, n int64, held *BodyHold) BudgetVerdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	mine, ours := b.byEndpoint[endpoint], b.byNamespace[namespace]
 	switch {
 	case mine+n > b.share:
-		return budgetEndpointFull
-	case ours+n > b.namespaceShare, ours+n > MaxBodyBytes && b.used+n > b.limit-b.reserve:
-		return budgetNamespaceFull
+		return BudgetEndpointFull
+	case ours+n > b.namespaceShare, ours+n > maxBody && b.used+n > b.limit-b.reserve:
+		return BudgetNamespaceFull
 	case b.used+n > b.limit:
-		return budgetReplicaFull
+		return BudgetReplicaFull
 	}
 	b.byEndpoint[endpoint] = mine + n
 	b.byNamespace[namespace] = ours + n
 	b.used += n
 	held.endpoint, held.namespace, held.n = endpoint, namespace, held.n+n
-	return budgetTaken
+	return BudgetTaken
 }
 
-// give returns what a call held.
-func (b *bodyBudget) give(held bodyHold) {
+// Give returns what a call held.
+func (b *BodyBudget) Give(held BodyHold) {
 	if held.n == 0 {
 		return
 	}
@@ -137,107 +138,51 @@ func (b *bodyBudget) give(held bodyHold) {
 	}
 }
 
-// inUse returns the bytes held and the number of endpoints holding them.
-func (b *bodyBudget) inUse() (int64, int) {
+// InUse returns the bytes held and the number of endpoints holding them.
+func (b *BodyBudget) InUse() (int64, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used, len(b.byEndpoint)
 }
 
-// readBody reads the body within MaxBodyBytes, the endpoint's and its
-// namespace's shares of the replica's body budget and the budget itself,
-// adding what it took to held as the body arrives, and within
-// bodyReadTimeout; a non-zero code means the call was answered (413; 503
-// once a share or the budget is spent; 400 for a body that could not be
-// read, or not in time).
-func (h *Handler) readBody(c *callState, held *bodyHold) ([]byte, int) {
-	r := c.r
-	if r.ContentLength > MaxBodyBytes {
-		return nil, c.reject(answer.TooLarge, reasonTooLarge)
-	}
-	// The server's ReadTimeout counts from the first byte of the request;
-	// the body gets bodyReadTimeout from here, and no deadline once it is
-	// read (a deadline that passes while the run is stored would cancel
-	// the call's context). net/http's ResponseWriter sets the deadline
-	// itself (what http.ResponseController calls, without allocating one);
-	// another one (tests) reads without.
-	dl, _ := c.w.(readDeadliner)
-	if dl != nil {
-		_ = dl.SetReadDeadline(time.Now().Add(h.bodyReadTimeout))
-	}
-	body, verdict, err := readBody(r.Body, r.ContentLength, bodyTaker{h.bodies, c.ep}, held)
-	if dl != nil {
-		_ = dl.SetReadDeadline(time.Time{})
-	}
-	switch verdict {
-	case budgetEndpointFull:
-		return nil, h.bodyBudgetFull(c, budgetEndpoint, answer.EndpointBusy, reasonEndpointBodyBudget)
-	case budgetNamespaceFull:
-		return nil, h.bodyBudgetFull(c, budgetNamespace, answer.NamespaceBusy, reasonNamespaceBodyBudget)
-	case budgetReplicaFull:
-		return nil, h.bodyBudgetFull(c, budgetReplica, answer.Busy, reasonBodyBudget)
-	}
-	if errors.Is(err, errTooLarge) {
-		return nil, c.reject(answer.TooLarge, reasonTooLarge)
-	}
-	if err != nil {
-		// A malformed chunked body, or a client too slow to send it. If it
-		// is still there it gets a JSON answer like every other.
-		return nil, c.reject(answer.BadBody, reasonBadBody)
-	}
-	return body, 0
-}
-
-// bodyBudgetFull answers 503 with Retry-After for a spent budget.
-func (h *Handler) bodyBudgetFull(c *callState, budget string, a answer.Answer, reason string) int {
-	h.metrics.bodyBudgetFull.WithLabelValues(budget).Inc()
-	c.w.Header()["Retry-After"] = answer.BusyRetryAfter
-	return c.reject(a, reason)
-}
-
-// readDeadliner is the ResponseWriter of net/http's server.
-type readDeadliner interface {
-	SetReadDeadline(deadline time.Time) error
-}
-
-var errTooLarge = errors.New("body larger than the limit")
+var ErrTooLarge = errors.New("body larger than the limit")
 
 // firstBodyChunk is the buffer a body is first read into, taken from the
 // budget once a byte of it has arrived: until then a call holds only this,
 // as much as net/http holds of every connection to read its headers.
 const firstBodyChunk = 4 << 10
 
-// bodyTaker takes from the budget for one call's endpoint. A value, not a
+// BodyTaker takes from the budget for one call's endpoint. A value, not a
 // closure, and apart from what the call holds: held does not escape, and
 // reading a body allocates nothing but the body.
-type bodyTaker struct {
-	budget *bodyBudget
-	ep     *agentsv1alpha1.WebhookEndpoint
+type BodyTaker struct {
+	Budget   *BodyBudget
+	Endpoint *agentsv1alpha1.WebhookEndpoint
 }
 
-func (t bodyTaker) take(n int64, held *bodyHold) budgetVerdict {
-	return t.budget.take(t.ep.UID, t.ep.Namespace, n, held)
+func (t BodyTaker) take(n int64, held *BodyHold) BudgetVerdict {
+	return t.Budget.Take(t.Endpoint.UID, t.Endpoint.Namespace, n, held)
 }
 
-// readBody reads at most MaxBodyBytes, failing with errTooLarge beyond, into
+// ReadBody reads at most maxBody, failing with errTooLarge beyond, into
 // a buffer that grows with what arrived: it doubles when full, up to the
-// body's Content-Length (MaxBodyBytes when unknown). The budget is asked
+// body's Content-Length (maxBody when unknown). The budget is asked
 // for the buffer's capacity once the first bytes are there and for each
 // growth before it is made; a verdict other than budgetTaken ends the read.
-func readBody(body io.Reader, contentLength int64, t bodyTaker, held *bodyHold) ([]byte, budgetVerdict, error) {
-	limit := int64(MaxBodyBytes)
-	if contentLength >= 0 && contentLength <= MaxBodyBytes {
+func ReadBody(body io.Reader, contentLength int64, t BodyTaker, held *BodyHold) ([]byte, BudgetVerdict, error) {
+	limit := int64(maxBody)
+	if contentLength >= 0 && contentLength <= maxBody {
 		limit = contentLength
 	}
 	buf := make([]byte, 0, min(limit, firstBodyChunk))
 	taken := int64(0)
 	for {
 		if int64(len(buf)) == limit {
-			return buf, budgetTaken, endOf(body, contentLength)
+			return buf, BudgetTaken, endOf(body, contentLength)
 		}
 		if len(buf) == cap(buf) {
 			grown := min(2*int64(cap(buf)), limit)
-			if v := t.take(grown-taken, held); v != budgetTaken {
+			if v := t.take(grown-taken, held); v != BudgetTaken {
 				return nil, v, nil
 			}
 			taken = grown
@@ -246,7 +191,7 @@ func readBody(body io.Reader, contentLength int64, t bodyTaker, held *bodyHold) 
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		if n > 0 && taken == 0 {
 			// The first bytes arrived: the buffer they are in counts.
-			if v := t.take(int64(cap(buf)), held); v != budgetTaken {
+			if v := t.take(int64(cap(buf)), held); v != BudgetTaken {
 				return nil, v, nil
 			}
 			taken = int64(cap(buf))
@@ -254,11 +199,11 @@ func readBody(body io.Reader, contentLength int64, t bodyTaker, held *bodyHold) 
 		buf = buf[:len(buf)+n]
 		switch {
 		case err == io.EOF && contentLength >= 0 && int64(len(buf)) < contentLength:
-			return nil, budgetTaken, io.ErrUnexpectedEOF
+			return nil, BudgetTaken, io.ErrUnexpectedEOF
 		case err == io.EOF:
-			return buf, budgetTaken, nil
+			return buf, BudgetTaken, nil
 		case err != nil:
-			return nil, budgetTaken, err
+			return nil, BudgetTaken, err
 		}
 	}
 }
@@ -275,7 +220,7 @@ func endOf(body io.Reader, contentLength int64) error {
 		n, err := body.Read(one[:])
 		switch {
 		case n > 0:
-			return errTooLarge
+			return ErrTooLarge
 		case err == io.EOF:
 			return nil
 		case err != nil:

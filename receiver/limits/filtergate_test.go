@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"context"
@@ -25,32 +25,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// setLimit sets g's turns, for the duration of a spec or test, and returns
-// what they were.
-func (g *filterGate) setLimit(n int) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	old := g.limit
-	g.limit = n
-	return old
-}
-
 // entered runs enter in a goroutine and reports its result.
-func entered(g *filterGate, ctx context.Context, ns string, uid types.UID) <-chan bool {
+func entered(g *Turns, ctx context.Context, ns string, uid types.UID) <-chan bool {
 	ch := make(chan bool, 1)
-	go func() { ch <- g.enter(ctx, ns, uid) }()
+	go func() { ch <- g.Enter(ctx, ns, uid) }()
 	return ch
 }
 
 // waitingCalls is how many calls wait for a turn.
-func waitingCalls(g *filterGate) int {
+func waitingCalls(g *Turns) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.waiting)
 }
 
 // untilWaiting waits until n calls wait.
-func untilWaiting(t *testing.T, g *filterGate, n int) {
+func untilWaiting(t *testing.T, g *Turns, n int) {
 	t.Helper()
 	deadline := time.Now().Add(filterWait / 2)
 	for waitingCalls(g) != n {
@@ -69,11 +59,11 @@ func untilWaiting(t *testing.T, g *filterGate, n int) {
 // kept once every call left.
 func TestTurnsOfAReplica(t *testing.T) {
 	ctx := t.Context()
-	g := &filterGate{limit: 4}
+	g := &Turns{limit: 4}
 
 	// One endpoint: two turns, then waits.
-	for range filterSlots {
-		if !g.enter(ctx, "a", "a1") {
+	for range EndpointTurns {
+		if !g.Enter(ctx, "a", "a1") {
 			t.Fatal("a1 got no turn with the replica free")
 		}
 	}
@@ -82,7 +72,7 @@ func TestTurnsOfAReplica(t *testing.T) {
 
 	// Its namespace takes the rest while nobody else waits: 4 of 4.
 	for range 2 {
-		if !g.enter(ctx, "a", "a2") {
+		if !g.Enter(ctx, "a", "a2") {
 			t.Fatal("a2 got no turn with turns free and no other namespace waiting")
 		}
 	}
@@ -94,8 +84,8 @@ func TestTurnsOfAReplica(t *testing.T) {
 	a := entered(g, ctx, "a", "a3")
 	untilWaiting(t, g, 4)
 
-	g.leave("a", "a2") // b and c wait: the turn goes to one of them, not to a
-	g.leave("a", "a2")
+	g.Leave("a", "a2") // b and c wait: the turn goes to one of them, not to a
+	g.Leave("a", "a2")
 	if !<-b || !<-c {
 		t.Fatal("b and c got no turn when a's turns ended")
 	}
@@ -106,11 +96,11 @@ func TestTurnsOfAReplica(t *testing.T) {
 		t.Fatal("a1 got a third turn")
 	default:
 	}
-	g.leave("a", "a1") // a holds 1 of 4 now, b 1, c 1: under half, a's earliest call fits
+	g.Leave("a", "a1") // a holds 1 of 4 now, b 1, c 1: under half, a's earliest call fits
 	if !<-third {
 		t.Fatal("a's earliest waiting call got no turn under half")
 	}
-	g.leave("b", "b1")
+	g.Leave("b", "b1")
 	if !<-a {
 		t.Fatal("a's waiting call got no free turn with nobody else waiting")
 	}
@@ -118,12 +108,12 @@ func TestTurnsOfAReplica(t *testing.T) {
 	// Over half, a namespace leaves a free turn to the others while one
 	// of theirs waits, even one that cannot take it yet (its endpoint's
 	// turns are taken): a third namespace's call gets it.
-	g3 := &filterGate{limit: 6}
+	g3 := &Turns{limit: 6}
 	for _, c := range []struct {
 		ns  string
 		uid types.UID
 	}{{"a", "a1"}, {"a", "a1"}, {"a", "a2"}, {"b", "b1"}, {"b", "b1"}} {
-		if !g3.enter(ctx, c.ns, c.uid) {
+		if !g3.Enter(ctx, c.ns, c.uid) {
 			t.Fatalf("%s got no turn", c.uid)
 		}
 	}
@@ -131,32 +121,32 @@ func TestTurnsOfAReplica(t *testing.T) {
 	untilWaiting(t, g3, 1)
 	aOver := entered(g3, ctx, "a", "a3")
 	untilWaiting(t, g3, 2)
-	if !g3.enter(ctx, "c", "c1") {
+	if !g3.Enter(ctx, "c", "c1") {
 		t.Fatal("c got no turn: a namespace over half took the free one")
 	}
-	g3.leave("b", "b1")
+	g3.Leave("b", "b1")
 	if !<-bWaits {
 		t.Fatal("b's waiting call got no turn from its own endpoint's")
 	}
-	g3.leave("c", "c1")
+	g3.Leave("c", "c1")
 	if !<-aOver {
 		t.Fatal("a got no free turn once nobody else waited")
 	}
 
 	// A call that waits longer than filterWait gives up and leaves no trace.
-	g2 := &filterGate{limit: 1}
-	if !g2.enter(ctx, "x", "x1") {
+	g2 := &Turns{limit: 1}
+	if !g2.Enter(ctx, "x", "x1") {
 		t.Fatal("x1 got no turn")
 	}
 	start := time.Now()
-	if g2.enter(ctx, "y", "y1") {
+	if g2.Enter(ctx, "y", "y1") {
 		t.Fatal("y1 got a turn from a full replica")
 	}
 	if time.Since(start) < filterWait {
 		t.Fatalf("gave up after %v, before filterWait", time.Since(start))
 	}
-	g2.leave("x", "x1")
-	if n := g2.inUse(); n != 0 {
+	g2.Leave("x", "x1")
+	if n := g2.InUse(); n != 0 {
 		t.Fatalf("%d entries kept with no call", n)
 	}
 }
@@ -164,9 +154,9 @@ func TestTurnsOfAReplica(t *testing.T) {
 // TestTurnsEndWithTheCall: a waiting call whose caller hung up gives up at
 // once, and a namespace it held back may then take more.
 func TestTurnsEndWithTheCall(t *testing.T) {
-	g := &filterGate{limit: 2}
+	g := &Turns{limit: 2}
 	for _, uid := range []types.UID{"a1", "a2"} {
-		if !g.enter(t.Context(), "a", uid) {
+		if !g.Enter(t.Context(), "a", uid) {
 			t.Fatal("no turn")
 		}
 	}
@@ -179,13 +169,13 @@ func TestTurnsEndWithTheCall(t *testing.T) {
 	if <-b {
 		t.Fatal("a call whose caller hung up got a turn")
 	}
-	g.leave("a", "a1")
+	g.Leave("a", "a1")
 	if !<-a {
 		t.Fatal("a got no turn once b stopped waiting")
 	}
-	g.leave("a", "a2")
-	g.leave("a", "a3")
-	if n := g.inUse(); n != 0 {
+	g.Leave("a", "a2")
+	g.Leave("a", "a3")
+	if n := g.InUse(); n != 0 {
 		t.Fatalf("%d entries kept with no call", n)
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"context"
@@ -51,19 +51,19 @@ func startRedis(t *testing.T, password string) *redisserver.Server {
 // replica is one receiver's limiter of the store at url, and its count of
 // store errors.
 type replica struct {
-	limiter *sharedLimiters
+	limiter *Shared
 	errors  atomic.Int64
 }
 
 func newReplica(t *testing.T, url, password string, limit int) *replica {
 	t.Helper()
 	r := &replica{}
-	store, closeStore, err := newRateStore(url, password, func() { r.errors.Add(1) }, logr.Discard())
+	store, closeStore, err := NewStore(url, password, func() { r.errors.Add(1) }, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = closeStore() })
-	r.limiter = &sharedLimiters{name: limitInvocation, store: store, local: newLimiters(limit)}
+	r.limiter = &Shared{Name: "invocation", Store: store, Local: NewLocal(limit)}
 	return r
 }
 
@@ -81,8 +81,8 @@ func TestStoreWindowIsTheLocalWindow(t *testing.T) {
 		id := "oracle-" + strings.Repeat("x", limit)
 		for i := range 2000 {
 			now = now.Add(time.Duration(rng.Int64N(int64(3*time.Minute/time.Duration(limit)))) / time.Microsecond * time.Microsecond)
-			got := r.limiter.take(t.Context(), id, now)
-			want := oracle.take(now, RateWindow)
+			got := r.limiter.Take(t.Context(), id, now)
+			want := oracle.take(now, Window)
 			if got != want {
 				t.Fatalf("limit %d, call %d at %s: store %+v, own window %+v", limit, i, now.Format(time.RFC3339Nano), got, want)
 			}
@@ -106,11 +106,11 @@ func TestStoreCountsAllReplicasOnce(t *testing.T) {
 	for g := range callers {
 		wg.Go(func() {
 			for i := range calls {
-				v := replicas[g%2].limiter.take(t.Context(), "busy", now.Add(time.Duration(i)*time.Millisecond))
-				if v.allowed {
+				v := replicas[g%2].limiter.Take(t.Context(), "busy", now.Add(time.Duration(i)*time.Millisecond))
+				if v.Allowed {
 					allowed.Add(1)
 				}
-				if v.first {
+				if v.First {
 					first.Add(1)
 				}
 			}
@@ -137,7 +137,7 @@ func TestStoreDownCountsAlone(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	count := func(calls int, at time.Time) (allowed int) {
 		for i := range calls {
-			if []*replica{a, b}[i%2].limiter.take(t.Context(), "ep", at).allowed {
+			if []*replica{a, b}[i%2].limiter.Take(t.Context(), "ep", at).Allowed {
 				allowed++
 			}
 		}
@@ -153,12 +153,12 @@ func TestStoreDownCountsAlone(t *testing.T) {
 		t.Errorf("store down: %d of 8 allowed, want %d (each replica alone)", got, 2*limit)
 	}
 	if a.errors.Load() != 1 || b.errors.Load() != 1 {
-		t.Errorf("store errors %d and %d, want 1 each: a replica rests the store for %s after a failure", a.errors.Load(), b.errors.Load(), storeRetryInterval)
+		t.Errorf("store errors %d and %d, want 1 each: a replica rests the store for %s after a failure", a.errors.Load(), b.errors.Load(), StoreRetryInterval)
 	}
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	later := now.Add(storeRetryInterval)
+	later := now.Add(StoreRetryInterval)
 	// Each replica's first call after the rest may meet a pooled
 	// connection of the killed server (one retry takes a new one).
 	if got := count(8, later); got != limit {
@@ -173,7 +173,7 @@ func TestStoreDownCountsAlone(t *testing.T) {
 // its errors never repeat a password.
 func TestStoreRefusesBadURLs(t *testing.T) {
 	for _, raw := range []string{"http://host:6379", "unix:///tmp/redis.sock", "redis://user:s3cret@host:6379/x", "redis://:s3cret@[::1", "valkey://host"} {
-		_, err := parseStoreURL(raw)
+		_, err := ParseStoreURL(raw)
 		if err == nil {
 			t.Errorf("%q: no error", raw)
 			continue
@@ -183,7 +183,7 @@ func TestStoreRefusesBadURLs(t *testing.T) {
 		}
 	}
 	for _, raw := range []string{"redis://valkey.cache.svc:6379", "rediss://user@redis.example.com:6380/2"} {
-		if _, err := parseStoreURL(raw); err != nil {
+		if _, err := ParseStoreURL(raw); err != nil {
 			t.Errorf("%q: %v", raw, err)
 		}
 	}
@@ -196,8 +196,8 @@ func TestStoreKeysOfAnEndpointShareASlot(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
 	defer func() { _ = c.Close() }()
 	r := newReplica(t, s.URL(), "", 1)
-	r.limiter.take(context.Background(), "ep-slot", time.Unix(1_800_000_000, 0))
-	r.limiter.take(context.Background(), "ep-slot", time.Unix(1_800_000_000, 0))
+	r.limiter.Take(context.Background(), "ep-slot", time.Unix(1_800_000_000, 0))
+	r.limiter.Take(context.Background(), "ep-slot", time.Unix(1_800_000_000, 0))
 	keys, err := c.Keys(t.Context(), "*").Result()
 	if err != nil {
 		t.Fatal(err)
@@ -220,17 +220,17 @@ func TestStoreLoweredLimit(t *testing.T) {
 	before, after := newReplica(t, s.URL(), "", 5), newReplica(t, s.URL(), "", 2)
 	t0 := time.Unix(1_800_000_000, 0)
 	for i := range 5 {
-		if !before.limiter.take(t.Context(), "ep", t0.Add(time.Duration(i)*time.Second)).allowed {
+		if !before.limiter.Take(t.Context(), "ep", t0.Add(time.Duration(i)*time.Second)).Allowed {
 			t.Fatalf("call %d refused under the old limit", i)
 		}
 	}
 	now := t0.Add(10 * time.Second)
-	v := after.limiter.take(t.Context(), "ep", now)
+	v := after.limiter.Take(t.Context(), "ep", now)
 	// Four calls (t0 to t0+3s) must leave before one more fits under 2.
-	if want := t0.Add(3 * time.Second).Add(RateWindow).Sub(now); v.allowed || !v.first || v.retryAfter != want {
+	if want := t0.Add(3 * time.Second).Add(Window).Sub(now); v.Allowed || !v.First || v.RetryAfter != want {
 		t.Errorf("under the lowered limit: %+v, want refused, first, retry after %s", v, want)
 	}
-	if !after.limiter.take(t.Context(), "ep", now.Add(v.retryAfter)).allowed {
+	if !after.limiter.Take(t.Context(), "ep", now.Add(v.RetryAfter)).Allowed {
 		t.Errorf("refused after its retryAfter")
 	}
 }
@@ -247,14 +247,14 @@ func BenchmarkStoreCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	store, closeStore, err := newRateStore(s.URL(), "", func() { b.Fatal("store error") }, logr.Discard())
+	store, closeStore, err := NewStore(s.URL(), "", func() { b.Fatal("store error") }, logr.Discard())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = closeStore() }()
-	l := &sharedLimiters{name: limitInvocation, store: store, local: newLimiters(60)}
+	l := &Shared{Name: "invocation", Store: store, Local: NewLocal(60)}
 	now := time.Unix(1_800_000_000, 0)
 	for i := 0; b.Loop(); i++ {
-		l.take(context.Background(), "bench", now.Add(time.Duration(i)*time.Second))
+		l.Take(context.Background(), "bench", now.Add(time.Duration(i)*time.Second))
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package limits
 
 import (
 	"context"
@@ -31,7 +31,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/redis/go-redis/v9"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // A shared rate-limit store (--rate-limit-store) keeps both sliding windows
@@ -47,18 +46,13 @@ import (
 const (
 	storeDialTimeout = 500 * time.Millisecond
 	storeCallTimeout = 250 * time.Millisecond
-	// storeRetryInterval is how long a replica counts alone after the store
+	// StoreRetryInterval is how long a replica counts alone after the store
 	// failed, before it asks the store again: one call in that time waits
 	// for an unreachable store, not every call.
-	storeRetryInterval = time.Second
+	StoreRetryInterval = time.Second
 	// storeLogInterval spaces the log lines of a failing store.
 	storeLogInterval = time.Minute
 )
-
-// StorePasswordEnv names the environment variable with the store's password
-// (the chart sets it from receiver.rateLimit.existingSecret); a password in
-// the URL is used when it is unset.
-const StorePasswordEnv = "HOOKRUN_RATE_LIMIT_STORE_PASSWORD"
 
 // slidingWindowScript checks one call against one sliding window, as
 // slidingWindow.take does: KEYS[1] is the window (a sorted set of the
@@ -72,9 +66,9 @@ var slidingWindowScript string
 
 var windowScript = redis.NewScript(slidingWindowScript)
 
-// rateStore is the client of a shared store and what the replica knows of
+// Store is the client of a shared store and what the replica knows of
 // its health; both limits of a replica share it.
-type rateStore struct {
+type Store struct {
 	client redis.Scripter
 	// prefix starts every key.
 	prefix string
@@ -92,9 +86,9 @@ type rateStore struct {
 	log      logr.Logger
 }
 
-// parseStoreURL reads --rate-limit-store: redis:// or rediss:// (TLS),
+// ParseStoreURL reads --rate-limit-store: redis:// or rediss:// (TLS),
 // with an optional user, password and database number (/2).
-func parseStoreURL(raw string) (*redis.Options, error) {
+func ParseStoreURL(raw string) (*redis.Options, error) {
 	u, err := neturl.Parse(raw)
 	if err != nil {
 		// Not the URL: it may hold a password.
@@ -116,8 +110,8 @@ func parseStoreURL(raw string) (*redis.Options, error) {
 
 // newRateStore connects (lazily: the first check dials) to the store at raw;
 // password, when not empty, replaces the URL's.
-func newRateStore(raw, password string, errs func(), log logr.Logger) (*rateStore, func() error, error) {
-	opts, err := parseStoreURL(raw)
+func NewStore(raw, password string, errs func(), log logr.Logger) (*Store, func() error, error) {
+	opts, err := ParseStoreURL(raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,25 +134,25 @@ func newRateStore(raw, password string, errs func(), log logr.Logger) (*rateStor
 	// debug level: failed logs once a minute.
 	redis.SetLogger(clientLog{log})
 	c := redis.NewClient(opts)
-	return newRateStoreOf(c, errs, log), c.Close, nil
+	return NewStoreOf(c, errs, log), c.Close, nil
 }
 
-func newRateStoreOf(c redis.Scripter, errs func(), log logr.Logger) *rateStore {
+func NewStoreOf(c redis.Scripter, errs func(), log logr.Logger) *Store {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &rateStore{client: c, prefix: "hookrun:ratelimit:", process: hex.EncodeToString(b[:]), errors: errs, log: log}
+	return &Store{client: c, prefix: "hookrun:ratelimit:", process: hex.EncodeToString(b[:]), errors: errs, log: log}
 }
 
 // take runs the script for the window of limit name of endpoint id. ok is
 // false when the store did not answer, or is resting after a failure.
-func (s *rateStore) take(ctx context.Context, name, id string, limit int, now time.Time) (verdict, bool) {
+func (s *Store) take(ctx context.Context, name, id string, limit int, now time.Time) (Verdict, bool) {
 	if now.UnixNano() < s.downUntil.Load() {
-		return verdict{}, false
+		return Verdict{}, false
 	}
 	// The key's braces keep both keys of an endpoint on one Redis Cluster slot.
 	key := s.prefix + "{" + id + "}:" + name
 	member := s.process + "-" + strconv.FormatUint(s.seq.Add(1), 36)
-	window := RateWindow.Microseconds()
+	window := Window.Microseconds()
 	// A caller that hangs up does not make the store look down.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeCallTimeout)
 	defer cancel()
@@ -168,16 +162,16 @@ func (s *rateStore) take(ctx context.Context, name, id string, limit int, now ti
 	}
 	if err != nil {
 		s.failed(err, now)
-		return verdict{}, false
+		return Verdict{}, false
 	}
-	return verdict{allowed: res[0] == 1, first: res[1] == 1, retryAfter: time.Duration(res[2]) * time.Microsecond}, true
+	return Verdict{Allowed: res[0] == 1, First: res[1] == 1, RetryAfter: time.Duration(res[2]) * time.Microsecond}, true
 }
 
 // failed counts a failure, rests the store for storeRetryInterval and logs
 // at most once a storeLogInterval.
-func (s *rateStore) failed(err error, now time.Time) {
+func (s *Store) failed(err error, now time.Time) {
 	s.errors()
-	s.downUntil.Store(now.Add(storeRetryInterval).UnixNano())
+	s.downUntil.Store(now.Add(StoreRetryInterval).UnixNano())
 	s.logMu.Lock()
 	log := s.loggedAt.IsZero() || now.Sub(s.loggedAt) >= storeLogInterval
 	if log {
@@ -189,27 +183,6 @@ func (s *rateStore) failed(err error, now time.Time) {
 	}
 }
 
-// setRateLimiters makes the invocation and unauthenticated limits: each
-// replica's own, or kept in the store of --rate-limit-store, whose client
-// closes when mgr stops.
-func (h *Handler) setRateLimiters(mgr manager.Manager, opts *Options) error {
-	inv, pre := newLimiters(opts.RateLimit), newLimiters(opts.UnauthenticatedRateLimit)
-	h.invocation, h.preParse = inv, pre
-	if opts.RateLimitStore == "" {
-		return nil
-	}
-	store, closeStore, err := newRateStore(opts.RateLimitStore, opts.RateLimitStorePassword, h.metrics.storeErrors.Inc, h.log)
-	if err != nil {
-		return err
-	}
-	h.invocation = &sharedLimiters{name: limitInvocation, store: store, local: inv}
-	h.preParse = &sharedLimiters{name: limitUnauthenticated, store: store, local: pre}
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		return closeStore()
-	}))
-}
-
 // clientLog is go-redis's logger, at logr's debug level.
 type clientLog struct{ log logr.Logger }
 
@@ -217,28 +190,28 @@ func (l clientLog) Printf(_ context.Context, format string, v ...any) {
 	l.log.V(1).Info(fmt.Sprintf(format, v...))
 }
 
-// rateLimiter is one limit (invocation or unauthenticated) over all
+// RateLimiter is one limit (invocation or unauthenticated) over all
 // endpoints.
-type rateLimiter interface {
-	take(ctx context.Context, id string, now time.Time) verdict
-	forget(id string)
+type RateLimiter interface {
+	Take(ctx context.Context, id string, now time.Time) Verdict
+	Forget(id string)
 }
 
-// sharedLimiters checks a limit in the store, and counts alone (local) when
+// Shared checks a limit in the store, and counts alone (local) when
 // the store does not answer.
-type sharedLimiters struct {
-	name  string
-	store *rateStore
-	local *limiters
+type Shared struct {
+	Name  string
+	Store *Store
+	Local *Local
 }
 
-func (l *sharedLimiters) take(ctx context.Context, id string, now time.Time) verdict {
-	if v, ok := l.store.take(ctx, l.name, id, l.local.limit, now); ok {
+func (l *Shared) Take(ctx context.Context, id string, now time.Time) Verdict {
+	if v, ok := l.Store.take(ctx, l.Name, id, l.Local.Limit, now); ok {
 		return v
 	}
-	return l.local.take(ctx, id, now)
+	return l.Local.Take(ctx, id, now)
 }
 
-// forget drops the local window of a deleted endpoint; the store's expire
+// Forget drops the local window of a deleted endpoint; the store's expire
 // with the window.
-func (l *sharedLimiters) forget(id string) { l.local.forget(id) }
+func (l *Shared) Forget(id string) { l.Local.Forget(id) }

@@ -24,9 +24,10 @@ import (
 	"strings"
 	"testing"
 
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
 func TestBodyBudgetShare(t *testing.T) {

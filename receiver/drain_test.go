@@ -26,11 +26,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
 )
 
 // After SIGTERM the server is unready at once, answers new connections for
@@ -101,37 +96,6 @@ func TestServerServesThroughTheShutdownDelay(t *testing.T) {
 		t.Errorf("Start returned %v", err)
 	}
 	<-s.drained
-}
-
-// The rejection report goes on until the receive route has drained: a call
-// refused during the shutdown delay is in the last report.
-func TestReportWriterReportsTheDrain(t *testing.T) {
-	w, c, clk := fakeReportWriter(t, interceptor.Funcs{})
-	w.interval = time.Hour
-	drained := make(chan struct{})
-	w.until = drained
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- w.Start(ctx) }()
-	cancel() // SIGTERM: the route still serves
-	select {
-	case err := <-stopped:
-		t.Fatalf("the report writer stopped (%v) before the receive route drained", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	ep := testEndpoint("github")
-	w.counter.add(ep, answer.SlotOf(answer.CodeForbidden), clk.Now())
-	close(drained)
-	if err := <-stopped; err != nil {
-		t.Fatal(err)
-	}
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(context.Background(), w.key, cm); err != nil {
-		t.Fatalf("no report was written: %v", err)
-	}
-	if entry, err := agentsv1alpha1.DecodeRejectionReportEntry(cm.Data[string(ep.UID)]); err != nil || entry.Counts[answer.CodeForbidden] != 1 {
-		t.Errorf("the last report holds %+v (%v), want the call refused while the route drained", entry, err)
-	}
 }
 
 // statusOfPost is the status of a POST to url, 0 when it failed.

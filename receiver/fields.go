@@ -150,7 +150,7 @@ func (h *Handler) evaluateFields(c *callState) int {
 	}
 	if errs != nil {
 		h.metrics.fieldErrors.Inc()
-		h.rejections.addError(c.ep, slotFieldError, c.now, agentsv1alpha1.ExpressionFields,
+		h.rejections.AddError(c.ep, slotFieldError, c.now, agentsv1alpha1.ExpressionFields,
 			fmt.Sprintf("%d of %d fields failed (%s); %s", len(v.Errors), len(f.fields.Names()), strings.Join(v.Errors, ", "), v.FirstError))
 	}
 	c.fields, c.fieldErrors, c.send = v.Object, errs, f.payload

@@ -128,7 +128,7 @@ func (h *Handler) applyFilter(c *callState) int {
 	}
 	if err != nil {
 		h.metrics.filterErrors.Inc()
-		h.rejections.addError(c.ep, slotFilterError, c.now, agentsv1alpha1.ExpressionFilter, err.Error())
+		h.rejections.AddError(c.ep, slotFilterError, c.now, agentsv1alpha1.ExpressionFilter, err.Error())
 		if log := h.log.V(rejectionLogLevel); log.Enabled() {
 			// The error names the expression's keys and types, never the body's values.
 			log.Info("ignored a call", "reason", reasonFilterError, "error", err.Error(),

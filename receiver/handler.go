@@ -38,6 +38,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/answer"
 	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/rejections"
 	"github.com/hookrun/hookrun/receiver/senders"
 )
 
@@ -121,7 +122,7 @@ type Handler struct {
 	// bodyReadTimeout bounds reading a body (BodyReadTimeout).
 	bodyReadTimeout time.Duration
 	// rejections counts refused calls per endpoint for the report writer.
-	rejections *rejectionCounter
+	rejections *rejections.Counter
 
 	flagDisabled    bool
 	runtimeDisabled atomic.Bool
@@ -153,7 +154,7 @@ func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.preParse.Forget(endpointID)
 	h.backlog.Forget(uid)
 	h.pausing.Delete(uid)
-	h.rejections.forget(uid)
+	h.rejections.Forget(uid)
 	h.store.forget(uid)
 	h.table.forgetFilter(uid)
 }

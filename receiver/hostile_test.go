@@ -43,6 +43,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver/answer"
 	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/rejections"
 )
 
 const (
@@ -75,7 +76,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		backlog:         limits.NewBacklog(1<<30, 1<<30), // nothing in memory ever starts a run
 		bodies:          limits.NewBodyBudget(DefaultMaxInflightBodyBytes),
 		bodyReadTimeout: BodyReadTimeout,
-		rejections:      newRejectionCounter(),
+		rejections:      rejections.NewCounter(),
 		tracer:          tracing.NewLocalProvider(ServiceName).Tracer(tracing.ScopeName),
 	}
 	h.table.onUpsert = h.backlog.Observe

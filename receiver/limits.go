@@ -74,9 +74,4 @@ const (
 	// keeps of the endpoints called last (filterOf, fieldsOf): an endpoint
 	// with both takes two entries.
 	filterCacheEntries = 128
-	// maxReportEntries bounds the lines of a replica's rejection report,
-	// shared between the namespaces (shareLines): a line is at most about
-	// 1 KiB (namespace, name, two periods of counts), well within the
-	// 1 MiB of a ConfigMap.
-	maxReportEntries = 500
 )

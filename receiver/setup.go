@@ -43,6 +43,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/rejections"
 )
 
 // ServiceName is the receiver's service.name in its traces.
@@ -134,10 +135,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if err := mgr.Add(srv); err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(&reportWriter{
-		counter: h.rejections, client: mgr.GetClient(), reader: mgr.GetAPIReader(), until: srv.drained,
-		key:      types.NamespacedName{Namespace: opts.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + opts.PodName},
-		interval: opts.RejectionReportInterval, clock: deps.Clock, log: h.log,
+	if err := mgr.Add(&rejections.Writer{
+		Counter: h.rejections, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Until: srv.drained,
+		Key:      types.NamespacedName{Namespace: opts.Namespace, Name: agentsv1alpha1.RejectionReportPrefix + opts.PodName},
+		Interval: opts.RejectionReportInterval, Clock: deps.Clock, Log: h.log,
 	}); err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		backlog:              limits.NewBacklog(opts.MaxQueuedRunsPerEndpoint, opts.MaxQueuedRunsPerAgent),
 		bodies:               limits.NewBodyBudget(opts.MaxInflightBodyBytes),
 		bodyReadTimeout:      BodyReadTimeout,
-		rejections:           newRejectionCounter(),
+		rejections:           rejections.NewCounter(),
 		flagDisabled:         opts.DisableTriggering,
 	}
 	if err := h.setRateLimiters(mgr, opts); err != nil {

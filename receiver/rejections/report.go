@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package rejections
 
 import (
 	"context"
@@ -32,45 +32,56 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// reportWriter hands this replica's rejection counts to the operator: at
+const (
+	// writeTimeout bounds one write of the report, which must not depend
+	// on the caller (the receiver's cleanupTimeout).
+	writeTimeout = 10 * time.Second
+	// MaxEntries bounds the lines of a replica's rejection report,
+	// shared between the namespaces (shareLines): a line is at most about
+	// 1 KiB (namespace, name, two periods of counts), well within the
+	// 1 MiB of a ConfigMap.
+	MaxEntries = 500
+)
+
+// Writer hands this replica's rejection counts to the operator: at
 // most once per interval, and only when a count changed, it writes them to
 // the replica's own report ConfigMap (agentsv1alpha1.RejectionReportPrefix
 // + pod name). The operator adds the reports up into endpoint status; the
 // receiver writes no endpoint status. Refusing a call never waits for it.
-type reportWriter struct {
-	counter  *rejectionCounter
-	client   client.Client
-	reader   client.Reader
-	key      types.NamespacedName
-	interval time.Duration
-	clock    clock.PassiveClock
-	log      logr.Logger
+type Writer struct {
+	Counter  *Counter
+	Client   client.Client
+	Reader   client.Reader
+	Key      types.NamespacedName
+	Interval time.Duration
+	Clock    clock.PassiveClock
+	Log      logr.Logger
 	// until, if set, ends the reports instead of the manager's stop: it is
 	// closed when the receive route has drained, so that the calls refused
 	// while the replica drains are reported too.
-	until <-chan struct{}
+	Until <-chan struct{}
 }
 
 // NeedLeaderElection: every replica reports its own counts.
-func (w *reportWriter) NeedLeaderElection() bool { return false }
+func (w *Writer) NeedLeaderElection() bool { return false }
 
 // Start restores the counts of the report this replica wrote before a
 // restart, then writes the report at every multiple of the interval (so the
 // replicas write at about the same moment, and the operator writes an
 // endpoint's status once for all of them) until the receive route has
 // drained (until; else until ctx ends), and once more then.
-func (w *reportWriter) Start(ctx context.Context) error {
+func (w *Writer) Start(ctx context.Context) error {
 	w.restore(ctx)
 	stop := ctx.Done()
-	if w.until != nil {
-		stop = w.until
+	if w.Until != nil {
+		stop = w.Until
 	}
 	// The writes go on while the route drains, after ctx ended (write
-	// bounds itself with cleanupTimeout).
+	// bounds itself with writeTimeout).
 	ctx = context.WithoutCancel(ctx)
 	for {
 		now := time.Now()
-		timer := time.NewTimer(now.Truncate(w.interval).Add(w.interval).Sub(now))
+		timer := time.NewTimer(now.Truncate(w.Interval).Add(w.Interval).Sub(now))
 		select {
 		case <-stop:
 			timer.Stop()
@@ -83,16 +94,16 @@ func (w *reportWriter) Start(ctx context.Context) error {
 	}
 }
 
-func (w *reportWriter) logError(err error) {
+func (w *Writer) logError(err error) {
 	if err != nil {
-		w.log.Error(err, "writing the rejection report", "configMap", w.key.String())
+		w.Log.Error(err, "writing the rejection report", "configMap", w.Key.String())
 	}
 }
 
 // flush writes the report if a count changed since the last one.
-func (w *reportWriter) flush(ctx context.Context) error {
-	now := w.clock.Now()
-	lines, changed := w.counter.take(now, maxReportEntries)
+func (w *Writer) flush(ctx context.Context) error {
+	now := w.Clock.Now()
+	lines, changed := w.Counter.take(now, MaxEntries)
 	if !changed {
 		return nil
 	}
@@ -101,18 +112,18 @@ func (w *reportWriter) flush(ctx context.Context) error {
 		err = w.write(ctx, cm)
 	}
 	if err != nil {
-		w.counter.markChanged() // the next tick tries again
+		w.Counter.markChanged() // the next tick tries again
 		return err
 	}
 	return nil
 }
 
 // report is the ConfigMap holding lines.
-func (w *reportWriter) report(lines []reportLine, now time.Time) (*corev1.ConfigMap, error) {
+func (w *Writer) report(lines []reportLine, now time.Time) (*corev1.ConfigMap, error) {
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   w.key.Namespace,
-			Name:        w.key.Name,
+			Namespace:   w.Key.Namespace,
+			Name:        w.Key.Name,
 			Labels:      map[string]string{agentsv1alpha1.LabelRejectionReport: "true"},
 			Annotations: map[string]string{agentsv1alpha1.AnnotationReportWrittenAt: now.UTC().Format(time.RFC3339)},
 		},
@@ -131,16 +142,16 @@ func (w *reportWriter) report(lines []reportLine, now time.Time) (*corev1.Config
 
 // write replaces the report (the replica is its only writer; the operator
 // only deletes it once nothing in it counts), creating it if it is not there.
-func (w *reportWriter) write(ctx context.Context, cm *corev1.ConfigMap) error {
-	ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
+func (w *Writer) write(ctx context.Context, cm *corev1.ConfigMap) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	err := w.client.Update(ctx, cm)
+	err := w.Client.Update(ctx, cm)
 	if apierrors.IsNotFound(err) {
 		cm.ResourceVersion = ""
-		err = w.client.Create(ctx, cm)
+		err = w.Client.Create(ctx, cm)
 	}
 	if err != nil {
-		return fmt.Errorf("writing ConfigMap %s: %w", w.key, err)
+		return fmt.Errorf("writing ConfigMap %s: %w", w.Key, err)
 	}
 	return nil
 }
@@ -148,11 +159,11 @@ func (w *reportWriter) write(ctx context.Context, cm *corev1.ConfigMap) error {
 // restore reads the report this replica wrote before it restarted, if any,
 // so that a restart does not lose its counts. It is best effort: a report
 // that cannot be read is written anew.
-func (w *reportWriter) restore(ctx context.Context) {
+func (w *Writer) restore(ctx context.Context) {
 	cm := &corev1.ConfigMap{}
-	if err := w.reader.Get(ctx, w.key, cm); err != nil {
+	if err := w.Reader.Get(ctx, w.Key, cm); err != nil {
 		if !apierrors.IsNotFound(err) {
-			w.log.Error(err, "reading the rejection report written before a restart", "configMap", w.key.String())
+			w.Log.Error(err, "reading the rejection report written before a restart", "configMap", w.Key.String())
 		}
 		return
 	}
@@ -161,6 +172,6 @@ func (w *reportWriter) restore(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		w.counter.restore(types.UID(uid), entry)
+		w.Counter.restore(types.UID(uid), entry)
 	}
 }

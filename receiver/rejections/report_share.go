@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package rejections
 
 import (
 	"cmp"
@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// A replica's rejection report holds at most maxReportEntries lines. Kept
+// A replica's rejection report holds at most MaxEntries lines. Kept
 // by the most refusals alone, one tenant refusing calls to hundreds of its
 // own endpoints would push every other tenant's counts out of it. So the
 // namespaces share the lines: each gets an equal share, and what a

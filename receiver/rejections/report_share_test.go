@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package rejections
 
 import (
 	"context"
@@ -34,9 +34,9 @@ func endpointIn(namespace, name string) *agentsv1alpha1.WebhookEndpoint {
 }
 
 // refuse counts n refusals of ep.
-func refuse(rc *rejectionCounter, ep *agentsv1alpha1.WebhookEndpoint, n int) {
+func refuse(rc *Counter, ep *agentsv1alpha1.WebhookEndpoint, n int) {
 	for range n {
-		rc.add(ep, answer.SlotOf(answer.CodeForbidden), hour0)
+		rc.Add(ep, answer.SlotOf(answer.CodeForbidden), hour0)
 	}
 }
 
@@ -55,21 +55,21 @@ func byKey(lines []reportLine) (map[types.UID]int64, map[string]int64) {
 // the lines, and what a namespace has beyond its share is summed into a
 // line of its own, so nothing is lost.
 func TestReportSharesLinesByNamespace(t *testing.T) {
-	rc := newRejectionCounter()
+	rc := NewCounter()
 	victim := endpointIn("victim", "github-issues")
 	refuse(rc, victim, 1)
-	for i := range maxReportEntries + 100 {
+	for i := range MaxEntries + 100 {
 		refuse(rc, endpointIn("flood", fmt.Sprintf("e%04d", i)), 5)
 	}
-	lines, _ := rc.take(hour0, maxReportEntries)
-	if len(lines) != maxReportEntries {
-		t.Fatalf("%d lines, want %d", len(lines), maxReportEntries)
+	lines, _ := rc.take(hour0, MaxEntries)
+	if len(lines) != MaxEntries {
+		t.Fatalf("%d lines, want %d", len(lines), MaxEntries)
 	}
 	keys, namespaces := byKey(lines)
 	if keys[victim.UID] != 1 {
 		t.Errorf("the victim's endpoint has %d refusals in the report, want its 1", keys[victim.UID])
 	}
-	if want := int64(5 * (maxReportEntries + 100)); namespaces["flood"] != want || keys[othersKey("flood")] == 0 {
+	if want := int64(5 * (MaxEntries + 100)); namespaces["flood"] != want || keys[othersKey("flood")] == 0 {
 		t.Errorf("the flooding namespace's lines sum %d refusals (its others line %d), want all %d", namespaces["flood"], keys[othersKey("flood")], want)
 	}
 }
@@ -77,7 +77,7 @@ func TestReportSharesLinesByNamespace(t *testing.T) {
 // Lines go to the namespaces max-min fair: one that wants fewer than its
 // share keeps them all, and the others split what is left.
 func TestReportShareIsFair(t *testing.T) {
-	rc := newRejectionCounter()
+	rc := NewCounter()
 	for i := range 2 {
 		refuse(rc, endpointIn("small", fmt.Sprintf("s%d", i)), 1)
 	}
@@ -104,7 +104,7 @@ func TestReportShareIsFair(t *testing.T) {
 // With more namespaces than lines, the namespaces with the most refusals
 // keep a line and the rest share one.
 func TestReportWithMoreNamespacesThanLines(t *testing.T) {
-	rc := newRejectionCounter()
+	rc := NewCounter()
 	for i := range 15 {
 		refuse(rc, endpointIn(fmt.Sprintf("ns%02d", i), "e"), i+1)
 	}
@@ -122,9 +122,9 @@ func TestReportWithMoreNamespacesThanLines(t *testing.T) {
 func TestReportRestoresSummedLines(t *testing.T) {
 	w, c, clk := fakeReportWriter(t, interceptor.Funcs{})
 	for i := range 5 {
-		refuse(w.counter, endpointIn("flood", fmt.Sprintf("e%d", i)), 2)
+		refuse(w.Counter, endpointIn("flood", fmt.Sprintf("e%d", i)), 2)
 	}
-	lines, _ := w.counter.take(clk.Now(), 3)
+	lines, _ := w.Counter.take(clk.Now(), 3)
 	cm, err := w.report(lines, clk.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +134,10 @@ func TestReportRestoresSummedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _, _ := fakeReportWriter(t, interceptor.Funcs{})
-	again.reader = c
+	again.Reader = c
 	again.restore(ctx)
-	again.counter.markChanged()
-	restored, _ := again.counter.take(clk.Now(), 3)
+	again.Counter.markChanged()
+	restored, _ := again.Counter.take(clk.Now(), 3)
 	if keys, namespaces := byKey(restored); namespaces["flood"] != 10 || keys[othersKey("flood")] != 6 {
 		t.Errorf("restored %v, want the 10 refusals with the same line of 6 summed", keys)
 	}

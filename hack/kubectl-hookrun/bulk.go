@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/cobra"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // kubectl hookrun redeliver --endpoint NAME: an endpoint's runs sent again,
@@ -113,9 +114,9 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 			r := &runs[i]
 			note := payloadSize(r)
 			if again, ok := resentAs[r.Name]; ok {
-				note = "sent again before, as run " + printableLine(again) + ": skipped"
+				note = "sent again before, as run " + terminal.PrintableLine(again) + ": skipped"
 			}
-			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", printableLine(r.Name), r.EffectiveState(), age(&r.Spec.ReceivedAt, e.now()), note)
+			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", terminal.PrintableLine(r.Name), r.EffectiveState(), terminal.Age(&r.Spec.ReceivedAt, e.now()), note)
 		}
 		fmt.Fprintln(e.out, "Nothing was sent: add --yes to send them.")
 		return nil
@@ -128,11 +129,11 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 	var sent, before, skipped int
 	for i := range runs {
 		r := &runs[i]
-		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), printableLine(r.Name))
+		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), terminal.PrintableLine(r.Name))
 		if again, ok := resentAs[r.Name]; ok {
 			// Sent again before: sending it now would be answered with
 			// that run, and take a call from the endpoint's rate limit.
-			fmt.Fprintf(e.out, "%s: sent again before, as run %s\n", prefix, printableLine(again))
+			fmt.Fprintf(e.out, "%s: sent again before, as run %s\n", prefix, terminal.PrintableLine(again))
 			before++
 			continue
 		}
@@ -155,11 +156,11 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 				skipped++
 				continue
 			}
-			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, printableLine(a.runID))
+			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, terminal.PrintableLine(a.runID))
 			sent++
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 			left := len(runs) - i
-			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, printable(a.statusText), printable(string(a.answer)))
+			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 			return fmt.Errorf("%w: stopped at the first %d: %d sent, %d left; try again in %s (the same command skips the runs sent)",
 				errRunFailed, a.status, sent, left, retryIn(a.retryAfter))
 		default:
@@ -187,5 +188,5 @@ func retryIn(retryAfter string) string {
 	if retryAfter == "" {
 		return "a minute"
 	}
-	return printableLine(retryAfter) + " s"
+	return terminal.PrintableLine(retryAfter) + " s"
 }

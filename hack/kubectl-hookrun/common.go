@@ -18,25 +18,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
@@ -107,161 +95,6 @@ func checkOutput(format string) error {
 		return nil
 	}
 	return usageError{fmt.Errorf("--output must be json or yaml, not %q", format)}
-}
-
-// printData prints v as JSON or YAML. Objects are printed without their
-// managedFields, as kubectl does.
-func printData(out io.Writer, format string, v any) error {
-	hideManagedFields(v)
-	b, err := json.MarshalIndent(v, "", "    ")
-	if err != nil {
-		return err
-	}
-	if format == "yaml" {
-		y, err := yaml.JSONToYAML(b)
-		if err == nil && printable(string(y)) == string(y) {
-			_, err = out.Write(y)
-			return err
-		}
-		// YAML's plain scalars cannot escape, and its emitter writes some
-		// of these runes as they are (or fails on C1 controls): the same
-		// data in JSON's form, which YAML reads, with them escaped.
-		_, err = fmt.Fprintf(out, "%s\n", escapedJSON(b, true))
-		return err
-	}
-	_, err = fmt.Fprintf(out, "%s\n", escapedJSON(b, false))
-	return err
-}
-
-// escapedJSON is the JSON text b with every rune that is not printable
-// text (escaped's) written as a \u escape, so it reaches a terminal inert
-// and still decodes to the same value (encoding/json escapes the C0
-// controls itself, not C1 or bidirectional controls). Outside strings JSON
-// text holds only ASCII punctuation, spaces and newlines, which stay. A rune
-// beyond U+FFFF becomes a UTF-16 surrogate pair, or for YAML \U........
-func escapedJSON(b []byte, forYAML bool) []byte {
-	s := string(b)
-	keep := func(r rune) bool { return r == '\n' }
-	if escaped(s, keep) == s {
-		return b
-	}
-	var out strings.Builder
-	for _, r := range s {
-		switch {
-		case r != utf8.RuneError && (unicode.IsPrint(r) || keep(r)):
-			out.WriteRune(r)
-		case r > 0xffff && forYAML:
-			fmt.Fprintf(&out, "\\U%08x", r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
-		default:
-			fmt.Fprintf(&out, "\\u%04x", r)
-		}
-	}
-	return []byte(out.String())
-}
-
-func hideManagedFields(v any) {
-	if list, ok := v.(client.ObjectList); ok {
-		_ = meta.EachListItem(list, func(o runtime.Object) error {
-			hideManagedFields(o)
-			return nil
-		})
-	}
-	if o, ok := v.(client.Object); ok {
-		o.SetManagedFields(nil)
-	}
-}
-
-// age is how long ago t was, as kubectl prints ages ("-" for never).
-func age(t *metav1.Time, now time.Time) string {
-	if t == nil || t.IsZero() {
-		return "-"
-	}
-	return duration.HumanDuration(now.Sub(t.Time)) + " ago"
-}
-
-// Terminal output (DESIGN section 10): every value a user or a sender
-// controls (names, owner, prefix, messages, outputs, answers, the API
-// server's errors that quote them) reaches the terminal through escaped.
-// Each command escapes the values it prints (printable, printableLine, and
-// the -o json|yaml and curl forms that stay valid), and the plugin's output
-// streams pass everything through printable once more (terminalWriter), so
-// a value a command forgot is still inert.
-
-// escaped is s with every rune that is not printable text written as a Go
-// escape (\u001b, \u202e, \U000e0041); an invalid byte becomes \ufffd.
-// Printable text is unicode.IsPrint's, as strconv.Quote's: letters, marks,
-// numbers, punctuation, symbols and the ASCII space, in any script. So the
-// C0 and C1 controls (ESC, BEL, CSI...), DEL, the bidirectional controls
-// that reorder what a reader sees, zero-width characters and line
-// separators are escaped, and ordinary UTF-8 text is left readable. keep
-// names runes left as they are.
-func escaped(s string, keep func(rune) bool) string {
-	unsafe := func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) && (keep == nil || !keep(r)) }
-	if !strings.ContainsFunc(s, unsafe) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !unsafe(r):
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	return b.String()
-}
-
-// printable is multi-line text (a run's message or output, an answer, an
-// error) escaped for a terminal: newlines and tabs stay.
-func printable(s string) string {
-	return escaped(s, func(r rune) bool { return r == '\n' || r == '\t' })
-}
-
-// printableLine is a value printed on one line or in a table cell (a name,
-// an owner, a URL, a reason) escaped for a terminal: newlines and tabs are
-// escaped too, so a value cannot fake lines or columns.
-func printableLine(s string) string {
-	return escaped(s, nil)
-}
-
-// terminalWriter writes what passes through it as printable: the plugin's
-// last line of defence for its standard output and error. A UTF-8 sequence
-// cut between two writes is held until it is whole (or Flush).
-type terminalWriter struct {
-	w       io.Writer
-	pending []byte
-}
-
-func (t *terminalWriter) Write(p []byte) (int, error) {
-	buf := append(t.pending, p...)
-	whole := len(buf)
-	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(buf[i]) {
-			if !utf8.FullRune(buf[i:]) {
-				whole = i
-			}
-			break
-		}
-	}
-	t.pending = append([]byte(nil), buf[whole:]...)
-	if _, err := io.WriteString(t.w, printable(string(buf[:whole]))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Flush writes what is held back.
-func (t *terminalWriter) Flush() error {
-	rest := t.pending
-	t.pending = nil
-	_, err := io.WriteString(t.w, printable(string(rest)))
-	return err
 }
 
 // onNamed is the RunE of a command about one named object in the

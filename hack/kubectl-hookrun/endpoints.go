@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 func newEndpointsCommand(e *env) *cobra.Command {
@@ -77,7 +78,7 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 	})
 	if format != "" {
 		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "WebhookEndpointList"
-		return printData(e.out, format, list)
+		return terminal.PrintData(e.out, format, list)
 	}
 	if len(list.Items) == 0 {
 		fmt.Fprintf(e.errOut, "No webhook endpoints %s.\n", where)
@@ -92,11 +93,11 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 	for i := range list.Items {
 		ep := &list.Items[i]
 		if all {
-			fmt.Fprintf(w, "%s\t", printableLine(ep.Namespace))
+			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(ep.Namespace))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printableLine(ep.Name), printableLine(ep.Spec.AgentRef.Name),
-			printableLine(string(ep.Spec.SenderOf())), printableLine(phaseOf(ep)), runCounts(ep.Status.Runs),
-			age(ep.Status.Runs.LastRunTime, now), printableLine(orNone(ep.Status.URL)))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", terminal.PrintableLine(ep.Name), terminal.PrintableLine(ep.Spec.AgentRef.Name),
+			terminal.PrintableLine(string(ep.Spec.SenderOf())), terminal.PrintableLine(phaseOf(ep)), runCounts(ep.Status.Runs),
+			terminal.Age(ep.Status.Runs.LastRunTime, now), terminal.PrintableLine(terminal.OrNone(ep.Status.URL)))
 	}
 	return w.Flush()
 }
@@ -124,11 +125,4 @@ func runCounts(r agentsv1alpha1.RunCounts) string {
 		return fmt.Sprintf("%d (%d in progress)", r.Total, r.Running)
 	}
 	return fmt.Sprint(r.Total)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }

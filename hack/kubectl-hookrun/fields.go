@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // An endpoint's spec.fields and spec.payload, on its card and in what test
@@ -67,7 +68,7 @@ func (c *card) printPayload(w io.Writer) {
 		fmt.Fprintf(w, "Payload:\tthe body\n")
 	}
 	for _, f := range c.Fields {
-		fmt.Fprintf(w, "\t  %s = %s\n", printableLine(f.Name), oneLine(f.Expression, 160))
+		fmt.Fprintf(w, "\t  %s = %s\n", terminal.PrintableLine(f.Name), terminal.OneLine(f.Expression, 160))
 	}
 }
 
@@ -111,8 +112,8 @@ func printFields(out io.Writer, mode agentsv1alpha1.PayloadMode, f *runFields) {
 	if err := json.Indent(&indented, f.Fields, "  ", "  "); err != nil {
 		indented.Write(f.Fields)
 	}
-	fmt.Fprintln(out, "  "+printable(indented.String()))
+	fmt.Fprintln(out, "  "+terminal.Printable(indented.String()))
 	if len(f.Errors) > 0 {
-		fmt.Fprintf(out, "Fields that failed (null above): %s\n", printableLine(strings.Join(f.Errors, ", ")))
+		fmt.Fprintf(out, "Fields that failed (null above): %s\n", terminal.PrintableLine(strings.Join(f.Errors, ", ")))
 	}
 }

@@ -48,6 +48,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -72,7 +73,7 @@ func main() {
 // run runs the plugin with args and returns its exit code. Everything it
 // prints passes through a terminalWriter.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	out, errOut := &terminalWriter{w: stdout}, &terminalWriter{w: stderr}
+	out, errOut := terminal.NewWriter(stdout), terminal.NewWriter(stderr)
 	defer func() {
 		_ = out.Flush()
 		_ = errOut.Flush()

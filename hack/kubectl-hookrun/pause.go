@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 func newPauseCommand(e *env, pause bool) *cobra.Command {
@@ -77,7 +78,7 @@ func (e *env) requestPaused(ctx context.Context, ns, name string, pause, takeOwn
 		}
 		return nil, "", fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
 			"It resumes when the owner is a member again, or when another member takes ownership: kubectl hookrun resume %s --take-ownership",
-			ns, name, printableLine(ep.Spec.Owner.UserName()), printableLine(ep.Spec.AgentRef.Name), name)
+			ns, name, terminal.PrintableLine(ep.Spec.Owner.UserName()), terminal.PrintableLine(ep.Spec.AgentRef.Name), name)
 	}
 	spec := map[string]any{"paused": pause}
 	verb := "pause"
@@ -123,13 +124,13 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 		return nil
 	}
 	if takeOwnership {
-		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", printableLine(ep.Spec.Owner.UserName()), ns, name)
+		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", terminal.PrintableLine(ep.Spec.Owner.UserName()), ns, name)
 	}
 	if phase := phaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
-		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, printableLine(phase), name)
+		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, terminal.PrintableLine(phase), name)
 		return nil
 	}
-	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, printableLine(ep.Status.URL))
+	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, terminal.PrintableLine(ep.Status.URL))
 	return nil
 }
 

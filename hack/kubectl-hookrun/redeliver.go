@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // redeliver: a past run's stored body sent again through the receiver, one
@@ -109,7 +110,7 @@ func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) err
 		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
 	}
 	d := redelivery(ep, run, newDeliveryID("hookrun-redeliver-"))
-	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), age(&run.Spec.ReceivedAt, e.now()))
+	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), terminal.Age(&run.Spec.ReceivedAt, e.now()))
 	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
 }
 
@@ -118,7 +119,7 @@ func (e *env) storedBody(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]b
 	ns, name := run.Namespace, run.Name
 	if run.Spec.Payload == nil {
 		return nil, fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",
-			ns, name, run.EffectiveState(), oneLine(run.Status.Message, 200))
+			ns, name, run.EffectiveState(), terminal.OneLine(run.Status.Message, 200))
 	}
 	payload := &corev1.Secret{}
 	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {

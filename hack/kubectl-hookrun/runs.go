@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // runFilter selects runs: of one endpoint (or all), in some states, received since.
@@ -206,10 +207,10 @@ func (e *env) listRuns(ctx context.Context, f runFilter, format string, watchRun
 	case format != "" && !watchRuns:
 		list := &agentsv1alpha1.AgentRunList{Items: runs}
 		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "AgentRunList"
-		return printData(e.out, format, list)
+		return terminal.PrintData(e.out, format, list)
 	case format != "":
 		for i := range runs {
-			if err := printData(e.out, format, &runs[i]); err != nil {
+			if err := terminal.PrintData(e.out, format, &runs[i]); err != nil {
 				return err
 			}
 		}
@@ -226,7 +227,7 @@ func (e *env) listRuns(ctx context.Context, f runFilter, format string, watchRun
 	}
 	return e.watchRuns(ctx, f, rv, func(run *agentsv1alpha1.AgentRun) error {
 		if format != "" {
-			return printData(e.out, format, run)
+			return terminal.PrintData(e.out, format, run)
 		}
 		return t.print(e.out, []agentsv1alpha1.AgentRun{*run}, false)
 	})
@@ -308,14 +309,14 @@ func (t runTable) print(out io.Writer, runs []agentsv1alpha1.AgentRun, header bo
 	for i := range runs {
 		r := &runs[i]
 		if t.showNamespace {
-			fmt.Fprintf(w, "%s\t", printableLine(r.Namespace))
+			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Namespace))
 		}
-		fmt.Fprintf(w, "%s\t", printableLine(r.Name))
+		fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Name))
 		if t.showEndpoint {
-			fmt.Fprintf(w, "%s\t", printableLine(r.Spec.EndpointRef.Name))
+			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Spec.EndpointRef.Name))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printableLine(string(r.EffectiveState())), age(&r.Spec.ReceivedAt, now),
-			age(r.Status.StartedAt, now), age(r.Status.CompletedAt, now), printableLine(orDash(r.Status.Duration)), threadOf(r), oneLine(r.Status.Message, 100))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", terminal.PrintableLine(string(r.EffectiveState())), terminal.Age(&r.Spec.ReceivedAt, now),
+			terminal.Age(r.Status.StartedAt, now), terminal.Age(r.Status.CompletedAt, now), terminal.PrintableLine(terminal.OrDash(r.Status.Duration)), threadOf(r), terminal.OneLine(r.Status.Message, 100))
 	}
 	return w.Flush()
 }
@@ -327,36 +328,13 @@ func threadOf(r *agentsv1alpha1.AgentRun) string {
 	switch {
 	case t == nil:
 		if ref := r.Spec.TargetThreadRef; ref != nil {
-			return printableLine(ref.Name)
+			return terminal.PrintableLine(ref.Name)
 		}
 		return "-"
 	case t.Name != "":
-		return printableLine(t.Name)
+		return terminal.PrintableLine(t.Name)
 	case t.ContextID != "":
-		return "new:" + printableLine(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
+		return "new:" + terminal.PrintableLine(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
 	}
 	return "-"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// oneLine is s on one line, printable, cut to n characters.
-func oneLine(s string, n int) string {
-	s = printableLine(strings.Join(strings.Fields(s), " "))
-	if s == "" {
-		return "-"
-	}
-	return cut(s, n)
-}
-
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

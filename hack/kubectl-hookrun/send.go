@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // sendOptions are the flags of test and redeliver.
@@ -153,7 +154,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 	human := o.format == ""
 	a, err := e.post(ctx, ep, secret, body, contentType, d, o.receiverURL, func(target string, n int) {
 		if human {
-			fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", printableLine(target), printableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
+			fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", terminal.PrintableLine(target), terminal.PrintableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
 		}
 	})
 	if err != nil {
@@ -164,7 +165,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		out.Answer = a.answer
 	}
 	if human {
-		fmt.Fprintf(e.out, "%s %s\n", printable(a.statusText), printable(string(a.answer)))
+		fmt.Fprintf(e.out, "%s %s\n", terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 	}
 	result := e.judgeAnswer(a.status, a.answer, d)
 	if a.status == http.StatusAccepted && !o.noFollow {
@@ -181,7 +182,7 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		out.Run, result = e.follow(ctx, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
 	}
 	if !human {
-		if err := printData(e.out, o.format, out); err != nil {
+		if err := terminal.PrintData(e.out, o.format, out); err != nil {
 			return err
 		}
 	}
@@ -295,10 +296,10 @@ func parseReceiverURL(base string) (*url.URL, error) {
 func describeDelivery(d delivery) string {
 	var parts []string
 	if d.event != "" {
-		parts = append(parts, "event "+printable(d.event))
+		parts = append(parts, "event "+terminal.Printable(d.event))
 	}
 	if d.id != "" {
-		parts = append(parts, "delivery "+printable(d.id))
+		parts = append(parts, "delivery "+terminal.Printable(d.id))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -319,11 +320,11 @@ func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
 	case status == http.StatusAccepted:
 		return nil
 	case status == http.StatusOK && a.Status == "ignored":
-		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, printable(d.event))
+		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, terminal.Printable(d.event))
 	case status < 300:
 		return nil // a handshake (pong, challenge): answered, no run
 	case a.Error.Code != "":
-		return fmt.Errorf("%w: the receiver refused the call: %d %s: %s", errRunFailed, status, printable(a.Error.Code), printable(a.Error.Message))
+		return fmt.Errorf("%w: the receiver refused the call: %d %s: %s", errRunFailed, status, terminal.Printable(a.Error.Code), terminal.Printable(a.Error.Message))
 	}
 	return fmt.Errorf("%w: the receiver answered %d", errRunFailed, status)
 }
@@ -373,10 +374,10 @@ func (e *env) follow(ctx context.Context, ns, name string, human bool, timeout t
 	// receivedAt has second precision.
 	if run.Spec.ReceivedAt.Time.Before(sent.Truncate(time.Second).Add(-time.Second)) {
 		return run, fmt.Errorf("%w: the receiver took the call for a duplicate delivery (its delivery ID was accepted %s as run %s/%s) and started nothing",
-			errRunFailed, age(&run.Spec.ReceivedAt, e.now()), ns, name)
+			errRunFailed, terminal.Age(&run.Spec.ReceivedAt, e.now()), ns, name)
 	}
 	if run.EffectiveState() != agentsv1alpha1.RunSuccess {
-		return run, fmt.Errorf("%w: run %s/%s ended %s: %s", errRunFailed, ns, name, run.EffectiveState(), oneLine(run.Status.Message, 500))
+		return run, fmt.Errorf("%w: run %s/%s ended %s: %s", errRunFailed, ns, name, run.EffectiveState(), terminal.OneLine(run.Status.Message, 500))
 	}
 	return run, nil
 }
@@ -387,27 +388,27 @@ func stateDetail(r *agentsv1alpha1.AgentRun) string {
 		return " (thread " + threadOf(r) + ")"
 	case agentsv1alpha1.RunSuccess, agentsv1alpha1.RunError:
 		if r.Status.Duration != "" {
-			return " after " + printableLine(r.Status.Duration)
+			return " after " + terminal.PrintableLine(r.Status.Duration)
 		}
 	}
 	return ""
 }
 
 func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
-	fmt.Fprintf(out, "Run %s: %s", printableLine(r.Name), printableLine(string(r.EffectiveState())))
+	fmt.Fprintf(out, "Run %s: %s", terminal.PrintableLine(r.Name), terminal.PrintableLine(string(r.EffectiveState())))
 	if r.Status.Duration != "" {
-		fmt.Fprintf(out, " in %s", printableLine(r.Status.Duration))
+		fmt.Fprintf(out, " in %s", terminal.PrintableLine(r.Status.Duration))
 	}
 	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
 	if r.Status.Message != "" {
 		fmt.Fprintln(out, "Message:")
-		for _, line := range strings.Split(strings.TrimRight(printable(r.Status.Message), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(terminal.Printable(r.Status.Message), "\n"), "\n") {
 			fmt.Fprintln(out, "  "+line)
 		}
 	}
 	if r.Status.Output != "" {
 		fmt.Fprintln(out, "Output:")
-		for _, line := range strings.Split(strings.TrimRight(printable(r.Status.Output), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(terminal.Printable(r.Status.Output), "\n"), "\n") {
 			fmt.Fprintln(out, "  "+line)
 		}
 	}

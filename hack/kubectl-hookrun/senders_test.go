@@ -27,9 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash"
-	"math/rand/v2"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -656,57 +654,5 @@ func TestEventsAndIDs(t *testing.T) {
 	}
 	if got := defaultEvent(&agentsv1alpha1.WebhookEndpointSpec{}); got != "" {
 		t.Errorf("defaultEvent without spec.sender: %q, want none", got)
-	}
-}
-
-// TestShellQuote runs sh -c 'printf %s <quoted>': the shell must hand back
-// the string byte for byte.
-func TestShellQuote(t *testing.T) {
-	sh, err := exec.LookPath("/bin/sh")
-	if err != nil {
-		t.Skipf("no /bin/sh: %v", err)
-	}
-	inputs := []string{
-		"",
-		"plain",
-		"'",
-		"''",
-		"'''",
-		"it's",
-		"'leading and trailing'",
-		`back\slash \\ \' \" \n`,
-		`"double" 'single' "mixed 'nested'"`,
-		"$HOME ${PATH} $(id) `id` $1 $@ $$",
-		"line one\nline two\n\n",
-		"tab\there\r\ncarriage return",
-		"héllo — ünïcode 日本語 🙂 ' é",
-		"!bang !! ^history",
-		"* ? [a-z] ~ ~root {a,b}",
-		"; & | < > ( ) # comment",
-		"-n",
-		"%s %d %% \\0101",
-		"Authorization: Bearer a'b\"c$d`e\\f",
-		`{"text":"<@U0BOT> is checkout down?","it's":"fine"}`,
-		strings.Repeat("'\\$\n", 300),
-	}
-	// And random strings of every byte but NUL (which no argument holds).
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20 {
-		b := make([]byte, r.IntN(64))
-		for i := range b {
-			b[i] = byte(1 + r.IntN(255))
-		}
-		inputs = append(inputs, string(b))
-	}
-	for i, s := range inputs {
-		quoted := shellQuote(s)
-		out, err := exec.Command(sh, "-c", "printf %s "+quoted).Output()
-		if err != nil {
-			t.Errorf("input %d %q: sh -c %q: %v", i, s, "printf %s "+quoted, err)
-			continue
-		}
-		if string(out) != s {
-			t.Errorf("input %d: sh -c %q printed %q, want %q", i, "printf %s "+quoted, out, s)
-		}
 	}
 }

@@ -23,13 +23,13 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // recentOnCard is how many invocations the card lists.
@@ -75,7 +75,7 @@ without get on Secrets in the namespace the card says so and shows the rest.`,
 				return err
 			}
 			if format != "" {
-				return printData(e.out, format, c)
+				return terminal.PrintData(e.out, format, c)
 			}
 			return c.print(e.out, e.now())
 		}),
@@ -146,16 +146,16 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 		return "", "No sample call: " + err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", shellQuote(ep.Status.URL))
-	fmt.Fprintf(&b, "  -H %s \\\n", shellQuote("Content-Type: "+call.contentType))
+	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", terminal.ShellQuote(ep.Status.URL))
+	fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote("Content-Type: "+call.contentType))
 	for _, h := range call.headers {
 		if secret == tokenPlaceholder && h.value == "Bearer "+tokenPlaceholder {
 			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.name, h.value) // the shell puts $TOKEN in
 			continue
 		}
-		fmt.Fprintf(&b, "  -H %s \\\n", shellQuote(h.name+": "+h.value))
+		fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote(h.name+": "+h.value))
 	}
-	fmt.Fprintf(&b, "  --data-binary %s", shellQuote(string(call.body)))
+	fmt.Fprintf(&b, "  --data-binary %s", terminal.ShellQuote(string(call.body)))
 	var notes []string
 	if !call.expires.IsZero() {
 		notes = append(notes, fmt.Sprintf("Its signed timestamp is accepted until %s (%s from now); run show again for a fresh one.",
@@ -172,84 +172,41 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	return b.String(), strings.Join(notes, " ")
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, except the
-// runes printable escapes (control characters, bidirectional controls...),
-// which are written as "$(printf '\ooo')" with their bytes in octal: the
-// command still passes s byte for byte, and no such rune reaches the
-// terminal.
-func shellQuote(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		n := 0
-		for n < len(s) && !unsafeAt(s, n) {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-		}
-		if n > 0 {
-			b.WriteString("'" + strings.ReplaceAll(s[:n], "'", `'\''`) + "'")
-		}
-		s = s[n:]
-		n = 0
-		for n < len(s) && unsafeAt(s, n) {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-		}
-		if n > 0 {
-			b.WriteString(`"$(printf '`)
-			for _, c := range []byte(s[:n]) {
-				fmt.Fprintf(&b, `\%03o`, c)
-			}
-			b.WriteString(`')"`)
-		}
-		s = s[n:]
-	}
-	if b.Len() == 0 {
-		return "''"
-	}
-	return b.String()
-}
-
-// unsafeAt tells whether printable escapes the rune at s[i].
-func unsafeAt(s string, i int) bool {
-	r, size := utf8.DecodeRuneInString(s[i:])
-	return printable(s[i:i+size]) != s[i:i+size] || r == utf8.RuneError
-}
-
 func (c *card) print(out io.Writer, now time.Time) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", printableLine(c.Namespace), printableLine(c.Name))
-	fmt.Fprintf(w, "Agent:\t%s\n", printableLine(c.Agent))
-	fmt.Fprintf(w, "Owner:\t%s\n", printableLine(c.Owner))
-	fmt.Fprintf(w, "Phase:\t%s\n", printableLine(c.Phase))
-	fmt.Fprintf(w, "URL:\t%s\n", printableLine(orNone(c.URL)))
-	fmt.Fprintf(w, "Sender:\t%s\n", printableLine(string(c.Sender)))
+	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", terminal.PrintableLine(c.Namespace), terminal.PrintableLine(c.Name))
+	fmt.Fprintf(w, "Agent:\t%s\n", terminal.PrintableLine(c.Agent))
+	fmt.Fprintf(w, "Owner:\t%s\n", terminal.PrintableLine(c.Owner))
+	fmt.Fprintf(w, "Phase:\t%s\n", terminal.PrintableLine(c.Phase))
+	fmt.Fprintf(w, "URL:\t%s\n", terminal.PrintableLine(terminal.OrNone(c.URL)))
+	fmt.Fprintf(w, "Sender:\t%s\n", terminal.PrintableLine(string(c.Sender)))
 	for _, line := range c.Setup {
-		fmt.Fprintf(w, "\t%s\n", printableLine(line))
+		fmt.Fprintf(w, "\t%s\n", terminal.PrintableLine(line))
 	}
 	c.printPayload(w)
 	switch {
 	case c.Token != "":
-		fmt.Fprintf(w, "Secret:\tnone: calls carry %s\n", printableLine(c.Token))
+		fmt.Fprintf(w, "Secret:\tnone: calls carry %s\n", terminal.PrintableLine(c.Token))
 	case c.Secret != "":
-		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", printableLine(c.Name), printableLine(c.Secret))
+		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", terminal.PrintableLine(c.Name), terminal.PrintableLine(c.Secret))
 	default:
 		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
 	}
 	runs := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
 	if c.Runs.LastRunTime != nil {
-		runs += ", last received " + age(c.Runs.LastRunTime, now)
+		runs += ", last received " + terminal.Age(c.Runs.LastRunTime, now)
 	}
 	fmt.Fprintf(w, "Runs:\t%s\n", runs)
 	if r := c.Rejections; r != nil && len(r.Counts) > 0 {
 		var parts []string
 		for _, rc := range r.Counts {
-			parts = append(parts, fmt.Sprintf("%s %d", printableLine(rc.Code), rc.Count))
+			parts = append(parts, fmt.Sprintf("%s %d", terminal.PrintableLine(rc.Code), rc.Count))
 		}
-		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), age(r.LastRejectionTime, now))
+		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), terminal.Age(r.LastRejectionTime, now))
 	}
 	if e := c.Rejections; e != nil && e.LastEvaluationError != nil {
 		le := e.LastEvaluationError
-		fmt.Fprintf(w, "Last %s error:\t%s (%s)\n", strings.ToLower(string(le.Expression)), printableLine(le.Message), age(&le.Time, now))
+		fmt.Fprintf(w, "Last %s error:\t%s (%s)\n", strings.ToLower(string(le.Expression)), terminal.PrintableLine(le.Message), terminal.Age(&le.Time, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -261,18 +218,18 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		}
 	}
 	if c.CurlNote != "" {
-		fmt.Fprintln(out, "  "+printableLine(c.CurlNote))
+		fmt.Fprintln(out, "  "+terminal.PrintableLine(c.CurlNote))
 	}
 	fmt.Fprintln(out, "\nConditions:")
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tMESSAGE")
 	for _, cond := range c.Conditions {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", printableLine(cond.Type), printableLine(string(cond.Status)), printableLine(cond.Reason), oneLine(cond.Message, 160))
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", terminal.PrintableLine(cond.Type), terminal.PrintableLine(string(cond.Status)), terminal.PrintableLine(cond.Reason), terminal.OneLine(cond.Message, 160))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", printableLine(c.Name))
+	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", terminal.PrintableLine(c.Name))
 	if len(c.Recent) == 0 {
 		fmt.Fprintln(out, "  none yet")
 		return nil

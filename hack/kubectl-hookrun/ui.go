@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
 
@@ -146,7 +147,7 @@ func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndp
 	return p.e.sampleCurl(ctx, ep)
 }
 
-func (p uiPlugin) Printable(s string) string { return printable(s) }
+func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
 
 func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return threadOf(run) }
 

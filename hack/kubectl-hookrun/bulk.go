@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/cobra"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -164,7 +165,7 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 			return fmt.Errorf("%w: stopped at the first %d: %d sent, %d left; try again in %s (the same command skips the runs sent)",
 				errRunFailed, a.status, sent, left, retryIn(a.retryAfter))
 		default:
-			fmt.Fprintf(e.out, "%s: not sent again: %v\n", prefix, e.judgeAnswer(a.status, a.answer, delivery{}))
+			fmt.Fprintf(e.out, "%s: not sent again: %v\n", prefix, e.judgeAnswer(a.status, a.answer, senders.Delivery{}))
 			skipped++
 		}
 	}

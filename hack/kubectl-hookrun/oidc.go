@@ -26,52 +26,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 )
 
-// What the plugin says of an endpoint whose calls carry tokens
-// (spec.sender.oidc) instead of a secret.
-
-// tokenPlaceholder stands for the token in a sample call: the shell fills
-// it in from $TOKEN.
-const tokenPlaceholder = "${TOKEN}"
-
-// tokenOf says whose tokens, for which audience, an OIDC sender's calls
-// carry; "" for any other endpoint.
-func tokenOf(spec *agentsv1alpha1.WebhookEndpointSpec) string {
-	o := spec.OIDCOf()
-	if o == nil {
-		return ""
-	}
-	return fmt.Sprintf("a token of %s for audience %s", issuerName(o), o.Audience)
-}
-
-func issuerName(o *agentsv1alpha1.OIDCSender) string {
-	if o.Issuer == "" {
-		return "the cluster's service accounts"
-	}
-	return o.Issuer
-}
-
-// tokenHowTo says how to get a token for a sample call.
-func tokenHowTo(ep *agentsv1alpha1.WebhookEndpoint) string {
-	o := ep.Spec.OIDCOf()
-	if o.Issuer == "" {
-		return fmt.Sprintf("Set TOKEN first, for example TOKEN=$(kubectl create token SERVICE-ACCOUNT -n %s --audience %s)", ep.Namespace, o.Audience) +
-			" (any account the claims let through; a CronJob mounts one as a projected token)."
-	}
-	how := ""
-	if o.Issuer == "https://token.actions.githubusercontent.com" {
-		how = " (in a workflow with id-token: write, from $ACTIONS_ID_TOKEN_REQUEST_URL&audience=" + o.Audience + ")"
-	}
-	return fmt.Sprintf("Set TOKEN first to a token %s issued for audience %s%s.", o.Issuer, o.Audience, how)
-}
-
-// noSecretError is why an OIDC sender's endpoint has no secret to show or
-// send with.
-func noSecretError(ep *agentsv1alpha1.WebhookEndpoint) error {
-	return fmt.Errorf("endpoint %s/%s has no secret: its calls carry %s (spec.sender.oidc). %s",
-		ep.Namespace, ep.Name, tokenOf(&ep.Spec), tokenHowTo(ep))
-}
+// The token that test and redeliver call an endpoint with whose calls carry
+// tokens (spec.sender.oidc) instead of a secret.
 
 // tokenEnv is the environment variable --token defaults to.
 const tokenEnv = "HOOKRUN_TOKEN"
@@ -91,7 +50,7 @@ func (e *env) callToken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint,
 	case o.token != "":
 		return o.token, nil
 	case o.tokenFrom == "":
-		return "", fmt.Errorf("%w. Call with --token (or $%s), or for the cluster's tokens --token-from SERVICE-ACCOUNT", noSecretError(ep), tokenEnv)
+		return "", fmt.Errorf("%w. Call with --token (or $%s), or for the cluster's tokens --token-from SERVICE-ACCOUNT", senders.NoSecretError(ep), tokenEnv)
 	case spec.Issuer != "":
 		return "", fmt.Errorf("--token-from asks the cluster for a token, and endpoint %s/%s takes tokens of %s: call with --token", ep.Namespace, ep.Name, spec.Issuer)
 	}

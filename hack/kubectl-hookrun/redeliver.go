@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -109,7 +110,7 @@ func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) err
 	if err != nil {
 		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
 	}
-	d := redelivery(ep, run, newDeliveryID("hookrun-redeliver-"))
+	d := redelivery(ep, run, senders.NewDeliveryID("hookrun-redeliver-"))
 	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), terminal.Age(&run.Spec.ReceivedAt, e.now()))
 	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
 }
@@ -138,13 +139,13 @@ func (e *env) storedBody(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]b
 // redelivery is the delivery that sends run's payload again through ep:
 // the event (and CloudEvents source) the run recorded, and id as the
 // delivery ID where the sender type names it outside the body.
-func redelivery(ep *agentsv1alpha1.WebhookEndpoint, run *agentsv1alpha1.AgentRun, id string) delivery {
-	var d delivery
-	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
-		d.event, d.source = run.Spec.Sender.Event, run.Spec.Sender.Source
+func redelivery(ep *agentsv1alpha1.WebhookEndpoint, run *agentsv1alpha1.AgentRun, id string) senders.Delivery {
+	var d senders.Delivery
+	if senders.EventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
+		d.Event, d.Source = run.Spec.Sender.Event, run.Spec.Sender.Source
 	}
-	if !bodyCarriesID(ep.Spec.SenderOf()) {
-		d.id = id
+	if !senders.BodyCarriesID(ep.Spec.SenderOf()) {
+		d.ID = id
 	}
 	return d
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 )
 
 // errNoSecret: the endpoint allows unauthenticated calls.
@@ -71,7 +72,7 @@ func secretKey(ep *agentsv1alpha1.WebhookEndpoint) string {
 // status (the receiver accepts no other).
 func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
-		return "", noSecretError(ep)
+		return "", senders.NoSecretError(ep)
 	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone || (ep.Spec.AllowUnauthenticated && ep.Spec.SecretRef == nil) {
 		return "", fmt.Errorf("endpoint %s/%s: %w", ep.Namespace, ep.Name, errNoSecret)
@@ -178,7 +179,7 @@ func (e *env) requestRotation(ctx context.Context, ns, name string) (*agentsv1al
 	case ep.Spec.AllowUnauthenticated:
 		return nil, "", fmt.Errorf("endpoint %s/%s cannot be rotated: %w", ns, name, errNoSecret)
 	case ep.Spec.OIDCOf() != nil:
-		return nil, "", noSecretError(ep)
+		return nil, "", senders.NoSecretError(ep)
 	}
 	value := e.now().UTC().Format(time.RFC3339Nano)
 	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, agentsv1alpha1.AnnotationRotateSecret, value))
@@ -315,7 +316,7 @@ func (e *env) requestSecret(ctx context.Context, ns, name string) (*agentsv1alph
 	}
 	if !ep.Spec.AllowUnauthenticated {
 		if ep.Spec.OIDCOf() != nil {
-			return nil, noSecretError(ep)
+			return nil, senders.NoSecretError(ep)
 		}
 		return nil, fmt.Errorf("endpoint %s/%s already refuses calls without its secret: \"kubectl hookrun secret %s\" prints it, \"kubectl hookrun rotate %s\" replaces it", ns, name, name, name)
 	}

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -103,24 +104,24 @@ func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o send
 		return err
 	}
 	t := ep.Spec.SenderOf()
-	if o.event != "" && !namesEvents(t) {
+	if o.event != "" && !senders.NamesEvents(t) {
 		return usageError{fmt.Errorf("--event: senders of type %s name no event", t)}
 	}
-	if o.event != "" && o.data != "" && !eventInHeader(t) {
+	if o.event != "" && o.data != "" && !senders.EventInHeader(t) {
 		return usageError{fmt.Errorf("--event: a %s sender names its event in the body; put it into the body you send", t)}
 	}
-	d := delivery{event: o.event}
-	if d.event == "" {
-		d.event = defaultEvent(&ep.Spec)
+	d := senders.Delivery{Event: o.event}
+	if d.Event == "" {
+		d.Event = senders.DefaultEvent(&ep.Spec)
 	}
 	var body []byte
 	switch {
 	case o.data == "":
 		id := ""
-		if bodyCarriesID(t) {
-			id = newDeliveryID("hookrun-test-")
+		if senders.BodyCarriesID(t) {
+			id = senders.NewDeliveryID("hookrun-test-")
 		}
-		body = sampleBody(t, d.event, id)
+		body = senders.SampleBody(t, d.Event, id)
 	case o.data == "@-":
 		if body, err = io.ReadAll(io.LimitReader(stdin, agentsv1alpha1.MaxPayloadBytes+1)); err != nil {
 			return err
@@ -132,11 +133,11 @@ func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o send
 	default:
 		body = []byte(o.data)
 	}
-	if !eventInHeader(t) {
-		d.event = ""
+	if !senders.EventInHeader(t) {
+		d.Event = ""
 	}
-	if !bodyCarriesID(t) {
-		d.id = newDeliveryID("hookrun-test-")
+	if !senders.BodyCarriesID(t) {
+		d.ID = senders.NewDeliveryID("hookrun-test-")
 	}
 	return e.deliver(ctx, ep, body, o.contentType, d, o)
 }
@@ -146,7 +147,7 @@ var errRunFailed = errors.New("no successful run")
 
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
-func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d delivery, o sendOptions) error {
+func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o sendOptions) error {
 	secret, err := e.callCredential(ctx, ep, o)
 	if err != nil {
 		return err
@@ -218,28 +219,28 @@ type answered struct {
 
 // post sends body to ep as its sender would, with secret; sending (if not
 // nil) is told the URL and the bytes first.
-func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d delivery, receiverURL string,
+func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
 	sending func(target string, n int)) (answered, error) {
 	target, err := e.target(ep, receiverURL)
 	if err != nil {
 		return answered{}, err
 	}
-	c, err := buildCall(&ep.Spec, secret, body, contentType, d, e.now())
+	c, err := senders.BuildCall(&ep.Spec, secret, body, contentType, d, e.now())
 	if err != nil {
 		return answered{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(c.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(c.Body))
 	if err != nil {
 		return answered{}, err
 	}
-	if c.contentType != "" {
-		req.Header.Set("Content-Type", c.contentType)
+	if c.ContentType != "" {
+		req.Header.Set("Content-Type", c.ContentType)
 	}
-	for _, h := range c.headers {
-		req.Header.Set(h.name, h.value)
+	for _, h := range c.Headers {
+		req.Header.Set(h.Name, h.Value)
 	}
 	if sending != nil {
-		sending(target, len(c.body))
+		sending(target, len(c.Body))
 	}
 	a := answered{target: target, sent: e.now()}
 	resp, err := e.http.Do(req)
@@ -293,13 +294,13 @@ func parseReceiverURL(base string) (*url.URL, error) {
 	return b, nil
 }
 
-func describeDelivery(d delivery) string {
+func describeDelivery(d senders.Delivery) string {
 	var parts []string
-	if d.event != "" {
-		parts = append(parts, "event "+terminal.Printable(d.event))
+	if d.Event != "" {
+		parts = append(parts, "event "+terminal.Printable(d.Event))
 	}
-	if d.id != "" {
-		parts = append(parts, "delivery "+terminal.Printable(d.id))
+	if d.ID != "" {
+		parts = append(parts, "delivery "+terminal.Printable(d.ID))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -308,7 +309,7 @@ func describeDelivery(d delivery) string {
 }
 
 // judgeAnswer says what an answer other than a followed 202 means.
-func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
+func (e *env) judgeAnswer(status int, answer []byte, d senders.Delivery) error {
 	var a struct {
 		Status string `json:"status"`
 		Error  struct {
@@ -320,7 +321,7 @@ func (e *env) judgeAnswer(status int, answer []byte, d delivery) error {
 	case status == http.StatusAccepted:
 		return nil
 	case status == http.StatusOK && a.Status == "ignored":
-		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, terminal.Printable(d.event))
+		return fmt.Errorf("%w: the endpoint ignored the call: its event %q is not in spec.sender.events", errRunFailed, terminal.Printable(d.Event))
 	case status < 300:
 		return nil // a handshake (pong, challenge): answered, no run
 	case a.Error.Code != "":

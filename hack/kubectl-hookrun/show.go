@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -94,12 +95,12 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
 		Conditions: ep.Status.Conditions, Rejections: ep.Status.Rejections,
 	}
-	switch c.Token = tokenOf(&ep.Spec); {
+	switch c.Token = senders.TokenOf(&ep.Spec); {
 	case c.Token != "":
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
 	}
-	c.Setup = senderSetup(&ep.Spec, name)
+	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
 	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
 	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name})
@@ -120,7 +121,7 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	secret := ""
 	switch {
 	case ep.Spec.OIDCOf() != nil:
-		secret = tokenPlaceholder
+		secret = senders.TokenPlaceholder
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
 		if secret, err = e.secretOf(ctx, ep); err != nil {
@@ -128,44 +129,44 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 		}
 	}
 	t := ep.Spec.SenderOf()
-	d := delivery{event: defaultEvent(&ep.Spec)}
+	d := senders.Delivery{Event: senders.DefaultEvent(&ep.Spec)}
 	id := ""
-	if bodyCarriesID(t) || needsDeliveryID(t) {
-		id = newDeliveryID("hookrun-sample-")
+	if senders.BodyCarriesID(t) || senders.NeedsDeliveryID(t) {
+		id = senders.NewDeliveryID("hookrun-sample-")
 	}
-	body := sampleBody(t, d.event, id)
-	if !eventInHeader(t) {
-		d.event = ""
+	body := senders.SampleBody(t, d.Event, id)
+	if !senders.EventInHeader(t) {
+		d.Event = ""
 	}
-	if needsDeliveryID(t) {
-		d.id = id
+	if senders.NeedsDeliveryID(t) {
+		d.ID = id
 	}
 	now := e.now()
-	call, err := buildCall(&ep.Spec, secret, body, "application/json", d, now)
+	call, err := senders.BuildCall(&ep.Spec, secret, body, "application/json", d, now)
 	if err != nil {
 		return "", "No sample call: " + err.Error()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", terminal.ShellQuote(ep.Status.URL))
-	fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote("Content-Type: "+call.contentType))
-	for _, h := range call.headers {
-		if secret == tokenPlaceholder && h.value == "Bearer "+tokenPlaceholder {
-			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.name, h.value) // the shell puts $TOKEN in
+	fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote("Content-Type: "+call.ContentType))
+	for _, h := range call.Headers {
+		if secret == senders.TokenPlaceholder && h.Value == "Bearer "+senders.TokenPlaceholder {
+			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.Name, h.Value) // the shell puts $TOKEN in
 			continue
 		}
-		fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote(h.name+": "+h.value))
+		fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote(h.Name+": "+h.Value))
 	}
-	fmt.Fprintf(&b, "  --data-binary %s", terminal.ShellQuote(string(call.body)))
+	fmt.Fprintf(&b, "  --data-binary %s", terminal.ShellQuote(string(call.Body)))
 	var notes []string
-	if !call.expires.IsZero() {
+	if !call.Expires.IsZero() {
 		notes = append(notes, fmt.Sprintf("Its signed timestamp is accepted until %s (%s from now); run show again for a fresh one.",
-			call.expires.UTC().Format(time.RFC3339), call.expires.Sub(now).Round(time.Second)))
+			call.Expires.UTC().Format(time.RFC3339), call.Expires.Sub(now).Round(time.Second)))
 	}
 	if id != "" {
 		notes = append(notes, "It carries delivery ID "+id+": sent again, it is answered with the first run's id and starts nothing.")
 	}
-	if secret == tokenPlaceholder {
-		notes = append(notes, tokenHowTo(ep))
+	if secret == senders.TokenPlaceholder {
+		notes = append(notes, senders.TokenHowTo(ep))
 	} else if secret != "" && !t.Signed() {
 		notes = append(notes, "It carries the secret: treat it as one.")
 	}

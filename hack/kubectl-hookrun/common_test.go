@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 )
 
 func TestPhaseOf(t *testing.T) {
@@ -85,16 +86,16 @@ func TestCountRunsAndNewestFirst(t *testing.T) {
 		t.Errorf("counts of b/hook = %+v", b)
 	}
 
-	e := &env{now: func() time.Time { return t0.Add(90 * time.Minute) }}
+	e := &cli.Env{Now: func() time.Time { return t0.Add(90 * time.Minute) }}
 	var names []string
-	for _, r := range e.selectRuns(runs, runFilter{states: []string{"queued", "running", "skipped"}}) {
+	for _, r := range selectRuns(e, runs, runFilter{states: []string{"queued", "running", "skipped"}}) {
 		names = append(names, r.Name)
 	}
 	if want := []string{"hook-4", "hook-3", "hook-2"}; !slices.Equal(names, want) {
 		t.Errorf("selected %v, want %v (newest first; the same time: the later name first)", names, want)
 	}
 	names = nil
-	for _, r := range e.selectRuns(runs, runFilter{since: 89 * time.Minute, limit: 2}) {
+	for _, r := range selectRuns(e, runs, runFilter{since: 89 * time.Minute, limit: 2}) {
 		names = append(names, r.Name)
 	}
 	if want := []string{"hook-9", "hook-4"}; !slices.Equal(names, want) {
@@ -104,20 +105,20 @@ func TestCountRunsAndNewestFirst(t *testing.T) {
 
 func TestTarget(t *testing.T) {
 	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{URL: "https://hooks.example.com/api/webhooks/abc/receive"}}
-	e := &env{}
-	if got, err := e.target(ep, ""); err != nil || got != ep.Status.URL {
+	e := &cli.Env{}
+	if got, err := target(e, ep, ""); err != nil || got != ep.Status.URL {
 		t.Errorf("target without --receiver-url = %q, %v", got, err)
 	}
-	if got, err := e.target(ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
+	if got, err := target(e, ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
 		t.Errorf("target with --receiver-url = %q, %v", got, err)
 	}
-	if _, err := e.target(ep, "localhost:8080"); err == nil {
+	if _, err := target(e, ep, "localhost:8080"); err == nil {
 		t.Error("a --receiver-url without a scheme is accepted")
 	}
-	if _, err := e.target(ep, "ftp://127.0.0.1:8080"); err == nil {
+	if _, err := target(e, ep, "ftp://127.0.0.1:8080"); err == nil {
 		t.Error("a --receiver-url of another scheme than http or https is accepted")
 	}
-	if _, err := e.target(&agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
+	if _, err := target(e, &agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
 		t.Error("an endpoint without a URL has a target")
 	}
 	// The UI refuses a bad --receiver-url before it serves.
@@ -141,7 +142,7 @@ func TestCallsFollowNoRedirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set(agentsv1alpha1.SecretHeader, "the-secret")
-	resp, err := newEnv(io.Discard, io.Discard).http.Do(req)
+	resp, err := cli.NewEnv(io.Discard, io.Discard).HTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestCallsFollowNoRedirect(t *testing.T) {
 }
 
 func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
-	e := &env{now: time.Now}
+	e := &cli.Env{Now: time.Now}
 	runAt := func(name, rv string, state agentsv1alpha1.RunState) *agentsv1alpha1.AgentRun {
 		return &agentsv1alpha1.AgentRun{
 			ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv},
@@ -168,7 +169,7 @@ func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
 		w.Stop() // the API server ends the watch
 	}()
 	var shown []string
-	rv, err := e.showEvents(t.Context(), w, runFilter{states: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
+	rv, err := showEvents(e, t.Context(), w, runFilter{states: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
 		shown = append(shown, r.Name)
 		return nil
 	})
@@ -178,7 +179,7 @@ func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
 
 	w = watch.NewFake()
 	go w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-	if _, err := e.showEvents(t.Context(), w, runFilter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
+	if _, err := showEvents(e, t.Context(), w, runFilter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
 		t.Errorf("an expired version gave %v, want the 410 to reach the user", err)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -80,14 +81,14 @@ type runFields struct {
 }
 
 // fieldsOf reads the fields of the run named runID from its payload Secret.
-func (e *env) fieldsOf(ctx context.Context, ns, runID string) (*runFields, error) {
+func fieldsOf(e *cli.Env, ctx context.Context, ns, runID string) (*runFields, error) {
 	s := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: ns, Name: runID}
-	if err := e.client.Get(ctx, key, s); err != nil {
+	if err := e.Client.Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("the run's payload Secret %s is gone", key)
 		}
-		return nil, refused(err, fmt.Sprintf("read Secret %s, the run's payload, to show its fields", key), roleSecrets)
+		return nil, cli.Refused(err, fmt.Sprintf("read Secret %s, the run's payload, to show its fields", key), cli.RoleSecrets)
 	}
 	f := &runFields{Fields: s.Data[agentsv1alpha1.PayloadFieldsKey], Errors: []string{}}
 	if !json.Valid(f.Fields) {

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 )
 
@@ -42,7 +43,7 @@ const tokenSeconds = int64(600)
 // callToken is the token calls to an OIDC sender's endpoint carry: --token
 // (or $HOOKRUN_TOKEN), or with --token-from one the API server issues for
 // that service account of the endpoint's namespace.
-func (e *env) callToken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+func callToken(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
 	spec := ep.Spec.OIDCOf()
 	switch {
 	case o.token != "" && o.tokenFrom != "":
@@ -57,8 +58,8 @@ func (e *env) callToken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint,
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ep.Namespace, Name: o.tokenFrom}}
 	seconds := tokenSeconds
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{spec.Audience}, ExpirationSeconds: &seconds}}
-	if err := e.client.SubResource("token").Create(ctx, sa, tr); err != nil {
-		return "", refused(err, fmt.Sprintf("ask for a token of service account %s/%s", ep.Namespace, o.tokenFrom), roleTokens)
+	if err := e.Client.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return "", cli.Refused(err, fmt.Sprintf("ask for a token of service account %s/%s", ep.Namespace, o.tokenFrom), cli.RoleTokens)
 	}
 	return tr.Status.Token, nil
 }

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -50,7 +51,7 @@ var runStates = []string{
 	string(agentsv1alpha1.RunError), string(agentsv1alpha1.RunSkipped),
 }
 
-func newRunsCommand(e *env) *cobra.Command {
+func newRunsCommand(e *cli.Env) *cobra.Command {
 	var f runFilter
 	var format string
 	var watchRuns bool
@@ -62,27 +63,27 @@ func newRunsCommand(e *env) *cobra.Command {
 namespace, newest first. --watch keeps printing runs as they arrive and change.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usageError{fmt.Errorf("expected at most one argument, an endpoint name; got %d", len(args))}
+				return cli.Usage(fmt.Errorf("expected at most one argument, an endpoint name; got %d", len(args)))
 			}
 			return nil
 		},
-		ValidArgsFunction: e.completeEndpoints,
+		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(format); err != nil {
+			if err := cli.CheckOutput(format); err != nil {
 				return err
 			}
 			for _, s := range f.states {
 				if !slices.Contains(runStates, s) {
-					return usageError{fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", "))}
+					return cli.Usage(fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", ")))
 				}
 			}
 			if f.since < 0 || f.limit < 0 {
-				return usageError{fmt.Errorf("--since and --limit must not be negative")}
+				return cli.Usage(fmt.Errorf("--since and --limit must not be negative"))
 			}
 			if len(args) == 1 {
 				f.endpoint = args[0]
 			}
-			return e.listRuns(cmd.Context(), f, format, watchRuns)
+			return listRuns(e, cmd.Context(), f, format, watchRuns)
 		},
 	}
 	fs := cmd.Flags()
@@ -92,16 +93,16 @@ namespace, newest first. --watch keeps printing runs as they arrive and change.`
 	fs.IntVar(&f.limit, "limit", 20, "Print at most this many runs (0: all).")
 	fs.BoolVarP(&watchRuns, "watch", "w", false, "After listing, print runs as they arrive and change, until interrupted.")
 	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(runStates, cobra.ShellCompDirectiveNoFileComp))
-	outputFlag(cmd, &format)
+	cli.OutputFlag(cmd, &format)
 	return cmd
 }
 
 // listOptions selects the runs of f in the user's namespace (or all).
-func (e *env) runListOptions(f runFilter) ([]client.ListOption, string, error) {
+func runListOptions(e *cli.Env, f runFilter) ([]client.ListOption, string, error) {
 	var opts []client.ListOption
 	where := "in every namespace"
 	if !f.all {
-		ns, err := e.namespace()
+		ns, err := e.Namespace()
 		if err != nil {
 			return nil, "", err
 		}
@@ -124,24 +125,24 @@ func (f runFilter) matches(run *agentsv1alpha1.AgentRun, now time.Time) bool {
 }
 
 // recentRuns lists the runs f selects, newest first, at most f.limit.
-func (e *env) recentRuns(ctx context.Context, f runFilter) ([]agentsv1alpha1.AgentRun, string, string, error) {
-	if err := e.connect(); err != nil {
+func recentRuns(e *cli.Env, ctx context.Context, f runFilter) ([]agentsv1alpha1.AgentRun, string, string, error) {
+	if err := e.Connect(); err != nil {
 		return nil, "", "", err
 	}
-	opts, where, err := e.runListOptions(f)
+	opts, where, err := runListOptions(e, f)
 	if err != nil {
 		return nil, "", "", err
 	}
 	list := &agentsv1alpha1.AgentRunList{}
-	if err := e.client.List(ctx, list, opts...); err != nil {
-		return nil, "", "", refused(err, "list runs "+where, roleRead)
+	if err := e.Client.List(ctx, list, opts...); err != nil {
+		return nil, "", "", cli.Refused(err, "list runs "+where, cli.RoleRead)
 	}
-	return e.selectRuns(list.Items, f), where, list.ResourceVersion, nil
+	return selectRuns(e, list.Items, f), where, list.ResourceVersion, nil
 }
 
 // selectRuns is the runs f selects, newest first, at most f.limit.
-func (e *env) selectRuns(runs []agentsv1alpha1.AgentRun, f runFilter) []agentsv1alpha1.AgentRun {
-	now := e.now()
+func selectRuns(e *cli.Env, runs []agentsv1alpha1.AgentRun, f runFilter) []agentsv1alpha1.AgentRun {
+	now := e.Now()
 	runs = slices.DeleteFunc(slices.Clone(runs), func(r agentsv1alpha1.AgentRun) bool { return !f.matches(&r, now) })
 	sortNewestFirst(runs)
 	for i := range runs {
@@ -191,62 +192,62 @@ func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 	})
 }
 
-func (e *env) listRuns(ctx context.Context, f runFilter, format string, watchRuns bool) error {
-	runs, where, rv, err := e.recentRuns(ctx, f)
+func listRuns(e *cli.Env, ctx context.Context, f runFilter, format string, watchRuns bool) error {
+	runs, where, rv, err := recentRuns(e, ctx, f)
 	if err != nil {
 		return err
 	}
 	if len(runs) == 0 && f.endpoint != "" && !f.all {
-		ns, _ := e.namespace()
-		if _, err := e.endpoint(ctx, ns, f.endpoint); err != nil {
+		ns, _ := e.Namespace()
+		if _, err := e.Endpoint(ctx, ns, f.endpoint); err != nil {
 			return err
 		}
 	}
-	t := runTable{showEndpoint: f.endpoint == "", showNamespace: f.all, now: e.now}
+	t := runTable{showEndpoint: f.endpoint == "", showNamespace: f.all, now: e.Now}
 	switch {
 	case format != "" && !watchRuns:
 		list := &agentsv1alpha1.AgentRunList{Items: runs}
 		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "AgentRunList"
-		return terminal.PrintData(e.out, format, list)
+		return terminal.PrintData(e.Out, format, list)
 	case format != "":
 		for i := range runs {
-			if err := terminal.PrintData(e.out, format, &runs[i]); err != nil {
+			if err := terminal.PrintData(e.Out, format, &runs[i]); err != nil {
 				return err
 			}
 		}
 	case len(runs) == 0 && !watchRuns:
-		fmt.Fprintf(e.errOut, "No runs %s.\n", where)
+		fmt.Fprintf(e.ErrOut, "No runs %s.\n", where)
 		return nil
 	default:
-		if err := t.print(e.out, runs, true); err != nil {
+		if err := t.print(e.Out, runs, true); err != nil {
 			return err
 		}
 	}
 	if !watchRuns {
 		return nil
 	}
-	return e.watchRuns(ctx, f, rv, func(run *agentsv1alpha1.AgentRun) error {
+	return watchSelected(e, ctx, f, rv, func(run *agentsv1alpha1.AgentRun) error {
 		if format != "" {
-			return terminal.PrintData(e.out, format, run)
+			return terminal.PrintData(e.Out, format, run)
 		}
-		return t.print(e.out, []agentsv1alpha1.AgentRun{*run}, false)
+		return t.print(e.Out, []agentsv1alpha1.AgentRun{*run}, false)
 	})
 }
 
-// watchRuns calls show for every run f selects that is added or changes
+// watchSelected calls show for every run f selects that is added or changes
 // after resourceVersion rv, until ctx ends. A watch the API server ends
 // (they time out after minutes) is opened again from the last version seen.
-func (e *env) watchRuns(ctx context.Context, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
-	opts, where, err := e.runListOptions(f)
+func watchSelected(e *cli.Env, ctx context.Context, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
+	opts, where, err := runListOptions(e, f)
 	if err != nil {
 		return err
 	}
 	for ctx.Err() == nil {
-		w, err := e.client.Watch(ctx, &agentsv1alpha1.AgentRunList{}, append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...)
+		w, err := e.Client.Watch(ctx, &agentsv1alpha1.AgentRunList{}, append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})...)
 		if err != nil {
-			return refused(err, "watch runs "+where, roleRead)
+			return cli.Refused(err, "watch runs "+where, cli.RoleRead)
 		}
-		rv, err = e.showEvents(ctx, w, f, rv, show)
+		rv, err = showEvents(e, ctx, w, f, rv, show)
 		w.Stop()
 		if err != nil {
 			return fmt.Errorf("watching runs %s: %w", where, err)
@@ -257,7 +258,7 @@ func (e *env) watchRuns(ctx context.Context, f runFilter, rv string, show func(*
 
 // showEvents shows the runs of w's events until w or ctx ends, and returns
 // the last resourceVersion seen.
-func (e *env) showEvents(ctx context.Context, w watch.Interface, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
+func showEvents(e *cli.Env, ctx context.Context, w watch.Interface, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -272,7 +273,7 @@ func (e *env) showEvents(ctx context.Context, w watch.Interface, f runFilter, rv
 				return rv, fmt.Errorf("%w; run the command again", apierrors.FromObject(ev.Object))
 			}
 			rv = run.ResourceVersion
-			if ev.Type == watch.Deleted || !f.matches(run, e.now()) {
+			if ev.Type == watch.Deleted || !f.matches(run, e.Now()) {
 				continue
 			}
 			if err := show(run); err != nil {
@@ -337,4 +338,29 @@ func threadOf(r *agentsv1alpha1.AgentRun) string {
 		return "new:" + terminal.PrintableLine(string([]rune(t.ContextID)[:min(8, len([]rune(t.ContextID)))]))
 	}
 	return "-"
+}
+
+// runCompletion completes the names of the runs in the namespace that have
+// a payload to send again, newest first.
+func runCompletion(e *cli.Env) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return completeRuns(e, cmd, args, prefix)
+	}
+}
+
+func completeRuns(e *cli.Env, cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list := &agentsv1alpha1.AgentRunList{}
+	return e.CompleteNames(cmd, list, prefix, func() []string {
+		sortNewestFirst(list.Items)
+		names := make([]string, 0, len(list.Items))
+		for _, r := range list.Items {
+			if r.Spec.Payload != nil {
+				names = append(names, r.Name)
+			}
+		}
+		return names
+	})
 }

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -58,7 +59,7 @@ func (o *sendOptions) addFlags(cmd *cobra.Command) {
 	fs.DurationVar(&o.followTimeout, "follow-timeout", 0, "Stop following the run after this long (0: until it ends; an Agent's runTimeout is 15m by default; Ctrl-C stops following).")
 	fs.StringVar(&o.token, "token", os.Getenv(tokenEnv), "For an endpoint of an OIDC sender (spec.sender.oidc): the token to call with. Default: $"+tokenEnv+".")
 	fs.StringVar(&o.tokenFrom, "token-from", "", "For an endpoint of the cluster's service account tokens (spec.sender.oidc without issuer): call with a 10-minute token of this service account of the endpoint's namespace, for the endpoint's audience (needs create on serviceaccounts/token).")
-	outputFlag(cmd, &o.format)
+	cli.OutputFlag(cmd, &o.format)
 }
 
 // delivered is what test and redeliver print with -o json|yaml.
@@ -71,7 +72,7 @@ type delivered struct {
 	Run        *agentsv1alpha1.AgentRun `json:"run,omitempty"`
 }
 
-func newTestCommand(e *env) *cobra.Command {
+func newTestCommand(e *cli.Env) *cobra.Command {
 	var o sendOptions
 	cmd := &cobra.Command{
 		Use:   "test NAME",
@@ -84,10 +85,10 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
 		Example: `  kubectl hookrun test github-issues
   kubectl hookrun test github-issues --event pull_request --data @payload.json
   echo '{"status":"firing"}' | kubectl hookrun test alerts --data @-`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
-			return e.test(cmd.Context(), cmd.InOrStdin(), ns, name, o)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
+			return test(e, cmd.Context(), cmd.InOrStdin(), ns, name, o)
 		}),
 	}
 	fs := cmd.Flags()
@@ -98,17 +99,17 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
 	return cmd
 }
 
-func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o sendOptions) error {
-	ep, err := e.endpoint(ctx, ns, name)
+func test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o sendOptions) error {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	t := ep.Spec.SenderOf()
 	if o.event != "" && !senders.NamesEvents(t) {
-		return usageError{fmt.Errorf("--event: senders of type %s name no event", t)}
+		return cli.Usage(fmt.Errorf("--event: senders of type %s name no event", t))
 	}
 	if o.event != "" && o.data != "" && !senders.EventInHeader(t) {
-		return usageError{fmt.Errorf("--event: a %s sender names its event in the body; put it into the body you send", t)}
+		return cli.Usage(fmt.Errorf("--event: a %s sender names its event in the body; put it into the body you send", t))
 	}
 	d := senders.Delivery{Event: o.event}
 	if d.Event == "" {
@@ -128,7 +129,7 @@ func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o send
 		}
 	case strings.HasPrefix(o.data, "@"):
 		if body, err = os.ReadFile(o.data[1:]); err != nil {
-			return usageError{fmt.Errorf("--data: %w", err)}
+			return cli.Usage(fmt.Errorf("--data: %w", err))
 		}
 	default:
 		body = []byte(o.data)
@@ -139,7 +140,7 @@ func (e *env) test(ctx context.Context, stdin io.Reader, ns, name string, o send
 	if !senders.BodyCarriesID(t) {
 		d.ID = senders.NewDeliveryID("hookrun-test-")
 	}
-	return e.deliver(ctx, ep, body, o.contentType, d, o)
+	return deliver(e, ctx, ep, body, o.contentType, d, o)
 }
 
 // errRunFailed: the call was refused, ignored, or its run did not succeed.
@@ -147,15 +148,15 @@ var errRunFailed = errors.New("no successful run")
 
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
-func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o sendOptions) error {
-	secret, err := e.callCredential(ctx, ep, o)
+func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o sendOptions) error {
+	secret, err := callCredential(e, ctx, ep, o)
 	if err != nil {
 		return err
 	}
 	human := o.format == ""
-	a, err := e.post(ctx, ep, secret, body, contentType, d, o.receiverURL, func(target string, n int) {
+	a, err := post(e, ctx, ep, secret, body, contentType, d, o.receiverURL, func(target string, n int) {
 		if human {
-			fmt.Fprintf(e.out, "POST %s\n  as a %s sender%s, %d bytes\n", terminal.PrintableLine(target), terminal.PrintableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
+			fmt.Fprintf(e.Out, "POST %s\n  as a %s sender%s, %d bytes\n", terminal.PrintableLine(target), terminal.PrintableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
 		}
 	})
 	if err != nil {
@@ -166,24 +167,24 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 		out.Answer = a.answer
 	}
 	if human {
-		fmt.Fprintf(e.out, "%s %s\n", terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
+		fmt.Fprintf(e.Out, "%s %s\n", terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 	}
-	result := e.judgeAnswer(a.status, a.answer, d)
+	result := judgeAnswer(e, a.status, a.answer, d)
 	if a.status == http.StatusAccepted && !o.noFollow {
 		if a.runID == "" {
 			return fmt.Errorf("the receiver answered 202 without a runId: %s", a.answer)
 		}
 		if len(ep.Spec.Fields) > 0 {
-			if out.Fields, err = e.fieldsOf(ctx, ep.Namespace, a.runID); err != nil {
-				fmt.Fprintf(e.errOut, "Not showing the run's fields: %v\n", err)
+			if out.Fields, err = fieldsOf(e, ctx, ep.Namespace, a.runID); err != nil {
+				fmt.Fprintf(e.ErrOut, "Not showing the run's fields: %v\n", err)
 			} else if human {
-				printFields(e.out, ep.Spec.Payload, out.Fields)
+				printFields(e.Out, ep.Spec.Payload, out.Fields)
 			}
 		}
-		out.Run, result = e.follow(ctx, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
+		out.Run, result = follow(e, ctx, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
 	}
 	if !human {
-		if err := terminal.PrintData(e.out, o.format, out); err != nil {
+		if err := terminal.PrintData(e.Out, o.format, out); err != nil {
 			return err
 		}
 	}
@@ -192,14 +193,14 @@ func (e *env) deliver(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, b
 
 // callCredential is the secret calls to ep carry, or for an OIDC sender
 // the token o gives; "" for an endpoint without.
-func (e *env) callCredential(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+func callCredential(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
-		return e.callToken(ctx, ep, o)
+		return callToken(e, ctx, ep, o)
 	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone {
 		return "", nil
 	}
-	secret, err := e.secretOf(ctx, ep)
+	secret, err := secretOf(e, ctx, ep)
 	if err != nil {
 		return "", fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
 	}
@@ -219,13 +220,13 @@ type answered struct {
 
 // post sends body to ep as its sender would, with secret; sending (if not
 // nil) is told the URL and the bytes first.
-func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
+func post(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
 	sending func(target string, n int)) (answered, error) {
-	target, err := e.target(ep, receiverURL)
+	target, err := target(e, ep, receiverURL)
 	if err != nil {
 		return answered{}, err
 	}
-	c, err := senders.BuildCall(&ep.Spec, secret, body, contentType, d, e.now())
+	c, err := senders.BuildCall(&ep.Spec, secret, body, contentType, d, e.Now())
 	if err != nil {
 		return answered{}, err
 	}
@@ -242,8 +243,8 @@ func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secr
 	if sending != nil {
 		sending(target, len(c.Body))
 	}
-	a := answered{target: target, sent: e.now()}
-	resp, err := e.http.Do(req)
+	a := answered{target: target, sent: e.Now()}
+	resp, err := e.HTTP.Do(req)
 	if err != nil {
 		return answered{}, fmt.Errorf("calling the receiver at %s: %w (from outside the cluster, --receiver-url can name a port-forward)", target, err)
 	}
@@ -266,7 +267,7 @@ func (e *env) post(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secr
 }
 
 // target is the URL to send to: the endpoint's, or its path on base.
-func (e *env) target(ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
+func target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
 	if ep.Status.URL == "" {
 		return "", fmt.Errorf("endpoint %s/%s has no URL yet (%s)", ep.Namespace, ep.Name, phaseOf(ep))
 	}
@@ -289,7 +290,7 @@ func (e *env) target(ep *agentsv1alpha1.WebhookEndpoint, base string) (string, e
 func parseReceiverURL(base string) (*url.URL, error) {
 	b, err := url.Parse(base)
 	if err != nil || (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
-		return nil, usageError{fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base)}
+		return nil, cli.Usage(fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base))
 	}
 	return b, nil
 }
@@ -309,7 +310,7 @@ func describeDelivery(d senders.Delivery) string {
 }
 
 // judgeAnswer says what an answer other than a followed 202 means.
-func (e *env) judgeAnswer(status int, answer []byte, d senders.Delivery) error {
+func judgeAnswer(e *cli.Env, status int, answer []byte, d senders.Delivery) error {
 	var a struct {
 		Status string `json:"status"`
 		Error  struct {
@@ -333,9 +334,9 @@ func (e *env) judgeAnswer(status int, answer []byte, d senders.Delivery) error {
 // follow waits until the run ends (or timeout passes, when not 0), printing
 // its states for people. A run received before the call was sent is a
 // duplicate delivery's first run: nothing new started.
-func (e *env) follow(ctx context.Context, ns, name string, human bool, timeout time.Duration, sent time.Time) (*agentsv1alpha1.AgentRun, error) {
+func follow(e *cli.Env, ctx context.Context, ns, name string, human bool, timeout time.Duration, sent time.Time) (*agentsv1alpha1.AgentRun, error) {
 	if human {
-		fmt.Fprintf(e.errOut, "Following run %s until it ends (kubectl hookrun runs shows it later)...\n", name)
+		fmt.Fprintf(e.ErrOut, "Following run %s until it ends (kubectl hookrun runs shows it later)...\n", name)
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -344,20 +345,20 @@ func (e *env) follow(ctx context.Context, ns, name string, human bool, timeout t
 	}
 	var run *agentsv1alpha1.AgentRun
 	var last agentsv1alpha1.RunState
-	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, cli.PollInterval, true, func(ctx context.Context) (bool, error) {
 		cur := &agentsv1alpha1.AgentRun{}
-		if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur); err != nil {
+		if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur); err != nil {
 			if apierrors.IsNotFound(err) {
 				return false, nil // the receiver stores the run before it answers; a cache may lag
 			}
-			return false, refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
+			return false, cli.Refused(err, fmt.Sprintf("read run %s/%s", ns, name), cli.RoleRead)
 		}
 		run = cur
 		// Progress goes to standard error: which states a poll sees
 		// depends on timing; the outcome on standard output does not.
 		if s := cur.EffectiveState(); s != last && human {
 			last = s
-			fmt.Fprintf(e.errOut, "  %s%s\n", s, stateDetail(cur))
+			fmt.Fprintf(e.ErrOut, "  %s%s\n", s, stateDetail(cur))
 		}
 		return cur.EffectiveState().IsFinished(), nil
 	})
@@ -370,12 +371,12 @@ func (e *env) follow(ctx context.Context, ns, name string, human bool, timeout t
 	}
 	run.ManagedFields = nil
 	if human {
-		printOutcome(e.out, run)
+		printOutcome(e.Out, run)
 	}
 	// receivedAt has second precision.
 	if run.Spec.ReceivedAt.Time.Before(sent.Truncate(time.Second).Add(-time.Second)) {
 		return run, fmt.Errorf("%w: the receiver took the call for a duplicate delivery (its delivery ID was accepted %s as run %s/%s) and started nothing",
-			errRunFailed, terminal.Age(&run.Spec.ReceivedAt, e.now()), ns, name)
+			errRunFailed, terminal.Age(&run.Spec.ReceivedAt, e.Now()), ns, name)
 	}
 	if run.EffectiveState() != agentsv1alpha1.RunSuccess {
 		return run, fmt.Errorf("%w: run %s/%s ended %s: %s", errRunFailed, ns, name, run.EffectiveState(), terminal.OneLine(run.Status.Message, 500))

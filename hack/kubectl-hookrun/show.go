@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -58,7 +59,7 @@ type card struct {
 	Recent     []agentsv1alpha1.AgentRun          `json:"recent"`
 }
 
-func newShowCommand(e *env) *cobra.Command {
+func newShowCommand(e *cli.Env) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -68,25 +69,25 @@ sample curl for its sender type (carrying the secret, or signed with it; a
 timestamped signature is valid for spec.sender.tolerance), its conditions in
 words, its run counts and its last 10 invocations. The curl needs the secret:
 without get on Secrets in the namespace the card says so and shows the rest.`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(&format, func(cmd *cobra.Command, ns, name string) error {
-			c, err := e.card(cmd.Context(), ns, name)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(&format, func(cmd *cobra.Command, ns, name string) error {
+			c, err := readCard(e, cmd.Context(), ns, name)
 			if err != nil {
 				return err
 			}
 			if format != "" {
-				return terminal.PrintData(e.out, format, c)
+				return terminal.PrintData(e.Out, format, c)
 			}
-			return c.print(e.out, e.now())
+			return c.print(e.Out, e.Now())
 		}),
 	}
-	outputFlag(cmd, &format)
+	cli.OutputFlag(cmd, &format)
 	return cmd
 }
 
-func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
-	ep, err := e.endpoint(ctx, ns, name)
+func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +103,8 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 	}
 	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
-	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
-	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name})
+	c.Curl, c.CurlNote = sampleCurl(e, ctx, ep)
+	runs, _, _, err := recentRuns(e, ctx, runFilter{endpoint: name})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
 
 // sampleCurl is a curl command that makes a call as the endpoint's sender
 // would, and a note on it; without the secret, only the note.
-func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+func sampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
 	if ep.Status.URL == "" {
 		return "", "The endpoint has no URL yet: " + phaseOf(ep) + "."
 	}
@@ -124,7 +125,7 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 		secret = senders.TokenPlaceholder
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
-		if secret, err = e.secretOf(ctx, ep); err != nil {
+		if secret, err = secretOf(e, ctx, ep); err != nil {
 			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
 		}
 	}
@@ -141,7 +142,7 @@ func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 	if senders.NeedsDeliveryID(t) {
 		d.ID = id
 	}
-	now := e.now()
+	now := e.Now()
 	call, err := senders.BuildCall(&ep.Spec, secret, body, "application/json", d, now)
 	if err != nil {
 		return "", "No sample call: " + err.Error()

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal/terminaltest"
 )
 
@@ -65,7 +66,7 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: cli.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

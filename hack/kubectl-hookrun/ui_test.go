@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal/terminaltest"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
@@ -43,7 +44,7 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 	const markup = "<script>alert(1)</script>"
 	const img = `<img src=x onerror="alert(2)">`
 	now := time.Now()
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+	c := fake.NewClientBuilder().WithScheme(cli.Scheme).WithObjects(
 		&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "triage"},
 			Spec: agentsv1alpha1.AgentSpec{DisplayName: markup + terminaltest.RTLOverride}},
 		&agentsv1alpha1.WebhookEndpoint{
@@ -106,8 +107,8 @@ type uiOverFake struct {
 
 func fakeUI(t *testing.T, c client.WithWatch) *uiOverFake {
 	t.Helper()
-	e := newEnv(io.Discard, io.Discard)
-	e.client = c
+	e := cli.NewEnv(io.Discard, io.Discard)
+	e.Client = c
 	ts := httptest.NewUnstartedServer(nil)
 	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e: e}, Namespace: "team"})
 	if err != nil {

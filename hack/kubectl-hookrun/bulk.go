@@ -28,6 +28,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -88,7 +89,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 	if err != nil {
 		return err
 	}
-	all, _, _, err := recentRuns(e, ctx, runFilter{endpoint: b.endpoint})
+	all, _, _, err := runs.Recent(e, ctx, runs.Filter{Endpoint: b.endpoint})
 	if err != nil {
 		return err
 	}
@@ -100,20 +101,20 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 			resentAs[strings.TrimPrefix(s.DeliveryID, bulkDeliveryPrefix)] = all[i].Name
 		}
 	}
-	runs := selectRuns(e, all, runFilter{states: b.states, since: b.since})
-	slices.Reverse(runs) // oldest first, as they were received
+	selected := runs.Select(e, all, runs.Filter{States: b.states, Since: b.since})
+	slices.Reverse(selected) // oldest first, as they were received
 	which := "in state " + strings.Join(b.states, ", ")
 	if b.since > 0 {
 		which += ", received within " + b.since.String()
 	}
-	if len(runs) == 0 {
+	if len(selected) == 0 {
 		fmt.Fprintf(e.Out, "No run of endpoint %s/%s %s.\n", ns, b.endpoint, which)
 		return nil
 	}
 	if !b.yes {
-		fmt.Fprintf(e.Out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(runs), ns, b.endpoint, which)
-		for i := range runs {
-			r := &runs[i]
+		fmt.Fprintf(e.Out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(selected), ns, b.endpoint, which)
+		for i := range selected {
+			r := &selected[i]
 			note := payloadSize(r)
 			if again, ok := resentAs[r.Name]; ok {
 				note = "sent again before, as run " + terminal.PrintableLine(again) + ": skipped"
@@ -127,11 +128,11 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(runs), ns, b.endpoint, which)
+	fmt.Fprintf(e.Out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(selected), ns, b.endpoint, which)
 	var sent, before, skipped int
-	for i := range runs {
-		r := &runs[i]
-		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), terminal.PrintableLine(r.Name))
+	for i := range selected {
+		r := &selected[i]
+		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(selected), terminal.PrintableLine(r.Name))
 		if again, ok := resentAs[r.Name]; ok {
 			// Sent again before: sending it now would be answered with
 			// that run, and take a call from the endpoint's rate limit.
@@ -147,7 +148,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 		}
 		a, err := post(e, ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.receiverURL, nil)
 		if err != nil {
-			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(runs)-i)
+			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(selected)-i)
 		}
 		switch a.status {
 		case http.StatusAccepted:
@@ -161,7 +162,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 			fmt.Fprintf(e.Out, "%s: 202, run %s\n", prefix, terminal.PrintableLine(a.runID))
 			sent++
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-			left := len(runs) - i
+			left := len(selected) - i
 			fmt.Fprintf(e.Out, "%s: %s %s\n", prefix, terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 			return fmt.Errorf("%w: stopped at the first %d: %d sent, %d left; try again in %s (the same command skips the runs sent)",
 				errRunFailed, a.status, sent, left, retryIn(a.retryAfter))
@@ -172,7 +173,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 	}
 	fmt.Fprintf(e.Out, "Done: %d sent, %d sent before, %d not sent.\n", sent, before, skipped)
 	if skipped > 0 {
-		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(runs))
+		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(selected))
 	}
 	return nil
 }

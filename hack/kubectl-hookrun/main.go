@@ -41,6 +41,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -126,7 +127,7 @@ lists which role each command needs.`,
 		newAddSecretCommand(e),
 		newPauseCommand(e, true),
 		newPauseCommand(e, false),
-		newRunsCommand(e),
+		runs.NewCommand(e),
 		newTestCommand(e),
 		newRedeliverCommand(e),
 		newUICommand(e),

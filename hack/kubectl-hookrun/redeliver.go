@@ -28,6 +28,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -66,7 +67,7 @@ skips the runs it sent before and sends only the resends that failed too.`,
 			}
 			return nil
 		},
-		ValidArgsFunction: runCompletion(e),
+		ValidArgsFunction: runs.Completion(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cli.CheckOutput(o.format); err != nil {
 				return err

@@ -36,6 +36,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -387,7 +388,7 @@ func follow(e *cli.Env, ctx context.Context, ns, name string, human bool, timeou
 func stateDetail(r *agentsv1alpha1.AgentRun) string {
 	switch r.EffectiveState() {
 	case agentsv1alpha1.RunRunning:
-		return " (thread " + threadOf(r) + ")"
+		return " (thread " + runs.ThreadOf(r) + ")"
 	case agentsv1alpha1.RunSuccess, agentsv1alpha1.RunError:
 		if r.Status.Duration != "" {
 			return " after " + terminal.PrintableLine(r.Status.Duration)
@@ -401,7 +402,7 @@ func printOutcome(out io.Writer, r *agentsv1alpha1.AgentRun) {
 	if r.Status.Duration != "" {
 		fmt.Fprintf(out, " in %s", terminal.PrintableLine(r.Status.Duration))
 	}
-	fmt.Fprintf(out, ", thread %s\n", threadOf(r))
+	fmt.Fprintf(out, ", thread %s\n", runs.ThreadOf(r))
 	if r.Status.Message != "" {
 		fmt.Fprintln(out, "Message:")
 		for _, line := range strings.Split(strings.TrimRight(terminal.Printable(r.Status.Message), "\n"), "\n") {

@@ -30,6 +30,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -104,12 +105,12 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
 	c.Curl, c.CurlNote = sampleCurl(e, ctx, ep)
-	runs, _, _, err := recentRuns(e, ctx, runFilter{endpoint: name})
+	recent, _, _, err := runs.Recent(e, ctx, runs.Filter{Endpoint: name})
 	if err != nil {
 		return nil, err
 	}
-	c.Runs = countRuns(runs)[client.ObjectKeyFromObject(ep)]
-	c.Recent = runs[:min(recentOnCard, len(runs))]
+	c.Runs = runs.Count(recent)[client.ObjectKeyFromObject(ep)]
+	c.Recent = recent[:min(recentOnCard, len(recent))]
 	return c, nil
 }
 
@@ -194,11 +195,11 @@ func (c *card) print(out io.Writer, now time.Time) error {
 	default:
 		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
 	}
-	runs := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
+	counts := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
 	if c.Runs.LastRunTime != nil {
-		runs += ", last received " + terminal.Age(c.Runs.LastRunTime, now)
+		counts += ", last received " + terminal.Age(c.Runs.LastRunTime, now)
 	}
-	fmt.Fprintf(w, "Runs:\t%s\n", runs)
+	fmt.Fprintf(w, "Runs:\t%s\n", counts)
 	if r := c.Rejections; r != nil && len(r.Counts) > 0 {
 		var parts []string
 		for _, rc := range r.Counts {
@@ -237,7 +238,7 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		return nil
 	}
 	var b strings.Builder
-	if err := (runTable{now: func() time.Time { return now }}).print(&b, c.Recent, true); err != nil {
+	if err := (runs.Table{Now: func() time.Time { return now }}).Print(&b, c.Recent, true); err != nil {
 		return err
 	}
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {

@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
@@ -150,7 +151,7 @@ func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndp
 
 func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
 
-func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return threadOf(run) }
+func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return runs.ThreadOf(run) }
 
 func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	return storedBody(p.e, ctx, run)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package runs
 
 import (
 	"context"
@@ -37,22 +37,28 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// runFilter selects runs: of one endpoint (or all), in some states, received since.
-type runFilter struct {
-	all      bool
-	endpoint string
-	states   []string
-	since    time.Duration
-	limit    int
+// Filter selects runs: of one endpoint (or all), in some states, received since.
+type Filter struct {
+	// All is every namespace's runs; else the namespace of -n.
+	All bool
+	// Endpoint is the endpoint's name; "" for every endpoint.
+	Endpoint string
+	// States are the states to keep; none for all.
+	States []string
+	// Since keeps the runs received within it; 0 for all.
+	Since time.Duration
+	// Limit is the most runs to keep; 0 for all.
+	Limit int
 }
 
-var runStates = []string{
+var States = []string{
 	string(agentsv1alpha1.RunQueued), string(agentsv1alpha1.RunRunning), string(agentsv1alpha1.RunSuccess),
 	string(agentsv1alpha1.RunError), string(agentsv1alpha1.RunSkipped),
 }
 
-func newRunsCommand(e *cli.Env) *cobra.Command {
-	var f runFilter
+// NewCommand is `kubectl hookrun runs`.
+func NewCommand(e *cli.Env) *cobra.Command {
+	var f Filter
 	var format string
 	var watchRuns bool
 	cmd := &cobra.Command{
@@ -72,36 +78,36 @@ namespace, newest first. --watch keeps printing runs as they arrive and change.`
 			if err := cli.CheckOutput(format); err != nil {
 				return err
 			}
-			for _, s := range f.states {
-				if !slices.Contains(runStates, s) {
-					return cli.Usage(fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(runStates, ", ")))
+			for _, s := range f.States {
+				if !slices.Contains(States, s) {
+					return cli.Usage(fmt.Errorf("--state %q: a run's state is one of %s", s, strings.Join(States, ", ")))
 				}
 			}
-			if f.since < 0 || f.limit < 0 {
+			if f.Since < 0 || f.Limit < 0 {
 				return cli.Usage(fmt.Errorf("--since and --limit must not be negative"))
 			}
 			if len(args) == 1 {
-				f.endpoint = args[0]
+				f.Endpoint = args[0]
 			}
-			return listRuns(e, cmd.Context(), f, format, watchRuns)
+			return list(e, cmd.Context(), f, format, watchRuns)
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVarP(&f.all, "all-namespaces", "A", false, "List the runs of every namespace.")
-	fs.StringSliceVar(&f.states, "state", nil, "Only runs in these states ("+strings.Join(runStates, ", ")+"); repeat or separate with commas.")
-	fs.DurationVar(&f.since, "since", 0, "Only runs received within this duration, for example 1h.")
-	fs.IntVar(&f.limit, "limit", 20, "Print at most this many runs (0: all).")
+	fs.BoolVarP(&f.All, "all-namespaces", "A", false, "List the runs of every namespace.")
+	fs.StringSliceVar(&f.States, "state", nil, "Only runs in these states ("+strings.Join(States, ", ")+"); repeat or separate with commas.")
+	fs.DurationVar(&f.Since, "since", 0, "Only runs received within this duration, for example 1h.")
+	fs.IntVar(&f.Limit, "limit", 20, "Print at most this many runs (0: all).")
 	fs.BoolVarP(&watchRuns, "watch", "w", false, "After listing, print runs as they arrive and change, until interrupted.")
-	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(runStates, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(States, cobra.ShellCompDirectiveNoFileComp))
 	cli.OutputFlag(cmd, &format)
 	return cmd
 }
 
 // listOptions selects the runs of f in the user's namespace (or all).
-func runListOptions(e *cli.Env, f runFilter) ([]client.ListOption, string, error) {
+func runListOptions(e *cli.Env, f Filter) ([]client.ListOption, string, error) {
 	var opts []client.ListOption
 	where := "in every namespace"
-	if !f.all {
+	if !f.All {
 		ns, err := e.Namespace()
 		if err != nil {
 			return nil, "", err
@@ -109,23 +115,23 @@ func runListOptions(e *cli.Env, f runFilter) ([]client.ListOption, string, error
 		opts = append(opts, client.InNamespace(ns))
 		where = "in namespace " + ns
 	}
-	if f.endpoint != "" {
-		opts = append(opts, client.MatchingLabels{agentsv1alpha1.LabelEndpoint: f.endpoint})
-		where = "of endpoint " + f.endpoint + " " + where
+	if f.Endpoint != "" {
+		opts = append(opts, client.MatchingLabels{agentsv1alpha1.LabelEndpoint: f.Endpoint})
+		where = "of endpoint " + f.Endpoint + " " + where
 	}
 	return opts, where, nil
 }
 
 // matches tells whether run passes f's state and time filters.
-func (f runFilter) matches(run *agentsv1alpha1.AgentRun, now time.Time) bool {
-	if len(f.states) > 0 && !slices.Contains(f.states, string(run.EffectiveState())) {
+func (f Filter) matches(run *agentsv1alpha1.AgentRun, now time.Time) bool {
+	if len(f.States) > 0 && !slices.Contains(f.States, string(run.EffectiveState())) {
 		return false
 	}
-	return f.since == 0 || !run.Spec.ReceivedAt.Time.Before(now.Add(-f.since))
+	return f.Since == 0 || !run.Spec.ReceivedAt.Time.Before(now.Add(-f.Since))
 }
 
-// recentRuns lists the runs f selects, newest first, at most f.limit.
-func recentRuns(e *cli.Env, ctx context.Context, f runFilter) ([]agentsv1alpha1.AgentRun, string, string, error) {
+// Recent lists the runs f selects, newest first, at most f.Limit.
+func Recent(e *cli.Env, ctx context.Context, f Filter) ([]agentsv1alpha1.AgentRun, string, string, error) {
 	if err := e.Connect(); err != nil {
 		return nil, "", "", err
 	}
@@ -137,27 +143,27 @@ func recentRuns(e *cli.Env, ctx context.Context, f runFilter) ([]agentsv1alpha1.
 	if err := e.Client.List(ctx, list, opts...); err != nil {
 		return nil, "", "", cli.Refused(err, "list runs "+where, cli.RoleRead)
 	}
-	return selectRuns(e, list.Items, f), where, list.ResourceVersion, nil
+	return Select(e, list.Items, f), where, list.ResourceVersion, nil
 }
 
-// selectRuns is the runs f selects, newest first, at most f.limit.
-func selectRuns(e *cli.Env, runs []agentsv1alpha1.AgentRun, f runFilter) []agentsv1alpha1.AgentRun {
+// Select is the runs f selects, newest first, at most f.Limit.
+func Select(e *cli.Env, runs []agentsv1alpha1.AgentRun, f Filter) []agentsv1alpha1.AgentRun {
 	now := e.Now()
 	runs = slices.DeleteFunc(slices.Clone(runs), func(r agentsv1alpha1.AgentRun) bool { return !f.matches(&r, now) })
-	sortNewestFirst(runs)
+	SortNewestFirst(runs)
 	for i := range runs {
 		runs[i].ManagedFields = nil // as kubectl prints objects
 	}
-	if f.limit > 0 && len(runs) > f.limit {
-		runs = runs[:f.limit]
+	if f.Limit > 0 && len(runs) > f.Limit {
+		runs = runs[:f.Limit]
 	}
 	return runs
 }
 
-// countRuns counts runs by namespace and endpoint, as the card shows them:
+// Count counts runs by namespace and endpoint, as the card shows them:
 // from the runs that exist now (an endpoint's status.runs may lag by a
 // reconcile).
-func countRuns(runs []agentsv1alpha1.AgentRun) map[client.ObjectKey]agentsv1alpha1.RunCounts {
+func Count(runs []agentsv1alpha1.AgentRun) map[client.ObjectKey]agentsv1alpha1.RunCounts {
 	counts := map[client.ObjectKey]agentsv1alpha1.RunCounts{}
 	for i := range runs {
 		r := &runs[i]
@@ -179,7 +185,7 @@ func countRuns(runs []agentsv1alpha1.AgentRun) map[client.ObjectKey]agentsv1alph
 	return counts
 }
 
-func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
+func SortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 	sort.SliceStable(runs, func(i, j int) bool {
 		a, b := &runs[i], &runs[j]
 		if !a.Spec.ReceivedAt.Equal(&b.Spec.ReceivedAt) {
@@ -192,18 +198,18 @@ func sortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 	})
 }
 
-func listRuns(e *cli.Env, ctx context.Context, f runFilter, format string, watchRuns bool) error {
-	runs, where, rv, err := recentRuns(e, ctx, f)
+func list(e *cli.Env, ctx context.Context, f Filter, format string, watchRuns bool) error {
+	runs, where, rv, err := Recent(e, ctx, f)
 	if err != nil {
 		return err
 	}
-	if len(runs) == 0 && f.endpoint != "" && !f.all {
+	if len(runs) == 0 && f.Endpoint != "" && !f.All {
 		ns, _ := e.Namespace()
-		if _, err := e.Endpoint(ctx, ns, f.endpoint); err != nil {
+		if _, err := e.Endpoint(ctx, ns, f.Endpoint); err != nil {
 			return err
 		}
 	}
-	t := runTable{showEndpoint: f.endpoint == "", showNamespace: f.all, now: e.Now}
+	t := Table{ShowEndpoint: f.Endpoint == "", ShowNamespace: f.All, Now: e.Now}
 	switch {
 	case format != "" && !watchRuns:
 		list := &agentsv1alpha1.AgentRunList{Items: runs}
@@ -219,7 +225,7 @@ func listRuns(e *cli.Env, ctx context.Context, f runFilter, format string, watch
 		fmt.Fprintf(e.ErrOut, "No runs %s.\n", where)
 		return nil
 	default:
-		if err := t.print(e.Out, runs, true); err != nil {
+		if err := t.Print(e.Out, runs, true); err != nil {
 			return err
 		}
 	}
@@ -230,14 +236,14 @@ func listRuns(e *cli.Env, ctx context.Context, f runFilter, format string, watch
 		if format != "" {
 			return terminal.PrintData(e.Out, format, run)
 		}
-		return t.print(e.Out, []agentsv1alpha1.AgentRun{*run}, false)
+		return t.Print(e.Out, []agentsv1alpha1.AgentRun{*run}, false)
 	})
 }
 
 // watchSelected calls show for every run f selects that is added or changes
 // after resourceVersion rv, until ctx ends. A watch the API server ends
 // (they time out after minutes) is opened again from the last version seen.
-func watchSelected(e *cli.Env, ctx context.Context, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
+func watchSelected(e *cli.Env, ctx context.Context, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
 	opts, where, err := runListOptions(e, f)
 	if err != nil {
 		return err
@@ -258,7 +264,7 @@ func watchSelected(e *cli.Env, ctx context.Context, f runFilter, rv string, show
 
 // showEvents shows the runs of w's events until w or ctx ends, and returns
 // the last resourceVersion seen.
-func showEvents(e *cli.Env, ctx context.Context, w watch.Interface, f runFilter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
+func showEvents(e *cli.Env, ctx context.Context, w watch.Interface, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -288,43 +294,43 @@ func nameSuffix(name string) string {
 	return name[strings.LastIndexByte(name, '-')+1:]
 }
 
-// runTable prints runs as a table for people.
-type runTable struct {
-	showEndpoint, showNamespace bool
-	now                         func() time.Time
+// Table prints runs as a table for people.
+type Table struct {
+	ShowEndpoint, ShowNamespace bool
+	Now                         func() time.Time
 }
 
-func (t runTable) print(out io.Writer, runs []agentsv1alpha1.AgentRun, header bool) error {
+func (t Table) Print(out io.Writer, runs []agentsv1alpha1.AgentRun, header bool) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	if header {
-		if t.showNamespace {
+		if t.ShowNamespace {
 			fmt.Fprint(w, "NAMESPACE\t")
 		}
 		fmt.Fprint(w, "RUN\t")
-		if t.showEndpoint {
+		if t.ShowEndpoint {
 			fmt.Fprint(w, "ENDPOINT\t")
 		}
 		fmt.Fprintln(w, "STATE\tRECEIVED\tSTARTED\tCOMPLETED\tDURATION\tTHREAD\tMESSAGE")
 	}
-	now := t.now()
+	now := t.Now()
 	for i := range runs {
 		r := &runs[i]
-		if t.showNamespace {
+		if t.ShowNamespace {
 			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Namespace))
 		}
 		fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Name))
-		if t.showEndpoint {
+		if t.ShowEndpoint {
 			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(r.Spec.EndpointRef.Name))
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", terminal.PrintableLine(string(r.EffectiveState())), terminal.Age(&r.Spec.ReceivedAt, now),
-			terminal.Age(r.Status.StartedAt, now), terminal.Age(r.Status.CompletedAt, now), terminal.PrintableLine(terminal.OrDash(r.Status.Duration)), threadOf(r), terminal.OneLine(r.Status.Message, 100))
+			terminal.Age(r.Status.StartedAt, now), terminal.Age(r.Status.CompletedAt, now), terminal.PrintableLine(terminal.OrDash(r.Status.Duration)), ThreadOf(r), terminal.OneLine(r.Status.Message, 100))
 	}
 	return w.Flush()
 }
 
-// threadOf names the thread a run worked in: its AgentThread, or a new
+// ThreadOf names the thread a run worked in: its AgentThread, or a new
 // thread by the start of its A2A context ID (printableLine).
-func threadOf(r *agentsv1alpha1.AgentRun) string {
+func ThreadOf(r *agentsv1alpha1.AgentRun) string {
 	t := r.Status.Thread
 	switch {
 	case t == nil:
@@ -340,9 +346,9 @@ func threadOf(r *agentsv1alpha1.AgentRun) string {
 	return "-"
 }
 
-// runCompletion completes the names of the runs in the namespace that have
+// Completion completes the names of the runs in the namespace that have
 // a payload to send again, newest first.
-func runCompletion(e *cli.Env) cobra.CompletionFunc {
+func Completion(e *cli.Env) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return completeRuns(e, cmd, args, prefix)
 	}
@@ -354,7 +360,7 @@ func completeRuns(e *cli.Env, cmd *cobra.Command, args []string, prefix string) 
 	}
 	list := &agentsv1alpha1.AgentRunList{}
 	return e.CompleteNames(cmd, list, prefix, func() []string {
-		sortNewestFirst(list.Items)
+		SortNewestFirst(list.Items)
 		names := make([]string, 0, len(list.Items))
 		for _, r := range list.Items {
 			if r.Spec.Payload != nil {

@@ -42,6 +42,7 @@ import (
 
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -122,9 +123,9 @@ lists which role each command needs.`,
 	root.AddCommand(
 		newEndpointsCommand(e),
 		newShowCommand(e),
-		newSecretCommand(e),
-		newRotateCommand(e),
-		newAddSecretCommand(e),
+		secrets.NewShowCommand(e),
+		secrets.NewRotateCommand(e),
+		secrets.NewAddCommand(e),
 		newPauseCommand(e, true),
 		newPauseCommand(e, false),
 		runs.NewCommand(e),

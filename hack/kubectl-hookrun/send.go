@@ -37,6 +37,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -201,7 +202,7 @@ func callCredential(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookE
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone {
 		return "", nil
 	}
-	secret, err := secretOf(e, ctx, ep)
+	secret, err := secrets.Of(e, ctx, ep)
 	if err != nil {
 		return "", fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
 	}

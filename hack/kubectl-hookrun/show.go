@@ -31,6 +31,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
@@ -100,7 +101,7 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	switch c.Token = senders.TokenOf(&ep.Spec); {
 	case c.Token != "":
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
-		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
+		c.Secret = fmt.Sprintf("Secret %s, key %s", secrets.Location(ep), secrets.Key(ep))
 	}
 	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
@@ -126,7 +127,7 @@ func sampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpo
 		secret = senders.TokenPlaceholder
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
-		if secret, err = secretOf(e, ctx, ep); err != nil {
+		if secret, err = secrets.Of(e, ctx, ep); err != nil {
 			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
@@ -211,11 +212,11 @@ func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
 }
 
 func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, value, err := requestRotation(p.e, ctx, ns, name)
+	ep, value, err := secrets.RequestRotation(p.e, ctx, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := awaitRotation(p.e, ctx, ep, value)
+	made, err := secrets.AwaitRotation(p.e, ctx, ep, value)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Asked to rotate the secret of endpoint %s/%s.", ns, name)}, err
 	}
@@ -223,11 +224,11 @@ func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, er
 }
 
 func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, err := requestSecret(p.e, ctx, ns, name)
+	ep, err := secrets.RequestSecret(p.e, ctx, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := awaitAddedSecret(p.e, ctx, ep)
+	made, err := secrets.AwaitAddedSecret(p.e, ctx, ep)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Endpoint %s/%s no longer allows unauthenticated calls.", ns, name)}, err
 	}
@@ -235,8 +236,8 @@ func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret,
 }
 
 // shown is a new secret as the UI shows it once.
-func shown(n *newSecret) ui.NewSecret {
-	return ui.NewSecret{Said: n.said(), Secret: n.value, Warning: secretWarning(n.ep)}
+func shown(n *secrets.NewSecret) ui.NewSecret {
+	return ui.NewSecret{Said: n.Said(), Secret: n.Value, Warning: secrets.Warning(n.Endpoint)}
 }
 
 func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package secrets
 
 import (
 	"context"
@@ -37,9 +37,9 @@ import (
 var errNoSecret = errors.New("it allows unauthenticated calls (spec.allowUnauthenticated) and has no secret; " +
 	"kubectl hookrun add-secret gives it one")
 
-// secretWarning is the seed's warning, printed with every secret shown.
-func secretWarning(ep *agentsv1alpha1.WebhookEndpoint) string {
-	where := fmt.Sprintf("Secret %s/%s", ep.Namespace, secretLocation(ep).Name)
+// Warning is the seed's warning, printed with every secret shown.
+func Warning(ep *agentsv1alpha1.WebhookEndpoint) string {
+	where := fmt.Sprintf("Secret %s/%s", ep.Namespace, Location(ep).Name)
 	if ep.Spec.SecretRef != nil {
 		return fmt.Sprintf(`This secret is yours (spec.secretRef): it lives in %s, which hookrun
 reads but never changes, and only its SHA-256 hash is in the endpoint's status. Keep it in your
@@ -53,24 +53,24 @@ from hookrun: replace it with "kubectl hookrun rotate %s" (the old one stops wor
 `, where, ep.Name)
 }
 
-// secretLocation is the Secret and key that hold the endpoint's secret.
-func secretLocation(ep *agentsv1alpha1.WebhookEndpoint) client.ObjectKey {
+// Location is the Secret and key that hold the endpoint's secret.
+func Location(ep *agentsv1alpha1.WebhookEndpoint) client.ObjectKey {
 	if ref := ep.Spec.SecretRef; ref != nil {
 		return client.ObjectKey{Namespace: ep.Namespace, Name: ref.Name}
 	}
 	return client.ObjectKey{Namespace: ep.Namespace, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}
 }
 
-func secretKey(ep *agentsv1alpha1.WebhookEndpoint) string {
+func Key(ep *agentsv1alpha1.WebhookEndpoint) string {
 	if ref := ep.Spec.SecretRef; ref != nil {
 		return ref.Key
 	}
 	return agentsv1alpha1.WebhookSecretKey
 }
 
-// secretOf reads the endpoint's plain secret, the one whose hash is in its
+// Of reads the endpoint's plain secret, the one whose hash is in its
 // status (the receiver accepts no other).
-func secretOf(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+func Of(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
 		return "", senders.NoSecretError(ep)
 	}
@@ -84,7 +84,7 @@ func secretOf(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoin
 		}
 		return "", fmt.Errorf("endpoint %s/%s has no secret in use yet%s", ep.Namespace, ep.Name, why)
 	}
-	key := secretLocation(ep)
+	key := Location(ep)
 	s := &corev1.Secret{}
 	if err := e.Client.Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -92,9 +92,9 @@ func secretOf(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoin
 		}
 		return "", cli.Refused(err, fmt.Sprintf("read Secret %s, which holds endpoint %s's secret", key, ep.Name), cli.RoleSecrets)
 	}
-	value, ok := s.Data[secretKey(ep)]
+	value, ok := s.Data[Key(ep)]
 	if !ok {
-		return "", fmt.Errorf("the Secret %s has no key %q", key, secretKey(ep))
+		return "", fmt.Errorf("the Secret %s has no key %q", key, Key(ep))
 	}
 	if agentsv1alpha1.SecretHash(value) != ep.Status.SecretHash {
 		return "", fmt.Errorf("the Secret %s holds a value the receiver does not accept yet (its hash is not the endpoint's status.secretHash): "+
@@ -103,7 +103,7 @@ func secretOf(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoin
 	return string(value), nil
 }
 
-func newSecretCommand(e *cli.Env) *cobra.Command {
+func NewShowCommand(e *cli.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:               "secret NAME",
 		Short:             "Print an endpoint's secret, with the warning to save it",
@@ -115,18 +115,18 @@ func newSecretCommand(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			secret, err := secretOf(e, cmd.Context(), ep)
+			secret, err := Of(e, cmd.Context(), ep)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(e.Out, secret)
-			fmt.Fprint(e.ErrOut, "\n"+secretWarning(ep))
+			fmt.Fprint(e.ErrOut, "\n"+Warning(ep))
 			return nil
 		}),
 	}
 }
 
-func newRotateCommand(e *cli.Env) *cobra.Command {
+func NewRotateCommand(e *cli.Env) *cobra.Command {
 	var noWait bool
 	cmd := &cobra.Command{
 		Use:   "rotate NAME",
@@ -147,7 +147,7 @@ only asks for the rotation.`,
 }
 
 func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error {
-	ep, value, err := requestRotation(e, ctx, ns, name)
+	ep, value, err := RequestRotation(e, ctx, ns, name)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error
 		return nil
 	}
 	fmt.Fprintf(e.ErrOut, "Rotating the secret of endpoint %s/%s...\n", ns, name)
-	made, err := awaitRotation(e, ctx, ep, value)
+	made, err := AwaitRotation(e, ctx, ep, value)
 	if err != nil {
 		return err
 	}
@@ -165,9 +165,9 @@ func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error
 	return nil
 }
 
-// requestRotation asks the operator for a new generated secret of the
+// RequestRotation asks the operator for a new generated secret of the
 // endpoint: the rotation annotation, with the value it returns.
-func requestRotation(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+func RequestRotation(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
@@ -189,9 +189,9 @@ func requestRotation(e *cli.Env, ctx context.Context, ns, name string) (*agentsv
 	return ep, value, nil
 }
 
-// awaitRotation waits until the operator has handled the rotation asked
+// AwaitRotation waits until the operator has handled the rotation asked
 // for with value and published a new secret, and reads it.
-func awaitRotation(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, value string) (*newSecret, error) {
+func AwaitRotation(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, value string) (*NewSecret, error) {
 	oldHash := ep.Status.SecretHash
 	made, err := awaitSecret(e, ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		return cur.Status.LastHandledRotation == agentsv1alpha1.RotationValue(value) && cur.Status.SecretHash != "" && cur.Status.SecretHash != oldHash
@@ -199,8 +199,8 @@ func awaitRotation(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEn
 	if err != nil {
 		return nil, err
 	}
-	made.headline = fmt.Sprintf("New secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
-	if exp := made.ep.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.Now()) {
+	made.headline = fmt.Sprintf("New secret of endpoint %s/%s (hash %s)", made.Endpoint.Namespace, made.Endpoint.Name, made.Endpoint.Status.SecretHash)
+	if exp := made.Endpoint.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.Now()) {
 		made.after = fmt.Sprintf("The previous secret still works until %s (spec.sender.rotationOverlap).", exp.UTC().Format(time.RFC3339))
 	} else {
 		made.after = "The previous secret no longer works."
@@ -208,34 +208,34 @@ func awaitRotation(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEn
 	return made, nil
 }
 
-// newSecret is a secret the operator made at the user's request (a
+// NewSecret is a secret the operator made at the user's request (a
 // rotation, or a secret added), read once the receiver accepts it.
-type newSecret struct {
-	ep    *agentsv1alpha1.WebhookEndpoint
-	value string
+type NewSecret struct {
+	Endpoint *agentsv1alpha1.WebhookEndpoint
+	Value    string
 	// headline says whose secret it is; after, what it changed for calls.
 	headline, after string
 }
 
-// said is what the commands say around the secret, in one paragraph.
-func (n *newSecret) said() string {
+// Said is what the commands say around the secret, in one paragraph.
+func (n *NewSecret) Said() string {
 	return n.headline + ". " + n.after
 }
 
 // printNewSecret prints the secret on standard output, and what it is,
 // what it changed and the warning to save it on standard error.
-func printNewSecret(e *cli.Env, n *newSecret) {
+func printNewSecret(e *cli.Env, n *NewSecret) {
 	fmt.Fprintf(e.ErrOut, "%s:\n", n.headline)
-	fmt.Fprintln(e.Out, n.value)
+	fmt.Fprintln(e.Out, n.Value)
 	fmt.Fprintf(e.ErrOut, "\n%s\n", n.after)
-	fmt.Fprint(e.ErrOut, secretWarning(n.ep))
+	fmt.Fprint(e.ErrOut, Warning(n.Endpoint))
 }
 
 // awaitSecret waits until made says the operator has made the secret the
 // user asked for, and reads it. A user who may not read the endpoint's
 // Secret is told what happened (done, of the namespace, name and new hash)
 // and why the secret is not shown.
-func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*newSecret, error) {
+func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*NewSecret, error) {
 	var ep *agentsv1alpha1.WebhookEndpoint
 	var secret string
 	err := e.WaitFor(ctx, func(ctx context.Context) (bool, error) {
@@ -247,7 +247,7 @@ func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*ag
 			return false, nil
 		}
 		ep = cur
-		secret, err = secretOf(e, ctx, cur)
+		secret, err = Of(e, ctx, cur)
 		if apierrors.IsForbidden(err) {
 			return false, err // made, but the new secret is not the user's to read
 		}
@@ -260,10 +260,10 @@ func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*ag
 		return nil, fmt.Errorf("the operator has not published a new secret for endpoint %s/%s within %s (kubectl describe webhookendpoint %s shows its conditions): %w",
 			ns, name, e.Timeout, name, err)
 	}
-	return &newSecret{ep: ep, value: secret}, nil
+	return &NewSecret{Endpoint: ep, Value: secret}, nil
 }
 
-func newAddSecretCommand(e *cli.Env) *cobra.Command {
+func NewAddCommand(e *cli.Env) *cobra.Command {
 	var noWait bool
 	cmd := &cobra.Command{
 		Use:   "add-secret NAME",
@@ -276,7 +276,7 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			ep, err := requestSecret(e, cmd.Context(), ns, name)
+			ep, err := RequestSecret(e, cmd.Context(), ns, name)
 			if err != nil {
 				return err
 			}
@@ -285,7 +285,7 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 				return nil
 			}
 			fmt.Fprintf(e.ErrOut, "Adding a secret to endpoint %s/%s...\n", ns, name)
-			made, err := awaitAddedSecret(e, cmd.Context(), ep)
+			made, err := AwaitAddedSecret(e, cmd.Context(), ep)
 			if err != nil {
 				return err
 			}
@@ -297,11 +297,11 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 	return cmd
 }
 
-// requestSecret sets spec.allowUnauthenticated of an endpoint that allows
+// RequestSecret sets spec.allowUnauthenticated of an endpoint that allows
 // unauthenticated calls to false: the operator then generates its secret
 // (DESIGN §2, "Add a secret"). The patch holds only for the endpoint read
 // (its resourceVersion), so a spec changed meanwhile is not overwritten.
-func requestSecret(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
+func RequestSecret(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
@@ -322,9 +322,9 @@ func requestSecret(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1a
 	return ep, nil
 }
 
-// awaitAddedSecret waits until the operator has made the secret of an
+// AwaitAddedSecret waits until the operator has made the secret of an
 // endpoint requestSecret changed (ep as it returned it), and reads it.
-func awaitAddedSecret(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (*newSecret, error) {
+func AwaitAddedSecret(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (*NewSecret, error) {
 	generation := ep.Generation
 	made, err := awaitSecret(e, ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		ready := meta.FindStatusCondition(cur.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
@@ -334,7 +334,7 @@ func awaitAddedSecret(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.Webhoo
 	if err != nil {
 		return nil, err
 	}
-	made.headline = fmt.Sprintf("Secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
+	made.headline = fmt.Sprintf("Secret of endpoint %s/%s (hash %s)", made.Endpoint.Namespace, made.Endpoint.Name, made.Endpoint.Status.SecretHash)
 	made.after = "Calls without it are now refused (401): give it to the endpoint's senders."
 	return made, nil
 }

@@ -24,30 +24,9 @@ import (
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 )
-
-func TestPhaseOf(t *testing.T) {
-	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
-		return []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: status, Reason: reason}}
-	}
-	for want, st := range map[string]agentsv1alpha1.WebhookEndpointStatus{
-		"Pending":                  {ObservedGeneration: -1},
-		"Active":                   {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable)},
-		"Paused (by owner)":        {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonPaused, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonPaused)},
-		"Paused (OwnerNotMember)":  {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember)},
-		"NotReady (AgentNotFound)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound)},
-		"Refusing (AgentArchived)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAgentArchived)},
-	} {
-		ep := &agentsv1alpha1.WebhookEndpoint{Status: st}
-		if got := phaseOf(ep); got != want {
-			t.Errorf("phaseOf(%+v) = %q, want %q", st, got, want)
-		}
-	}
-}
 
 func TestTarget(t *testing.T) {
 	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{URL: "https://hooks.example.com/api/webhooks/abc/receive"}}

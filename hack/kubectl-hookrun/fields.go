@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,44 +33,8 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// An endpoint's spec.fields and spec.payload, on its card and in what test
-// and send print of a call: what its agent gets.
-
-// cardField is one of spec.fields on the card.
-type cardField struct {
-	Name       string `json:"name"`
-	Expression string `json:"expression"`
-}
-
-// payloadOnCard is what the endpoint's runs wrap (Body or Fields), and its
-// fields in byte order of their names.
-func payloadOnCard(spec *agentsv1alpha1.WebhookEndpointSpec) (agentsv1alpha1.PayloadMode, []cardField) {
-	mode := spec.Payload
-	if mode == "" {
-		mode = agentsv1alpha1.PayloadBody
-	}
-	var fields []cardField
-	for name, expr := range spec.Fields {
-		fields = append(fields, cardField{Name: name, Expression: string(expr)})
-	}
-	slices.SortFunc(fields, func(a, b cardField) int { return strings.Compare(a.Name, b.Name) })
-	return mode, fields
-}
-
-// printPayload prints the card's Payload line and the fields under it.
-func (c *card) printPayload(w io.Writer) {
-	switch {
-	case c.Payload == agentsv1alpha1.PayloadFields:
-		fmt.Fprintf(w, "Payload:\tthe fields as one JSON object, in place of the body\n")
-	case len(c.Fields) > 0:
-		fmt.Fprintf(w, "Payload:\tthe body, and the fields in the message's metadata\n")
-	default:
-		fmt.Fprintf(w, "Payload:\tthe body\n")
-	}
-	for _, f := range c.Fields {
-		fmt.Fprintf(w, "\t  %s = %s\n", terminal.PrintableLine(f.Name), terminal.OneLine(f.Expression, 160))
-	}
-}
+// The fields of a call (spec.fields), as test and redeliver print them:
+// what its agent gets.
 
 // runFields are the fields the receiver stored with a run (in its payload
 // Secret), and the names of those that failed.

@@ -41,6 +41,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
@@ -121,8 +122,8 @@ lists which role each command needs.`,
 	root.PersistentFlags().DurationVar(&e.Timeout, "wait-timeout", time.Minute,
 		"How long commands that wait (rotate, pause, resume, test, redeliver) wait for hookrun before giving up.")
 	root.AddCommand(
-		newEndpointsCommand(e),
-		newShowCommand(e),
+		endpoints.NewListCommand(e),
+		endpoints.NewShowCommand(e),
 		secrets.NewShowCommand(e),
 		secrets.NewRotateCommand(e),
 		secrets.NewAddCommand(e),

@@ -24,6 +24,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -67,7 +68,7 @@ func requestPaused(e *cli.Env, ctx context.Context, ns, name string, pause, take
 	}
 	ownerLeft := ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember
 	if takeOwnership && !ownerLeft {
-		return nil, "", fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
+		return nil, "", fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, endpoints.PhaseOf(ep))
 	}
 	if !pause && ownerLeft && !takeOwnership {
 		if ep.Spec.Paused {
@@ -116,7 +117,7 @@ func setPaused(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwne
 	})
 	if err != nil {
 		return fmt.Errorf("asked to %s endpoint %s/%s, but it is still %s after %s (kubectl describe webhookendpoint %s shows why)",
-			verb, ns, name, phaseOf(ep), e.Timeout, name)
+			verb, ns, name, endpoints.PhaseOf(ep), e.Timeout, name)
 	}
 	if pause {
 		fmt.Fprintf(e.Out, "Endpoint %s/%s is paused: calls are answered 422 endpoint_paused; its URL, secret and history are kept.\nResume it with: kubectl hookrun resume %s\n", ns, name, name)
@@ -125,7 +126,7 @@ func setPaused(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwne
 	if takeOwnership {
 		fmt.Fprintf(e.Out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", terminal.PrintableLine(ep.Spec.Owner.UserName()), ns, name)
 	}
-	if phase := phaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
+	if phase := endpoints.PhaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
 		fmt.Fprintf(e.Out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, terminal.PrintableLine(phase), name)
 		return nil
 	}

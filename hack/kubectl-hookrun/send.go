@@ -36,6 +36,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
@@ -271,7 +272,7 @@ func post(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, s
 // target is the URL to send to: the endpoint's, or its path on base.
 func target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
 	if ep.Status.URL == "" {
-		return "", fmt.Errorf("endpoint %s/%s has no URL yet (%s)", ep.Namespace, ep.Name, phaseOf(ep))
+		return "", fmt.Errorf("endpoint %s/%s has no URL yet (%s)", ep.Namespace, ep.Name, endpoints.PhaseOf(ep))
 	}
 	if base == "" {
 		return ep.Status.URL, nil

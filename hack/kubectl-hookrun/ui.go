@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
@@ -144,10 +145,10 @@ var _ ui.Plugin = uiPlugin{}
 
 func (p uiPlugin) Client() client.WithWatch { return p.e.Client }
 
-func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return phaseOf(ep) }
+func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return endpoints.PhaseOf(ep) }
 
 func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
-	return sampleCurl(p.e, ctx, ep)
+	return endpoints.SampleCurl(p.e, ctx, ep)
 }
 
 func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package endpoints
 
 import (
 	"context"
@@ -61,7 +61,7 @@ type card struct {
 	Recent     []agentsv1alpha1.AgentRun          `json:"recent"`
 }
 
-func newShowCommand(e *cli.Env) *cobra.Command {
+func NewShowCommand(e *cli.Env) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -95,7 +95,7 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	}
 	c := &card{
 		Namespace: ns, Name: name, Agent: ep.Spec.AgentRef.Name, Owner: ep.Spec.Owner.UserName(),
-		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
+		Phase: PhaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
 		Conditions: ep.Status.Conditions, Rejections: ep.Status.Rejections,
 	}
 	switch c.Token = senders.TokenOf(&ep.Spec); {
@@ -105,7 +105,7 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	}
 	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
-	c.Curl, c.CurlNote = sampleCurl(e, ctx, ep)
+	c.Curl, c.CurlNote = SampleCurl(e, ctx, ep)
 	recent, _, _, err := runs.Recent(e, ctx, runs.Filter{Endpoint: name})
 	if err != nil {
 		return nil, err
@@ -115,11 +115,11 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	return c, nil
 }
 
-// sampleCurl is a curl command that makes a call as the endpoint's sender
+// SampleCurl is a curl command that makes a call as the endpoint's sender
 // would, and a note on it; without the secret, only the note.
-func sampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+func SampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
 	if ep.Status.URL == "" {
-		return "", "The endpoint has no URL yet: " + phaseOf(ep) + "."
+		return "", "The endpoint has no URL yet: " + PhaseOf(ep) + "."
 	}
 	secret := ""
 	switch {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package endpoints
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-func newEndpointsCommand(e *cli.Env) *cobra.Command {
+func NewListCommand(e *cli.Env) *cobra.Command {
 	var all bool
 	var format string
 	cmd := &cobra.Command{
@@ -97,14 +97,14 @@ func listEndpoints(e *cli.Env, ctx context.Context, all bool, format string) err
 			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(ep.Namespace))
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", terminal.PrintableLine(ep.Name), terminal.PrintableLine(ep.Spec.AgentRef.Name),
-			terminal.PrintableLine(string(ep.Spec.SenderOf())), terminal.PrintableLine(phaseOf(ep)), runCounts(ep.Status.Runs),
+			terminal.PrintableLine(string(ep.Spec.SenderOf())), terminal.PrintableLine(PhaseOf(ep)), runCounts(ep.Status.Runs),
 			terminal.Age(ep.Status.Runs.LastRunTime, now), terminal.PrintableLine(terminal.OrNone(ep.Status.URL)))
 	}
 	return w.Flush()
 }
 
-// phaseOf is the endpoint's phase and, when it takes no calls, why.
-func phaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
+// PhaseOf is the endpoint's phase and, when it takes no calls, why.
+func PhaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
 	ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady)
 	switch {
 	case ready == nil:

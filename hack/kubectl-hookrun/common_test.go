@@ -26,24 +26,25 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
 )
 
 func TestTarget(t *testing.T) {
 	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{URL: "https://hooks.example.com/api/webhooks/abc/receive"}}
 	e := &cli.Env{}
-	if got, err := target(e, ep, ""); err != nil || got != ep.Status.URL {
+	if got, err := send.Target(e, ep, ""); err != nil || got != ep.Status.URL {
 		t.Errorf("target without --receiver-url = %q, %v", got, err)
 	}
-	if got, err := target(e, ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
+	if got, err := send.Target(e, ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
 		t.Errorf("target with --receiver-url = %q, %v", got, err)
 	}
-	if _, err := target(e, ep, "localhost:8080"); err == nil {
+	if _, err := send.Target(e, ep, "localhost:8080"); err == nil {
 		t.Error("a --receiver-url without a scheme is accepted")
 	}
-	if _, err := target(e, ep, "ftp://127.0.0.1:8080"); err == nil {
+	if _, err := send.Target(e, ep, "ftp://127.0.0.1:8080"); err == nil {
 		t.Error("a --receiver-url of another scheme than http or https is accepted")
 	}
-	if _, err := target(e, &agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
+	if _, err := send.Target(e, &agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
 		t.Error("an endpoint without a URL has a target")
 	}
 	// The UI refuses a bad --receiver-url before it serves.

@@ -44,6 +44,7 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
@@ -130,8 +131,8 @@ lists which role each command needs.`,
 		newPauseCommand(e, true),
 		newPauseCommand(e, false),
 		runs.NewCommand(e),
-		newTestCommand(e),
-		newRedeliverCommand(e),
+		send.NewTestCommand(e),
+		send.NewRedeliverCommand(e),
 		newUICommand(e),
 	)
 	return root

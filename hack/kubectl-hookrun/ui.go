@@ -34,6 +34,7 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
@@ -80,7 +81,7 @@ func serveUI(e *cli.Env, ctx context.Context, o uiOptions) error {
 		return cli.Usage(fmt.Errorf("--port must be between 0 and 65535, not %d", o.port))
 	}
 	if o.receiverURL != "" {
-		if _, err := parseReceiverURL(o.receiverURL); err != nil {
+		if _, err := send.ParseReceiverURL(o.receiverURL); err != nil {
 			return err
 		}
 	}
@@ -156,7 +157,7 @@ func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
 func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return runs.ThreadOf(run) }
 
 func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
-	return storedBody(p.e, ctx, run)
+	return send.StoredBody(p.e, ctx, run)
 }
 
 func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (string, error) {
@@ -243,14 +244,14 @@ func shown(n *secrets.NewSecret) ui.NewSecret {
 
 func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
 	out, said, err := p.captured(func(e *cli.Env) error {
-		return test(e, ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true, receiverURL: p.receiverURL})
+		return send.Test(e, ctx, strings.NewReader(""), ns, name, send.Options{ContentType: "application/json", NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }
 
 func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
 	out, said, err := p.captured(func(e *cli.Env) error {
-		return redeliver(e, ctx, ns, run, sendOptions{noFollow: true, receiverURL: p.receiverURL})
+		return send.Redeliver(e, ctx, ns, run, send.Options{NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }

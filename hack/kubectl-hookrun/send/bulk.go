@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"context"
@@ -73,7 +73,7 @@ const bulkDeliveryPrefix = "hookrun-redeliver-"
 // redeliverAll lists the endpoint's runs b selects, oldest first, and with
 // b.yes sends each again: a line per run with its new runId, stopping at
 // the first 429.
-func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o sendOptions) error {
+func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o Options) error {
 	for _, s := range b.states {
 		if !slices.Contains(finishedStates, s) {
 			return cli.Usage(fmt.Errorf("--state %q: runs that ended can be sent again, in state %s (a queued or running run would reach the agent twice)", s, strings.Join(finishedStates, ", ")))
@@ -140,13 +140,13 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o s
 			before++
 			continue
 		}
-		body, err := storedBody(e, ctx, r)
+		body, err := StoredBody(e, ctx, r)
 		if err != nil {
 			fmt.Fprintf(e.Out, "%s: skipped: %v\n", prefix, err)
 			skipped++
 			continue
 		}
-		a, err := post(e, ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.receiverURL, nil)
+		a, err := post(e, ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.ReceiverURL, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(selected)-i)
 		}

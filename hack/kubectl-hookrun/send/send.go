@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"bytes"
@@ -43,22 +43,27 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// sendOptions are the flags of test and redeliver.
-type sendOptions struct {
-	data, contentType, event string
-	receiverURL              string
-	noFollow                 bool
-	followTimeout            time.Duration
-	format                   string
+// Options are the flags of test and redeliver.
+type Options struct {
+	data, event string
+	// ContentType is the body's (--content-type).
+	ContentType string
+	// ReceiverURL is --receiver-url: the receiver's scheme and host to send
+	// to instead of the endpoint URL's.
+	ReceiverURL string
+	// NoFollow is --no-follow: print the answer, do not follow the run.
+	NoFollow      bool
+	followTimeout time.Duration
+	format        string
 	// token and tokenFrom give an OIDC sender's token (tokenOptions).
 	token, tokenFrom string
 }
 
-func (o *sendOptions) addFlags(cmd *cobra.Command) {
+func (o *Options) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&o.receiverURL, "receiver-url", "",
+	fs.StringVar(&o.ReceiverURL, "receiver-url", "",
 		"Send to this base URL (scheme and host, for example a port-forward's http://127.0.0.1:8080) instead of the one in the endpoint's URL; the path stays.")
-	fs.BoolVar(&o.noFollow, "no-follow", false, "Do not wait for the run to end; print the answer and stop.")
+	fs.BoolVar(&o.NoFollow, "no-follow", false, "Do not wait for the run to end; print the answer and stop.")
 	fs.DurationVar(&o.followTimeout, "follow-timeout", 0, "Stop following the run after this long (0: until it ends; an Agent's runTimeout is 15m by default; Ctrl-C stops following).")
 	fs.StringVar(&o.token, "token", os.Getenv(tokenEnv), "For an endpoint of an OIDC sender (spec.sender.oidc): the token to call with. Default: $"+tokenEnv+".")
 	fs.StringVar(&o.tokenFrom, "token-from", "", "For an endpoint of the cluster's service account tokens (spec.sender.oidc without issuer): call with a 10-minute token of this service account of the endpoint's namespace, for the endpoint's audience (needs create on serviceaccounts/token).")
@@ -75,8 +80,8 @@ type delivered struct {
 	Run        *agentsv1alpha1.AgentRun `json:"run,omitempty"`
 }
 
-func newTestCommand(e *cli.Env) *cobra.Command {
-	var o sendOptions
+func NewTestCommand(e *cli.Env) *cobra.Command {
+	var o Options
 	cmd := &cobra.Command{
 		Use:   "test NAME",
 		Short: "Send one call as the endpoint's sender would, follow its run to the end and print the outcome",
@@ -91,18 +96,18 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
-			return test(e, cmd.Context(), cmd.InOrStdin(), ns, name, o)
+			return Test(e, cmd.Context(), cmd.InOrStdin(), ns, name, o)
 		}),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.data, "data", "d", "", "The body: text, @FILE, or @- for standard input (default: a sample of the sender's events).")
-	fs.StringVar(&o.contentType, "content-type", "application/json", "The Content-Type of the body.")
+	fs.StringVar(&o.ContentType, "content-type", "application/json", "The Content-Type of the body.")
 	fs.StringVar(&o.event, "event", "", "The event type, for senders that name it in a header (GitHub, GitLab) or in the sample body (default: the first of spec.sender.events, or a common one).")
 	o.addFlags(cmd)
 	return cmd
 }
 
-func test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o sendOptions) error {
+func Test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o Options) error {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return err
@@ -143,7 +148,7 @@ func test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o s
 	if !senders.BodyCarriesID(t) {
 		d.ID = senders.NewDeliveryID("hookrun-test-")
 	}
-	return deliver(e, ctx, ep, body, o.contentType, d, o)
+	return deliver(e, ctx, ep, body, o.ContentType, d, o)
 }
 
 // errRunFailed: the call was refused, ignored, or its run did not succeed.
@@ -151,13 +156,13 @@ var errRunFailed = errors.New("no successful run")
 
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
-func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o sendOptions) error {
+func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o Options) error {
 	secret, err := callCredential(e, ctx, ep, o)
 	if err != nil {
 		return err
 	}
 	human := o.format == ""
-	a, err := post(e, ctx, ep, secret, body, contentType, d, o.receiverURL, func(target string, n int) {
+	a, err := post(e, ctx, ep, secret, body, contentType, d, o.ReceiverURL, func(target string, n int) {
 		if human {
 			fmt.Fprintf(e.Out, "POST %s\n  as a %s sender%s, %d bytes\n", terminal.PrintableLine(target), terminal.PrintableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
 		}
@@ -173,7 +178,7 @@ func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 		fmt.Fprintf(e.Out, "%s %s\n", terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 	}
 	result := judgeAnswer(e, a.status, a.answer, d)
-	if a.status == http.StatusAccepted && !o.noFollow {
+	if a.status == http.StatusAccepted && !o.NoFollow {
 		if a.runID == "" {
 			return fmt.Errorf("the receiver answered 202 without a runId: %s", a.answer)
 		}
@@ -196,7 +201,7 @@ func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 
 // callCredential is the secret calls to ep carry, or for an OIDC sender
 // the token o gives; "" for an endpoint without.
-func callCredential(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+func callCredential(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
 		return callToken(e, ctx, ep, o)
 	}
@@ -225,7 +230,7 @@ type answered struct {
 // nil) is told the URL and the bytes first.
 func post(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
 	sending func(target string, n int)) (answered, error) {
-	target, err := target(e, ep, receiverURL)
+	target, err := Target(e, ep, receiverURL)
 	if err != nil {
 		return answered{}, err
 	}
@@ -269,8 +274,8 @@ func post(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, s
 	return a, nil
 }
 
-// target is the URL to send to: the endpoint's, or its path on base.
-func target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
+// Target is the URL to send to: the endpoint's, or its path on base.
+func Target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string, error) {
 	if ep.Status.URL == "" {
 		return "", fmt.Errorf("endpoint %s/%s has no URL yet (%s)", ep.Namespace, ep.Name, endpoints.PhaseOf(ep))
 	}
@@ -281,7 +286,7 @@ func target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string
 	if err != nil {
 		return "", err
 	}
-	b, err := parseReceiverURL(base)
+	b, err := ParseReceiverURL(base)
 	if err != nil {
 		return "", err
 	}
@@ -289,8 +294,8 @@ func target(e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, base string) (string
 	return u.String(), nil
 }
 
-// parseReceiverURL reads --receiver-url: a scheme and a host.
-func parseReceiverURL(base string) (*url.URL, error) {
+// ParseReceiverURL reads --receiver-url: a scheme and a host.
+func ParseReceiverURL(base string) (*url.URL, error) {
 	b, err := url.Parse(base)
 	if err != nil || (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
 		return nil, cli.Usage(fmt.Errorf("--receiver-url %q: give a scheme and host, for example http://127.0.0.1:8080", base))

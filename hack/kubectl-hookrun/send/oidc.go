@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"context"
@@ -43,7 +43,7 @@ const tokenSeconds = int64(600)
 // callToken is the token calls to an OIDC sender's endpoint carry: --token
 // (or $HOOKRUN_TOKEN), or with --token-from one the API server issues for
 // that service account of the endpoint's namespace.
-func callToken(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o sendOptions) (string, error) {
+func callToken(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
 	spec := ep.Spec.OIDCOf()
 	switch {
 	case o.token != "" && o.tokenFrom != "":

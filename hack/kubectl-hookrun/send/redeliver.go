@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"context"
@@ -33,11 +33,11 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// redeliver: a past run's stored body sent again through the receiver, one
+// Redeliver: a past run's stored body sent again through the receiver, one
 // run (followed), or an endpoint's runs in bulk (redeliverAll).
 
-func newRedeliverCommand(e *cli.Env) *cobra.Command {
-	var o sendOptions
+func NewRedeliverCommand(e *cli.Env) *cobra.Command {
+	var o Options
 	var b bulkOptions
 	cmd := &cobra.Command{
 		Use:   "redeliver RUN | --endpoint NAME [--state STATE] [--since DURATION] [--yes]",
@@ -82,7 +82,7 @@ skips the runs it sent before and sends only the resends that failed too.`,
 			if b.changed(cmd) {
 				return cli.Usage(errors.New("--state, --since and --yes go with --endpoint"))
 			}
-			return redeliver(e, cmd.Context(), ns, args[0], o)
+			return Redeliver(e, cmd.Context(), ns, args[0], o)
 		},
 	}
 	o.addFlags(cmd)
@@ -93,7 +93,7 @@ skips the runs it sent before and sends only the resends that failed too.`,
 // errPayloadGone: the run's payload is no longer stored.
 var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
 
-func redeliver(e *cli.Env, ctx context.Context, ns, name string, o sendOptions) error {
+func Redeliver(e *cli.Env, ctx context.Context, ns, name string, o Options) error {
 	if err := e.Connect(); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func redeliver(e *cli.Env, ctx context.Context, ns, name string, o sendOptions) 
 		}
 		return cli.Refused(err, fmt.Sprintf("read run %s/%s", ns, name), cli.RoleRead)
 	}
-	body, err := storedBody(e, ctx, run)
+	body, err := StoredBody(e, ctx, run)
 	if err != nil {
 		return err
 	}
@@ -117,8 +117,8 @@ func redeliver(e *cli.Env, ctx context.Context, ns, name string, o sendOptions) 
 	return deliver(e, ctx, ep, body, run.Spec.Payload.ContentType, d, o)
 }
 
-// storedBody reads the body the receiver stored for run.
-func storedBody(e *cli.Env, ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+// StoredBody reads the body the receiver stored for run.
+func StoredBody(e *cli.Env, ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	ns, name := run.Namespace, run.Name
 	if run.Spec.Payload == nil {
 		return nil, fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",

@@ -42,6 +42,7 @@ import (
 
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/pause"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
@@ -128,8 +129,8 @@ lists which role each command needs.`,
 		secrets.NewShowCommand(e),
 		secrets.NewRotateCommand(e),
 		secrets.NewAddCommand(e),
-		newPauseCommand(e, true),
-		newPauseCommand(e, false),
+		pause.NewCommand(e, true),
+		pause.NewCommand(e, false),
 		runs.NewCommand(e),
 		send.NewTestCommand(e),
 		send.NewRedeliverCommand(e),

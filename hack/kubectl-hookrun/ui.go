@@ -32,6 +32,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/pause"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
@@ -160,19 +161,19 @@ func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]
 	return send.StoredBody(p.e, ctx, run)
 }
 
-func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (string, error) {
-	ep, verb, err := requestPaused(p.e, ctx, ns, name, pause, false)
+func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, paused bool) (string, error) {
+	ep, verb, err := pause.Request(p.e, ctx, ns, name, paused, false)
 	if err != nil {
 		return "", err
 	}
-	if pause {
+	if paused {
 		return fmt.Sprintf("Asked to pause endpoint %s/%s: once hookrun has paused it, calls are answered 422 endpoint_paused; its URL, secret and history are kept.", ns, ep.Name), nil
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
 }
 
 func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, error) {
-	ep, verb, err := requestPaused(p.e, ctx, ns, name, false, true)
+	ep, verb, err := pause.Request(p.e, ctx, ns, name, false, true)
 	if err != nil {
 		return "", err
 	}

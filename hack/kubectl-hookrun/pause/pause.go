@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package pause
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-func newPauseCommand(e *cli.Env, pause bool) *cobra.Command {
+func NewCommand(e *cli.Env, pause bool) *cobra.Command {
 	var takeOwnership bool
 	cmd := &cobra.Command{
 		Use:   "pause NAME",
@@ -58,10 +58,10 @@ then act with your rights.`
 	return cmd
 }
 
-// requestPaused sets spec.paused (and with takeOwnership, the owner) and
+// Request sets spec.paused (and with takeOwnership, the owner) and
 // returns the endpoint as it was and the verb for what was asked; it does
 // not wait for the operator (kubectl hookrun ui shows the change live).
-func requestPaused(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+func Request(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
@@ -101,7 +101,7 @@ func requestPaused(e *cli.Env, ctx context.Context, ns, name string, pause, take
 }
 
 func setPaused(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwnership bool) error {
-	ep, verb, err := requestPaused(e, ctx, ns, name, pause, takeOwnership)
+	ep, verb, err := Request(e, ctx, ns, name, pause, takeOwnership)
 	if err != nil {
 		return err
 	}

@@ -14,15 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command kubectl-hookrun is the kubectl plugin of hookrun: `kubectl hookrun
-// show NAME` prints an endpoint's card (its URL and a sample curl that works
-// as printed), and one command each lists endpoints and runs, shows and
-// rotates the secret, pauses and resumes, sends a test call and redelivers a
-// run; `kubectl hookrun ui` serves the cards as a web UI (package ui). It
-// acts with the user's own credentials, as kubectl does.
-//
-// Its source is under hack/ because the repository's top-level layout is
-// fixed (DESIGN.md section 1); `make build` writes bin/kubectl-hookrun.
 package main
 
 import (

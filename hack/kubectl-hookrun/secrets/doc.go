@@ -22,5 +22,5 @@ limitations under the License.
 // once, with the warning to save it. Of serves the card's sample call and
 // the calls that test and redeliver send.
 //
-// It imports api/ of hookrun and the plugin's cli, senders and terminal.
+// It imports api/ of hookrun and the plugin's cli and senders.
 package secrets

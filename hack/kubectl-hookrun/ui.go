@@ -65,7 +65,7 @@ browser (unless --no-browser). Requests without the token are refused. It
 serves until interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serveUI(e, cmd.Context(), o)
+			return serveUI(cmd.Context(), e, o)
 		},
 	}
 	fs := cmd.Flags()
@@ -77,7 +77,7 @@ serves until interrupted.`,
 	return cmd
 }
 
-func serveUI(e *cli.Env, ctx context.Context, o uiOptions) error {
+func serveUI(ctx context.Context, e *cli.Env, o uiOptions) error {
 	if o.port < 0 || o.port > 65535 {
 		return cli.Usage(fmt.Errorf("--port must be between 0 and 65535, not %d", o.port))
 	}
@@ -150,7 +150,7 @@ func (p uiPlugin) Client() client.WithWatch { return p.e.Client }
 func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return endpoints.PhaseOf(ep) }
 
 func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
-	return endpoints.SampleCurl(p.e, ctx, ep)
+	return endpoints.SampleCurl(ctx, p.e, ep)
 }
 
 func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
@@ -158,11 +158,11 @@ func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
 func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return runs.ThreadOf(run) }
 
 func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
-	return send.StoredBody(p.e, ctx, run)
+	return send.StoredBody(ctx, p.e, run)
 }
 
 func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, paused bool) (string, error) {
-	ep, verb, err := pause.Request(p.e, ctx, ns, name, paused, false)
+	ep, verb, err := pause.Request(ctx, p.e, ns, name, paused, false)
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +173,7 @@ func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, paused bool) (
 }
 
 func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, error) {
-	ep, verb, err := pause.Request(p.e, ctx, ns, name, false, true)
+	ep, verb, err := pause.Request(ctx, p.e, ns, name, false, true)
 	if err != nil {
 		return "", err
 	}
@@ -215,11 +215,11 @@ func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
 }
 
 func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, value, err := secrets.RequestRotation(p.e, ctx, ns, name)
+	ep, value, err := secrets.RequestRotation(ctx, p.e, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := secrets.AwaitRotation(p.e, ctx, ep, value)
+	made, err := secrets.AwaitRotation(ctx, p.e, ep, value)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Asked to rotate the secret of endpoint %s/%s.", ns, name)}, err
 	}
@@ -227,11 +227,11 @@ func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, er
 }
 
 func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, err := secrets.RequestSecret(p.e, ctx, ns, name)
+	ep, err := secrets.RequestSecret(ctx, p.e, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := secrets.AwaitAddedSecret(p.e, ctx, ep)
+	made, err := secrets.AwaitAddedSecret(ctx, p.e, ep)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Endpoint %s/%s no longer allows unauthenticated calls.", ns, name)}, err
 	}
@@ -245,14 +245,14 @@ func shown(n *secrets.NewSecret) ui.NewSecret {
 
 func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
 	out, said, err := p.captured(func(e *cli.Env) error {
-		return send.Test(e, ctx, strings.NewReader(""), ns, name, send.Options{ContentType: "application/json", NoFollow: true, ReceiverURL: p.receiverURL})
+		return send.Test(ctx, e, strings.NewReader(""), ns, name, send.Options{ContentType: "application/json", NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }
 
 func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
 	out, said, err := p.captured(func(e *cli.Env) error {
-		return send.Redeliver(e, ctx, ns, run, send.Options{NoFollow: true, ReceiverURL: p.receiverURL})
+		return send.Redeliver(ctx, e, ns, run, send.Options{NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }

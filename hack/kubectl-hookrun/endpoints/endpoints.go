@@ -44,7 +44,7 @@ func NewListCommand(e *cli.Env) *cobra.Command {
 			if err := cli.CheckOutput(format); err != nil {
 				return err
 			}
-			return listEndpoints(e, cmd.Context(), all, format)
+			return listEndpoints(cmd.Context(), e, all, format)
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "List the endpoints of every namespace.")
@@ -52,7 +52,7 @@ func NewListCommand(e *cli.Env) *cobra.Command {
 	return cmd
 }
 
-func listEndpoints(e *cli.Env, ctx context.Context, all bool, format string) error {
+func listEndpoints(ctx context.Context, e *cli.Env, all bool, format string) error {
 	if err := e.Connect(); err != nil {
 		return err
 	}

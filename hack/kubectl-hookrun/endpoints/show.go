@@ -74,7 +74,7 @@ without get on Secrets in the namespace the card says so and shows the rest.`,
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(&format, func(cmd *cobra.Command, ns, name string) error {
-			c, err := readCard(e, cmd.Context(), ns, name)
+			c, err := readCard(cmd.Context(), e, ns, name)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ without get on Secrets in the namespace the card says so and shows the rest.`,
 	return cmd
 }
 
-func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
+func readCard(ctx context.Context, e *cli.Env, ns, name string) (*card, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
@@ -105,8 +105,8 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 	}
 	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
-	c.Curl, c.CurlNote = SampleCurl(e, ctx, ep)
-	recent, _, _, err := runs.Recent(e, ctx, runs.Filter{Endpoint: name})
+	c.Curl, c.CurlNote = SampleCurl(ctx, e, ep)
+	recent, _, _, err := runs.Recent(ctx, e, runs.Filter{Endpoint: name})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func readCard(e *cli.Env, ctx context.Context, ns, name string) (*card, error) {
 
 // SampleCurl is a curl command that makes a call as the endpoint's sender
 // would, and a note on it; without the secret, only the note.
-func SampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+func SampleCurl(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
 	if ep.Status.URL == "" {
 		return "", "The endpoint has no URL yet: " + PhaseOf(ep) + "."
 	}
@@ -127,7 +127,7 @@ func SampleCurl(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpo
 		secret = senders.TokenPlaceholder
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
-		if secret, err = secrets.Of(e, ctx, ep); err != nil {
+		if secret, err = secrets.Of(ctx, e, ep); err != nil {
 			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
 		}
 	}

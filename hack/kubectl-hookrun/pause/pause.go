@@ -39,7 +39,7 @@ Only the endpoint's owner may pause it.`,
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			return setPaused(e, cmd.Context(), ns, name, pause, takeOwnership)
+			return setPaused(cmd.Context(), e, ns, name, pause, takeOwnership)
 		}),
 	}
 	if !pause {
@@ -61,7 +61,7 @@ then act with your rights.`
 // Request sets spec.paused (and with takeOwnership, the owner) and
 // returns the endpoint as it was and the verb for what was asked; it does
 // not wait for the operator (kubectl hookrun ui shows the change live).
-func Request(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+func Request(ctx context.Context, e *cli.Env, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
@@ -100,8 +100,8 @@ func Request(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwners
 	return ep, verb, nil
 }
 
-func setPaused(e *cli.Env, ctx context.Context, ns, name string, pause, takeOwnership bool) error {
-	ep, verb, err := Request(e, ctx, ns, name, pause, takeOwnership)
+func setPaused(ctx context.Context, e *cli.Env, ns, name string, pause, takeOwnership bool) error {
+	ep, verb, err := Request(ctx, e, ns, name, pause, takeOwnership)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ namespace, newest first. --watch keeps printing runs as they arrive and change.`
 			if len(args) == 1 {
 				f.Endpoint = args[0]
 			}
-			return list(e, cmd.Context(), f, format, watchRuns)
+			return list(cmd.Context(), e, f, format, watchRuns)
 		},
 	}
 	fs := cmd.Flags()
@@ -131,7 +131,7 @@ func (f Filter) matches(run *agentsv1alpha1.AgentRun, now time.Time) bool {
 }
 
 // Recent lists the runs f selects, newest first, at most f.Limit.
-func Recent(e *cli.Env, ctx context.Context, f Filter) ([]agentsv1alpha1.AgentRun, string, string, error) {
+func Recent(ctx context.Context, e *cli.Env, f Filter) ([]agentsv1alpha1.AgentRun, string, string, error) {
 	if err := e.Connect(); err != nil {
 		return nil, "", "", err
 	}
@@ -198,8 +198,8 @@ func SortNewestFirst(runs []agentsv1alpha1.AgentRun) {
 	})
 }
 
-func list(e *cli.Env, ctx context.Context, f Filter, format string, watchRuns bool) error {
-	runs, where, rv, err := Recent(e, ctx, f)
+func list(ctx context.Context, e *cli.Env, f Filter, format string, watchRuns bool) error {
+	runs, where, rv, err := Recent(ctx, e, f)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func list(e *cli.Env, ctx context.Context, f Filter, format string, watchRuns bo
 	if !watchRuns {
 		return nil
 	}
-	return watchSelected(e, ctx, f, rv, func(run *agentsv1alpha1.AgentRun) error {
+	return watchSelected(ctx, e, f, rv, func(run *agentsv1alpha1.AgentRun) error {
 		if format != "" {
 			return terminal.PrintData(e.Out, format, run)
 		}
@@ -243,7 +243,7 @@ func list(e *cli.Env, ctx context.Context, f Filter, format string, watchRuns bo
 // watchSelected calls show for every run f selects that is added or changes
 // after resourceVersion rv, until ctx ends. A watch the API server ends
 // (they time out after minutes) is opened again from the last version seen.
-func watchSelected(e *cli.Env, ctx context.Context, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
+func watchSelected(ctx context.Context, e *cli.Env, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) error {
 	opts, where, err := runListOptions(e, f)
 	if err != nil {
 		return err
@@ -253,7 +253,7 @@ func watchSelected(e *cli.Env, ctx context.Context, f Filter, rv string, show fu
 		if err != nil {
 			return cli.Refused(err, "watch runs "+where, cli.RoleRead)
 		}
-		rv, err = showEvents(e, ctx, w, f, rv, show)
+		rv, err = showEvents(ctx, e, w, f, rv, show)
 		w.Stop()
 		if err != nil {
 			return fmt.Errorf("watching runs %s: %w", where, err)
@@ -264,7 +264,7 @@ func watchSelected(e *cli.Env, ctx context.Context, f Filter, rv string, show fu
 
 // showEvents shows the runs of w's events until w or ctx ends, and returns
 // the last resourceVersion seen.
-func showEvents(e *cli.Env, ctx context.Context, w watch.Interface, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
+func showEvents(ctx context.Context, e *cli.Env, w watch.Interface, f Filter, rv string, show func(*agentsv1alpha1.AgentRun) error) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():

@@ -97,7 +97,7 @@ func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
 		w.Stop() // the API server ends the watch
 	}()
 	var shown []string
-	rv, err := showEvents(e, t.Context(), w, Filter{States: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
+	rv, err := showEvents(t.Context(), e, w, Filter{States: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
 		shown = append(shown, r.Name)
 		return nil
 	})
@@ -107,7 +107,7 @@ func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
 
 	w = watch.NewFake()
 	go w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-	if _, err := showEvents(e, t.Context(), w, Filter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
+	if _, err := showEvents(t.Context(), e, w, Filter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
 		t.Errorf("an expired version gave %v, want the 410 to reach the user", err)
 	}
 }

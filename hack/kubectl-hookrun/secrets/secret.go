@@ -70,7 +70,7 @@ func Key(ep *agentsv1alpha1.WebhookEndpoint) string {
 
 // Of reads the endpoint's plain secret, the one whose hash is in its
 // status (the receiver accepts no other).
-func Of(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+func Of(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
 		return "", senders.NoSecretError(ep)
 	}
@@ -115,7 +115,7 @@ func NewShowCommand(e *cli.Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			secret, err := Of(e, cmd.Context(), ep)
+			secret, err := Of(cmd.Context(), e, ep)
 			if err != nil {
 				return err
 			}
@@ -139,15 +139,15 @@ only asks for the rotation.`,
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			return rotate(e, cmd.Context(), ns, name, noWait)
+			return rotate(cmd.Context(), e, ns, name, noWait)
 		}),
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "Only ask for the rotation; print nothing secret.")
 	return cmd
 }
 
-func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error {
-	ep, value, err := RequestRotation(e, ctx, ns, name)
+func rotate(ctx context.Context, e *cli.Env, ns, name string, noWait bool) error {
+	ep, value, err := RequestRotation(ctx, e, ns, name)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error
 		return nil
 	}
 	fmt.Fprintf(e.ErrOut, "Rotating the secret of endpoint %s/%s...\n", ns, name)
-	made, err := AwaitRotation(e, ctx, ep, value)
+	made, err := AwaitRotation(ctx, e, ep, value)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func rotate(e *cli.Env, ctx context.Context, ns, name string, noWait bool) error
 
 // RequestRotation asks the operator for a new generated secret of the
 // endpoint: the rotation annotation, with the value it returns.
-func RequestRotation(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+func RequestRotation(ctx context.Context, e *cli.Env, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
@@ -191,9 +191,9 @@ func RequestRotation(e *cli.Env, ctx context.Context, ns, name string) (*agentsv
 
 // AwaitRotation waits until the operator has handled the rotation asked
 // for with value and published a new secret, and reads it.
-func AwaitRotation(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, value string) (*NewSecret, error) {
+func AwaitRotation(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, value string) (*NewSecret, error) {
 	oldHash := ep.Status.SecretHash
-	made, err := awaitSecret(e, ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+	made, err := awaitSecret(ctx, e, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		return cur.Status.LastHandledRotation == agentsv1alpha1.RotationValue(value) && cur.Status.SecretHash != "" && cur.Status.SecretHash != oldHash
 	}, "rotated: endpoint %s/%s has a new secret (hash %s) and the old one no longer works")
 	if err != nil {
@@ -235,7 +235,7 @@ func printNewSecret(e *cli.Env, n *NewSecret) {
 // user asked for, and reads it. A user who may not read the endpoint's
 // Secret is told what happened (done, of the namespace, name and new hash)
 // and why the secret is not shown.
-func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*NewSecret, error) {
+func awaitSecret(ctx context.Context, e *cli.Env, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*NewSecret, error) {
 	var ep *agentsv1alpha1.WebhookEndpoint
 	var secret string
 	err := e.WaitFor(ctx, func(ctx context.Context) (bool, error) {
@@ -247,7 +247,7 @@ func awaitSecret(e *cli.Env, ctx context.Context, ns, name string, made func(*ag
 			return false, nil
 		}
 		ep = cur
-		secret, err = Of(e, ctx, cur)
+		secret, err = Of(ctx, e, cur)
 		if apierrors.IsForbidden(err) {
 			return false, err // made, but the new secret is not the user's to read
 		}
@@ -276,7 +276,7 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			ep, err := RequestSecret(e, cmd.Context(), ns, name)
+			ep, err := RequestSecret(cmd.Context(), e, ns, name)
 			if err != nil {
 				return err
 			}
@@ -285,7 +285,7 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 				return nil
 			}
 			fmt.Fprintf(e.ErrOut, "Adding a secret to endpoint %s/%s...\n", ns, name)
-			made, err := AwaitAddedSecret(e, cmd.Context(), ep)
+			made, err := AwaitAddedSecret(cmd.Context(), e, ep)
 			if err != nil {
 				return err
 			}
@@ -301,7 +301,7 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 // unauthenticated calls to false: the operator then generates its secret
 // (DESIGN §2, "Add a secret"). The patch holds only for the endpoint read
 // (its resourceVersion), so a spec changed meanwhile is not overwritten.
-func RequestSecret(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
+func RequestSecret(ctx context.Context, e *cli.Env, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
@@ -324,9 +324,9 @@ func RequestSecret(e *cli.Env, ctx context.Context, ns, name string) (*agentsv1a
 
 // AwaitAddedSecret waits until the operator has made the secret of an
 // endpoint requestSecret changed (ep as it returned it), and reads it.
-func AwaitAddedSecret(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (*NewSecret, error) {
+func AwaitAddedSecret(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (*NewSecret, error) {
 	generation := ep.Generation
-	made, err := awaitSecret(e, ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+	made, err := awaitSecret(ctx, e, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		ready := meta.FindStatusCondition(cur.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
 		return cur.Status.AuthMode == agentsv1alpha1.AuthSecret && cur.Status.SecretHash != "" &&
 			ready != nil && ready.ObservedGeneration >= generation

@@ -73,7 +73,7 @@ const bulkDeliveryPrefix = "hookrun-redeliver-"
 // redeliverAll lists the endpoint's runs b selects, oldest first, and with
 // b.yes sends each again: a line per run with its new runId, stopping at
 // the first 429.
-func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o Options) error {
+func redeliverAll(ctx context.Context, e *cli.Env, ns string, b bulkOptions, o Options) error {
 	for _, s := range b.states {
 		if !slices.Contains(finishedStates, s) {
 			return cli.Usage(fmt.Errorf("--state %q: runs that ended can be sent again, in state %s (a queued or running run would reach the agent twice)", s, strings.Join(finishedStates, ", ")))
@@ -89,7 +89,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o O
 	if err != nil {
 		return err
 	}
-	all, _, _, err := runs.Recent(e, ctx, runs.Filter{Endpoint: b.endpoint})
+	all, _, _, err := runs.Recent(ctx, e, runs.Filter{Endpoint: b.endpoint})
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o O
 		fmt.Fprintln(e.Out, "Nothing was sent: add --yes to send them.")
 		return nil
 	}
-	secret, err := callCredential(e, ctx, ep, o)
+	secret, err := callCredential(ctx, e, ep, o)
 	if err != nil {
 		return err
 	}
@@ -140,13 +140,13 @@ func redeliverAll(e *cli.Env, ctx context.Context, ns string, b bulkOptions, o O
 			before++
 			continue
 		}
-		body, err := StoredBody(e, ctx, r)
+		body, err := StoredBody(ctx, e, r)
 		if err != nil {
 			fmt.Fprintf(e.Out, "%s: skipped: %v\n", prefix, err)
 			skipped++
 			continue
 		}
-		a, err := post(e, ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.ReceiverURL, nil)
+		a, err := post(ctx, e, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.ReceiverURL, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(selected)-i)
 		}

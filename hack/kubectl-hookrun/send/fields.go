@@ -44,7 +44,7 @@ type runFields struct {
 }
 
 // fieldsOf reads the fields of the run named runID from its payload Secret.
-func fieldsOf(e *cli.Env, ctx context.Context, ns, runID string) (*runFields, error) {
+func fieldsOf(ctx context.Context, e *cli.Env, ns, runID string) (*runFields, error) {
 	s := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: ns, Name: runID}
 	if err := e.Client.Get(ctx, key, s); err != nil {

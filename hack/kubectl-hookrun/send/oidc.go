@@ -43,7 +43,7 @@ const tokenSeconds = int64(600)
 // callToken is the token calls to an OIDC sender's endpoint carry: --token
 // (or $HOOKRUN_TOKEN), or with --token-from one the API server issues for
 // that service account of the endpoint's namespace.
-func callToken(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
+func callToken(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
 	spec := ep.Spec.OIDCOf()
 	switch {
 	case o.token != "" && o.tokenFrom != "":

@@ -77,12 +77,12 @@ skips the runs it sent before and sends only the resends that failed too.`,
 				return err
 			}
 			if b.endpoint != "" {
-				return redeliverAll(e, cmd.Context(), ns, b, o)
+				return redeliverAll(cmd.Context(), e, ns, b, o)
 			}
 			if b.changed(cmd) {
 				return cli.Usage(errors.New("--state, --since and --yes go with --endpoint"))
 			}
-			return Redeliver(e, cmd.Context(), ns, args[0], o)
+			return Redeliver(cmd.Context(), e, ns, args[0], o)
 		},
 	}
 	o.addFlags(cmd)
@@ -93,7 +93,7 @@ skips the runs it sent before and sends only the resends that failed too.`,
 // errPayloadGone: the run's payload is no longer stored.
 var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
 
-func Redeliver(e *cli.Env, ctx context.Context, ns, name string, o Options) error {
+func Redeliver(ctx context.Context, e *cli.Env, ns, name string, o Options) error {
 	if err := e.Connect(); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func Redeliver(e *cli.Env, ctx context.Context, ns, name string, o Options) erro
 		}
 		return cli.Refused(err, fmt.Sprintf("read run %s/%s", ns, name), cli.RoleRead)
 	}
-	body, err := StoredBody(e, ctx, run)
+	body, err := StoredBody(ctx, e, run)
 	if err != nil {
 		return err
 	}
@@ -114,11 +114,11 @@ func Redeliver(e *cli.Env, ctx context.Context, ns, name string, o Options) erro
 	}
 	d := redelivery(ep, run, senders.NewDeliveryID("hookrun-redeliver-"))
 	fmt.Fprintf(e.ErrOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), terminal.Age(&run.Spec.ReceivedAt, e.Now()))
-	return deliver(e, ctx, ep, body, run.Spec.Payload.ContentType, d, o)
+	return deliver(ctx, e, ep, body, run.Spec.Payload.ContentType, d, o)
 }
 
 // StoredBody reads the body the receiver stored for run.
-func StoredBody(e *cli.Env, ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+func StoredBody(ctx context.Context, e *cli.Env, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	ns, name := run.Namespace, run.Name
 	if run.Spec.Payload == nil {
 		return nil, fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",

@@ -96,7 +96,7 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
 		Args:              cli.ExactlyOne("endpoint name"),
 		ValidArgsFunction: e.CompleteEndpoints,
 		RunE: e.OnNamed(&o.format, func(cmd *cobra.Command, ns, name string) error {
-			return Test(e, cmd.Context(), cmd.InOrStdin(), ns, name, o)
+			return Test(cmd.Context(), e, cmd.InOrStdin(), ns, name, o)
 		}),
 	}
 	fs := cmd.Flags()
@@ -107,7 +107,7 @@ Exit status 0 when the run succeeded, 1 when the call was refused or the run fai
 	return cmd
 }
 
-func Test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o Options) error {
+func Test(ctx context.Context, e *cli.Env, stdin io.Reader, ns, name string, o Options) error {
 	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func Test(e *cli.Env, ctx context.Context, stdin io.Reader, ns, name string, o O
 	if !senders.BodyCarriesID(t) {
 		d.ID = senders.NewDeliveryID("hookrun-test-")
 	}
-	return deliver(e, ctx, ep, body, o.ContentType, d, o)
+	return deliver(ctx, e, ep, body, o.ContentType, d, o)
 }
 
 // errRunFailed: the call was refused, ignored, or its run did not succeed.
@@ -156,13 +156,13 @@ var errRunFailed = errors.New("no successful run")
 
 // deliver sends body to ep as its sender would, reports the answer and
 // follows the run it starts.
-func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o Options) error {
-	secret, err := callCredential(e, ctx, ep, o)
+func deliver(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, body []byte, contentType string, d senders.Delivery, o Options) error {
+	secret, err := callCredential(ctx, e, ep, o)
 	if err != nil {
 		return err
 	}
 	human := o.format == ""
-	a, err := post(e, ctx, ep, secret, body, contentType, d, o.ReceiverURL, func(target string, n int) {
+	a, err := post(ctx, e, ep, secret, body, contentType, d, o.ReceiverURL, func(target string, n int) {
 		if human {
 			fmt.Fprintf(e.Out, "POST %s\n  as a %s sender%s, %d bytes\n", terminal.PrintableLine(target), terminal.PrintableLine(string(ep.Spec.SenderOf())), describeDelivery(d), n)
 		}
@@ -183,13 +183,13 @@ func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 			return fmt.Errorf("the receiver answered 202 without a runId: %s", a.answer)
 		}
 		if len(ep.Spec.Fields) > 0 {
-			if out.Fields, err = fieldsOf(e, ctx, ep.Namespace, a.runID); err != nil {
+			if out.Fields, err = fieldsOf(ctx, e, ep.Namespace, a.runID); err != nil {
 				fmt.Fprintf(e.ErrOut, "Not showing the run's fields: %v\n", err)
 			} else if human {
 				printFields(e.Out, ep.Spec.Payload, out.Fields)
 			}
 		}
-		out.Run, result = follow(e, ctx, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
+		out.Run, result = follow(ctx, e, ep.Namespace, a.runID, human, o.followTimeout, a.sent)
 	}
 	if !human {
 		if err := terminal.PrintData(e.Out, o.format, out); err != nil {
@@ -201,14 +201,14 @@ func deliver(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint
 
 // callCredential is the secret calls to ep carry, or for an OIDC sender
 // the token o gives; "" for an endpoint without.
-func callCredential(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
+func callCredential(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, o Options) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
-		return callToken(e, ctx, ep, o)
+		return callToken(ctx, e, ep, o)
 	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone {
 		return "", nil
 	}
-	secret, err := secrets.Of(e, ctx, ep)
+	secret, err := secrets.Of(ctx, e, ep)
 	if err != nil {
 		return "", fmt.Errorf("sending a call needs the endpoint's secret: %w", err)
 	}
@@ -228,7 +228,7 @@ type answered struct {
 
 // post sends body to ep as its sender would, with secret; sending (if not
 // nil) is told the URL and the bytes first.
-func post(e *cli.Env, ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
+func post(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, secret string, body []byte, contentType string, d senders.Delivery, receiverURL string,
 	sending func(target string, n int)) (answered, error) {
 	target, err := Target(e, ep, receiverURL)
 	if err != nil {
@@ -342,7 +342,7 @@ func judgeAnswer(e *cli.Env, status int, answer []byte, d senders.Delivery) erro
 // follow waits until the run ends (or timeout passes, when not 0), printing
 // its states for people. A run received before the call was sent is a
 // duplicate delivery's first run: nothing new started.
-func follow(e *cli.Env, ctx context.Context, ns, name string, human bool, timeout time.Duration, sent time.Time) (*agentsv1alpha1.AgentRun, error) {
+func follow(ctx context.Context, e *cli.Env, ns, name string, human bool, timeout time.Duration, sent time.Time) (*agentsv1alpha1.AgentRun, error) {
 	if human {
 		fmt.Fprintf(e.ErrOut, "Following run %s until it ends (kubectl hookrun runs shows it later)...\n", name)
 	}

@@ -89,8 +89,21 @@ fmt: ## go fmt.
 vet: ## go vet.
 	go vet ./...
 
+# The go directive go.mod keeps: tidy never raises it (nor the toolchain line),
+# and fails instead when a requirement needs a newer Go.
+GO_DIRECTIVE := $(or $(shell go list -m -f '{{.GoVersion}}'),$(error cannot read the go directive from go.mod))
+
+.PHONY: tidy
+tidy: ## go mod tidy, keeping go.mod's go directive and toolchain line.
+	go mod tidy -go=$(GO_DIRECTIVE)
+
+# First, before the generators, which need a go.sum that holds every module.
+.PHONY: verify-tidy
+verify-tidy:
+	@go mod tidy -diff -go=$(GO_DIRECTIVE) || { echo "go.mod or go.sum is not tidy (the diff above); run 'make tidy' and commit"; exit 1; }
+
 .PHONY: verify
-verify: generate manifests ## Regenerate everything and fail if the tree changed (generated files are never edited by hand).
+verify: verify-tidy generate manifests ## Fail if go mod tidy would change go.mod or go.sum; regenerate everything and fail if the tree changed (generated files are never edited by hand).
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are out of date; run 'make generate manifests' and commit:"; \
 		git status --porcelain -- api config charts; git --no-pager diff --stat -- api config charts; exit 1; \

@@ -351,6 +351,8 @@ type WebhookEndpointStatus struct {
 // +kubebuilder:resource:shortName=whe;hook,categories=hookrun
 // +kubebuilder:selectablefield:JSONPath=`.spec.agentRef.name`
 // +kubebuilder:printcolumn:name="Agent",type=string,JSONPath=`.spec.agentRef.name`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="The Ready condition: True once the endpoint is as its spec asks (also while paused or its Agent is archived: the reason says so); Phase stays Active while it is False"
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,description="The Ready condition's reason (kubectl describe shows its message)"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Auth",type=string,JSONPath=`.status.authMode`
 // +kubebuilder:printcolumn:name="Sender",type=string,JSONPath=`.spec.sender.type`

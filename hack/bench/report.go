@@ -30,30 +30,95 @@ import (
 	"github.com/hookrun/hookrun/hack/chaos"
 )
 
+// report prints the table and, after a full run, writes it into
+// docs/benchmarks.md (o.out), keeping the sections make chaos and people
+// wrote there.
 func report(o options, rows []row) error {
 	var b bytes.Buffer
-	cpu := "unknown"
-	if info, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		if m := regexp.MustCompile(`model name\s*:\s*(.+)`).FindSubmatch(info); m != nil {
-			cpu = string(m[1])
-		}
+	writeHeader(&b, o, time.Now().UTC(), thisMachine())
+	writeTable(&b, rows)
+	b.WriteString(howMeasured)
+	b.WriteString(commandLine(o))
+	fmt.Print("\n" + b.String())
+	if len(o.only) > 0 {
+		return nil // a partial run does not replace the report
 	}
-	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (`hack/bench`) on %s. Each figure is the median of %d runs; ratios compare\n", time.Now().UTC().Format("2006-01-02"), o.repeat)
-	fmt.Fprintf(&b, "with a baseline measured in the same run on the same machine with the same load generator\n(`hack/loadgen`: %d closed-loop workers, %s per run, keep-alive).\n\n", o.workers, o.duration)
-	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s/%s. Control plane: etcd, kube-apiserver and kube-controller-manager\nv1.37.0 built from the module proxy, on loopback; hookrun's operator and receiver run as their own\nprocesses with their service accounts' tokens (`hack/devcluster`, as `make dev`).\n\n",
-		runtime.NumCPU(), cpu, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	out := o.out
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(o.root, out)
+	}
+	old, _ := os.ReadFile(out)
+	return os.WriteFile(out, withKeptSections(b.Bytes(), old), 0o644)
+}
+
+// machine is what the report says of the machine it ran on.
+type machine struct {
+	cpus                     int
+	cpu, goVersion, os, arch string
+}
+
+func thisMachine() machine {
+	info, _ := os.ReadFile("/proc/cpuinfo")
+	return machine{cpus: runtime.NumCPU(), cpu: cpuModel(info), goVersion: runtime.Version(), os: runtime.GOOS, arch: runtime.GOARCH}
+}
+
+// cpuModel is the first model name in /proc/cpuinfo, or "unknown".
+func cpuModel(cpuinfo []byte) string {
+	if m := regexp.MustCompile(`model name\s*:\s*(.+)`).FindSubmatch(cpuinfo); m != nil {
+		return string(m[1])
+	}
+	return "unknown"
+}
+
+// writeHeader writes the report's title and how its figures were made.
+func writeHeader(b *bytes.Buffer, o options, date time.Time, m machine) {
+	fmt.Fprintf(b, "# Benchmarks\n\nWritten by `make bench` (`hack/bench`) on %s. Each figure is the median of %d runs; ratios compare\n", date.Format("2006-01-02"), o.repeat)
+	fmt.Fprintf(b, "with a baseline measured in the same run on the same machine with the same load generator\n(`hack/loadgen`: %d closed-loop workers, %s per run, keep-alive).\n\n", o.workers, o.duration)
+	fmt.Fprintf(b, "Machine: %d CPUs (%s), %s, %s/%s. Control plane: etcd, kube-apiserver and kube-controller-manager\nv1.37.0 built from the module proxy, on loopback; hookrun's operator and receiver run as their own\nprocesses with their service accounts' tokens (`hack/devcluster`, as `make dev`).\n\n",
+		m.cpus, m.cpu, m.goVersion, m.os, m.arch)
+}
+
+// writeTable writes the rows as a Markdown table: a row without a goal has
+// nothing under "met"; a "|" in a figure would end its cell, and reads "/".
+func writeTable(b *bytes.Buffer, rows []row) {
 	b.WriteString("| measurement | goal | result | met |\n|---|---|---|---|\n")
 	for _, r := range rows {
-		met := ""
-		if r.goal != "" {
-			met = "no"
-			if r.ok {
-				met = "yes"
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, r.goal, strings.ReplaceAll(r.figure, "|", "/"), met)
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.what, r.goal, strings.ReplaceAll(r.figure, "|", "/"), r.met())
 	}
-	b.WriteString(`
+}
+
+// met is the table's "met" cell of r.
+func (r row) met() string {
+	switch {
+	case r.goal == "":
+		return ""
+	case r.ok:
+		return "yes"
+	}
+	return "no"
+}
+
+// commandLine is the report's last line: the command that wrote it.
+func commandLine(o options) string {
+	return "Command: `make bench` (`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() +
+		" --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`).\n"
+}
+
+// withKeptSections is the report bench followed by the sections of the
+// report it replaces (old) that make chaos and people wrote.
+func withKeptSections(bench, old []byte) []byte {
+	_, section, hand := chaos.SplitDoc(old)
+	for _, kept := range [][]byte{section, hand} {
+		if kept != nil {
+			bench = append(bench, '\n')
+			bench = append(bench, kept...)
+		}
+	}
+	return bench
+}
+
+// howMeasured is the report's text after the table.
+const howMeasured = `
 How each is measured:
 
 - Rejections: the receiver answers from memory (no API request) for an unknown endpoint ID, a wrong
@@ -153,24 +218,4 @@ How each is measured:
   costs a signature check). Alone: ` + "`bin/hookrun-bench --only oidc`" + `. The per-call cost of verifying
   one token in process: ` + "`BenchmarkVerify`" + ` in ` + "`controllers/oidc`" + `.
 
-Command: ` + "`make bench`" + ` (` + "`bin/hookrun-bench --workers " + strconv.Itoa(o.workers) + " --duration " + o.duration.String() + " --repeat " + strconv.Itoa(o.repeat) + " --endpoints " + strconv.Itoa(o.endpoints) + "`" + `).
-`)
-	fmt.Print("\n" + b.String())
-	if len(o.only) > 0 {
-		return nil // a partial run does not replace the report
-	}
-	out := o.out
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(o.root, out)
-	}
-	// make chaos's section and the hand-written one stay.
-	old, _ := os.ReadFile(out)
-	_, section, hand := chaos.SplitDoc(old)
-	for _, kept := range [][]byte{section, hand} {
-		if kept != nil {
-			b.WriteString("\n")
-			b.Write(kept)
-		}
-	}
-	return os.WriteFile(out, b.Bytes(), 0o644)
-}
+`

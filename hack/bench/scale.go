@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,16 +25,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -49,30 +47,14 @@ import (
 // to bring them all to Ready and the receiver's resident memory then.
 func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf func(string, ...any)) ([]row, error) {
 	const ns = "scale"
-	if err := c.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+	if err := createScaleAgent(ctx, c, ns); err != nil {
 		return nil, err
 	}
-	if err := c.AdminClient.Create(ctx, &agentsv1alpha1.Agent{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
-		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
-	}); err != nil {
-		return nil, err
-	}
-	// Readiness is counted from an informer: listing thousands of endpoints
-	// every second would cost the API server more than the operator does.
-	endpoints, err := cache.New(c.Admin, cache.Options{Scheme: devcluster.Scheme(), DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	endpoints, stopInformer, err := endpointInformer(ctx, c, ns)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := endpoints.GetInformer(ctx, &agentsv1alpha1.WebhookEndpoint{}); err != nil {
-		return nil, err
-	}
-	cacheCtx, stopCache := context.WithCancel(ctx)
-	defer stopCache()
-	go func() { _ = endpoints.Start(cacheCtx) }()
-	if !endpoints.WaitForCacheSync(ctx) {
-		return nil, errors.New("the endpoint informer did not sync")
-	}
+	defer stopInformer()
 	cpuBefore := cpuSeconds(c)
 	requestsBefore, err := operatorRequests(ctx, c)
 	if err != nil {
@@ -83,9 +65,91 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 	if o.pprof {
 		profileAPIServer(ctx, c, filepath.Join(o.workDir, "kube-apiserver.cpu.pprof"), apiServerProfileLength, logf)
 	}
-	err = inParallel(o.workers, o.endpoints, func(i int) error {
+	if err := createScaleEndpoints(ctx, c, ns, o.workers, o.endpoints); err != nil {
+		return nil, err
+	}
+	f := scaleFigures{endpoints: o.endpoints, created: time.Since(start)}
+	logf("created in %s; waiting until all are Ready", f.created.Round(time.Millisecond))
+	if f.allReady, err = waitAllReady(ctx, endpoints, ns, o.endpoints, start); err != nil {
+		return nil, err
+	}
+	f.cpuUsed = cpuUsed(cpuBefore, cpuSeconds(c))
+	logf("all Ready after %s; CPU time used meanwhile: %s", f.allReady.Round(time.Millisecond), strings.Join(f.cpuUsed, ", "))
+	if requests, err := operatorRequests(ctx, c); err == nil {
+		f.requestsPerEndpoint = requestsPerEndpoint(requestsBefore, requests, o.endpoints)
+		logf("operator's API requests per endpoint: %s", strings.Join(f.requestsPerEndpoint, ", "))
+	}
+	if f.receiverMiB, err = receiverMemoryServing(ctx, c, client.ObjectKey{Namespace: ns, Name: scaleEndpointName(o.endpoints)}); err != nil {
+		return nil, err
+	}
+	logf("receiver resident memory %.1f MiB", f.receiverMiB)
+	retained, err := measureRetainedRuns(ctx, c, o, ns, endpoints, logf)
+	if err != nil {
+		return nil, err
+	}
+	return append(f.rows(), retained), nil
+}
+
+// scaleFigures is what measureScale measured.
+type scaleFigures struct {
+	endpoints         int
+	receiverMiB       float64
+	created, allReady time.Duration
+	// cpuUsed and requestsPerEndpoint are read as they are printed.
+	cpuUsed, requestsPerEndpoint []string
+}
+
+// rows are the report's rows of f, with their goals.
+func (f scaleFigures) rows() []row {
+	return []row{
+		{fmt.Sprintf("%d endpoints: receiver resident memory", f.endpoints), "< 150 MiB", fmt.Sprintf("%.1f MiB", f.receiverMiB), f.receiverMiB < 150},
+		{fmt.Sprintf("%d endpoints: operator brings all to Ready", f.endpoints), "< 2 min",
+			fmt.Sprintf("%s from the first create (creating them took %s; CPU time meanwhile: %s; the operator's API requests per endpoint: %s)",
+				f.allReady.Round(time.Second), f.created.Round(time.Second), strings.Join(f.cpuUsed, ", "), strings.Join(f.requestsPerEndpoint, ", ")), f.allReady < 2*time.Minute},
+	}
+}
+
+// createScaleAgent creates namespace ns and the Agent its endpoints name
+// (an address nothing listens on: no call is made).
+func createScaleAgent(ctx context.Context, c *devcluster.Cluster, ns string) error {
+	if err := c.AdminClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	return c.AdminClient.Create(ctx, &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triage"},
+		Spec:       agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
+	})
+}
+
+// endpointInformer is a synced cache of the endpoints of ns, and the
+// function that stops it. Readiness is counted from it: listing thousands
+// of endpoints every second would cost the API server more than the
+// operator does.
+func endpointInformer(ctx context.Context, c *devcluster.Cluster, ns string) (cache.Cache, func(), error) {
+	endpoints, err := cache.New(c.Admin, cache.Options{Scheme: devcluster.Scheme(), DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := endpoints.GetInformer(ctx, &agentsv1alpha1.WebhookEndpoint{}); err != nil {
+		return nil, nil, err
+	}
+	cacheCtx, stop := context.WithCancel(ctx)
+	go func() { _ = endpoints.Start(cacheCtx) }()
+	if !endpoints.WaitForCacheSync(ctx) {
+		stop()
+		return nil, nil, errors.New("the endpoint informer did not sync")
+	}
+	return endpoints, stop, nil
+}
+
+// scaleEndpointName is the name of the i-th endpoint (from 1).
+func scaleEndpointName(i int) string { return fmt.Sprintf("ep-%05d", i) }
+
+// createScaleEndpoints creates n endpoints in ns with workers goroutines.
+func createScaleEndpoints(ctx context.Context, c *devcluster.Cluster, ns string, workers, n int) error {
+	return inParallel(workers, n, func(i int) error {
 		return c.AdminClient.Create(ctx, &agentsv1alpha1.WebhookEndpoint{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ep-%05d", i)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: scaleEndpointName(i)},
 			Spec: agentsv1alpha1.WebhookEndpointSpec{
 				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "p",
 				ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
@@ -93,82 +157,85 @@ func measureScale(ctx context.Context, c *devcluster.Cluster, o options, logf fu
 			},
 		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	created := time.Since(start)
-	logf("created in %s; waiting until all are Ready", created.Round(time.Millisecond))
-	var allReady time.Duration
-	for allReady == 0 {
+}
+
+// scaleReadyTimeout is how long waitAllReady waits from the first create.
+const scaleReadyTimeout = 15 * time.Minute
+
+// waitAllReady waits, reading the informer every second, until n endpoints
+// of ns are Ready, and returns the time since start.
+func waitAllReady(ctx context.Context, endpoints cache.Cache, ns string, n int, start time.Time) (time.Duration, error) {
+	for {
 		eps := &agentsv1alpha1.WebhookEndpointList{}
 		if err := endpoints.List(ctx, eps, client.InNamespace(ns)); err != nil {
-			return nil, err
+			return 0, err
 		}
-		ready := 0
-		for _, ep := range eps.Items {
-			for _, cond := range ep.Status.Conditions {
-				if cond.Type == agentsv1alpha1.ConditionReady && cond.Status == metav1.ConditionTrue && ep.Status.SecretHash != "" {
-					ready++
-				}
-			}
+		ready := countReady(eps.Items)
+		if ready == n {
+			return time.Since(start), nil
 		}
-		if ready == o.endpoints {
-			allReady = time.Since(start)
-			break
-		}
-		if time.Since(start) > 15*time.Minute {
-			return nil, fmt.Errorf("only %d of %d endpoints Ready after 15 minutes", ready, o.endpoints)
+		if time.Since(start) > scaleReadyTimeout {
+			return 0, fmt.Errorf("only %d of %d endpoints Ready after 15 minutes", ready, n)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return 0, ctx.Err()
 		case <-time.After(time.Second):
 		}
 	}
-	cpu := cpuSeconds(c)
+}
+
+// countReady counts the endpoints that are Ready: condition Ready True and
+// a secret hash in status.
+func countReady(eps []agentsv1alpha1.WebhookEndpoint) int {
+	ready := 0
+	for _, ep := range eps {
+		if meta.IsStatusConditionTrue(ep.Status.Conditions, agentsv1alpha1.ConditionReady) && ep.Status.SecretHash != "" {
+			ready++
+		}
+	}
+	return ready
+}
+
+// cpuUsed is the CPU time each of the API server, operator and receiver
+// used between two readings of cpuSeconds, as printed.
+func cpuUsed(before, after map[string]float64) []string {
 	var used []string
 	for _, name := range []string{devcluster.KubeAPIServer, devcluster.Operator, devcluster.Receiver} {
-		used = append(used, fmt.Sprintf("%s %.0f s", name, cpu[name]-cpuBefore[name]))
+		used = append(used, fmt.Sprintf("%s %.0f s", name, after[name]-before[name]))
 	}
-	logf("all Ready after %s; CPU time used meanwhile: %s", allReady.Round(time.Millisecond), strings.Join(used, ", "))
+	return used
+}
+
+// requestsPerEndpoint is the operator's API requests between two readings
+// of operatorRequests per endpoint, by method and answer, as printed;
+// those under 0.005 per endpoint are left out.
+func requestsPerEndpoint(before, after map[string]float64, endpoints int) []string {
 	var per []string
-	if requests, err := operatorRequests(ctx, c); err == nil {
-		for _, verb := range slices.Sorted(maps.Keys(requests)) {
-			if n := (requests[verb] - requestsBefore[verb]) / float64(o.endpoints); n >= 0.005 {
-				per = append(per, fmt.Sprintf("%s %.2f", verb, n))
-			}
+	for _, verb := range slices.Sorted(maps.Keys(after)) {
+		if n := (after[verb] - before[verb]) / float64(endpoints); n >= 0.005 {
+			per = append(per, fmt.Sprintf("%s %.2f", verb, n))
 		}
-		logf("operator's API requests per endpoint: %s", strings.Join(per, ", "))
 	}
-	// The receiver's memory once its informers hold them all: it serves the
-	// last endpoint (a wrong secret answers 403, not an unknown ID's 404).
+	return per
+}
+
+// receiverMemoryServing waits until the receiver serves endpoint key (a
+// wrong secret answers 403, not an unknown ID's 404: its informers hold
+// them all), then reads its resident memory.
+func receiverMemoryServing(ctx context.Context, c *devcluster.Cluster, key client.ObjectKey) (float64, error) {
 	last := &agentsv1alpha1.WebhookEndpoint{}
-	if err := c.AdminClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("ep-%05d", o.endpoints)}, last); err != nil {
-		return nil, err
+	if err := c.AdminClient.Get(ctx, key, last); err != nil {
+		return 0, err
 	}
 	for !devcluster.Serves(ctx, last.Status.URL) {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return 0, ctx.Err()
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	runtime.GC()
-	rss, err := residentMiB(c.PID(devcluster.Receiver))
-	if err != nil {
-		return nil, err
-	}
-	logf("receiver resident memory %.1f MiB", rss)
-	retained, err := measureRetainedRuns(ctx, c, o, ns, endpoints, logf)
-	if err != nil {
-		return nil, err
-	}
-	return []row{
-		{fmt.Sprintf("%d endpoints: receiver resident memory", o.endpoints), "< 150 MiB", fmt.Sprintf("%.1f MiB", rss), rss < 150},
-		{fmt.Sprintf("%d endpoints: operator brings all to Ready", o.endpoints), "< 2 min",
-			fmt.Sprintf("%s from the first create (creating them took %s; CPU time meanwhile: %s; the operator's API requests per endpoint: %s)",
-				allReady.Round(time.Second), created.Round(time.Second), strings.Join(used, ", "), strings.Join(per, ", ")), allReady < 2*time.Minute},
-		retained,
-	}, nil
+	return residentMiB(c.PID(devcluster.Receiver))
 }
 
 // inParallel calls f with 1 to n from workers goroutines, and returns the
@@ -234,63 +301,4 @@ func profileAPIServer(ctx context.Context, c *devcluster.Cluster, path string, d
 		}
 		logf("kube-apiserver CPU profile of %s from the first create: %s (go tool pprof -top %s)", d, path, path)
 	}()
-}
-
-// operatorRequests sums the operator's API requests so far by method and
-// answer (rest_client_requests_total).
-func operatorRequests(ctx context.Context, c *devcluster.Cluster) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.MetricsURL(devcluster.Operator), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]float64{}
-	re := regexp.MustCompile(`(?m)^rest_client_requests_total\{code="(\d+)",host="[^"]*",method="(\w+)"\} (\S+)$`)
-	for _, m := range re.FindAllSubmatch(b, -1) {
-		v, _ := strconv.ParseFloat(string(m[3]), 64)
-		out[string(m[2])+" "+string(m[1])] += v
-	}
-	return out, nil
-}
-
-// cpuSeconds is the CPU time (user and system) each of the API server,
-// operator and receiver processes has used so far.
-func cpuSeconds(c *devcluster.Cluster) map[string]float64 {
-	out := map[string]float64{}
-	for _, name := range []string{devcluster.KubeAPIServer, devcluster.Operator, devcluster.Receiver} {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.PID(name)))
-		if err != nil {
-			continue
-		}
-		// Fields after "(comm)": state is the 1st, utime the 12th, stime the 13th.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 13 {
-			continue
-		}
-		user, _ := strconv.ParseFloat(f[11], 64)
-		sys, _ := strconv.ParseFloat(f[12], 64)
-		out[name] = (user + sys) / 100 // USER_HZ
-	}
-	return out
-}
-
-func residentMiB(pid int) (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		return 0, errors.New("no VmRSS")
-	}
-	kb, err := strconv.ParseFloat(string(m[1]), 64)
-	return kb / 1024, err
 }

@@ -21,103 +21,30 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
 )
-
-func TestPhaseOf(t *testing.T) {
-	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
-		return []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: status, Reason: reason}}
-	}
-	for want, st := range map[string]agentsv1alpha1.WebhookEndpointStatus{
-		"Pending":                  {ObservedGeneration: -1},
-		"Active":                   {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable)},
-		"Paused (by owner)":        {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonPaused, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonPaused)},
-		"Paused (OwnerNotMember)":  {Phase: agentsv1alpha1.EndpointPaused, PauseReason: agentsv1alpha1.PauseReasonOwnerNotMember, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonOwnerNotMember)},
-		"NotReady (AgentNotFound)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionFalse, agentsv1alpha1.ReasonAgentNotFound)},
-		"Refusing (AgentArchived)": {Phase: agentsv1alpha1.EndpointActive, Conditions: ready(metav1.ConditionTrue, agentsv1alpha1.ReasonAgentArchived)},
-	} {
-		ep := &agentsv1alpha1.WebhookEndpoint{Status: st}
-		if got := phaseOf(ep); got != want {
-			t.Errorf("phaseOf(%+v) = %q, want %q", st, got, want)
-		}
-	}
-}
-
-func TestCountRunsAndNewestFirst(t *testing.T) {
-	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	run := func(ns, ep, name string, at time.Duration, state agentsv1alpha1.RunState, payload bool) agentsv1alpha1.AgentRun {
-		r := agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: agentsv1alpha1.AgentRunSpec{
-				EndpointRef: agentsv1alpha1.LocalObjectReference{Name: ep},
-				ReceivedAt:  metav1.NewTime(t0.Add(at)),
-			},
-			Status: agentsv1alpha1.AgentRunStatus{State: state},
-		}
-		if payload {
-			r.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name}
-		}
-		return r
-	}
-	runs := []agentsv1alpha1.AgentRun{
-		run("a", "hook", "hook-1", 0, agentsv1alpha1.RunSuccess, true),
-		run("a", "hook", "hook-3", 2*time.Minute, "", true), // queued: no state yet
-		run("a", "hook", "hook-2", time.Minute, agentsv1alpha1.RunRunning, true),
-		run("a", "hook", "hook-4", 2*time.Minute, "", false), // skipped: no payload
-		run("b", "hook", "hook-9", time.Hour, agentsv1alpha1.RunError, true),
-	}
-	counts := countRuns(runs)
-	got := counts[client.ObjectKey{Namespace: "a", Name: "hook"}]
-	if got.Total != 4 || got.Running != 2 || got.Queued != 1 || !got.LastRunTime.Equal(&metav1.Time{Time: t0.Add(2 * time.Minute)}) {
-		t.Errorf("counts of a/hook = %+v", got)
-	}
-	if b := counts[client.ObjectKey{Namespace: "b", Name: "hook"}]; b.Total != 1 || b.Running != 0 {
-		t.Errorf("counts of b/hook = %+v", b)
-	}
-
-	e := &env{now: func() time.Time { return t0.Add(90 * time.Minute) }}
-	var names []string
-	for _, r := range e.selectRuns(runs, runFilter{states: []string{"queued", "running", "skipped"}}) {
-		names = append(names, r.Name)
-	}
-	if want := []string{"hook-4", "hook-3", "hook-2"}; !slices.Equal(names, want) {
-		t.Errorf("selected %v, want %v (newest first; the same time: the later name first)", names, want)
-	}
-	names = nil
-	for _, r := range e.selectRuns(runs, runFilter{since: 89 * time.Minute, limit: 2}) {
-		names = append(names, r.Name)
-	}
-	if want := []string{"hook-9", "hook-4"}; !slices.Equal(names, want) {
-		t.Errorf("--since 89m --limit 2 selected %v, want %v", names, want)
-	}
-}
 
 func TestTarget(t *testing.T) {
 	ep := &agentsv1alpha1.WebhookEndpoint{Status: agentsv1alpha1.WebhookEndpointStatus{URL: "https://hooks.example.com/api/webhooks/abc/receive"}}
-	e := &env{}
-	if got, err := e.target(ep, ""); err != nil || got != ep.Status.URL {
+	e := &cli.Env{}
+	if got, err := send.Target(e, ep, ""); err != nil || got != ep.Status.URL {
 		t.Errorf("target without --receiver-url = %q, %v", got, err)
 	}
-	if got, err := e.target(ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
+	if got, err := send.Target(e, ep, "http://127.0.0.1:8080"); err != nil || got != "http://127.0.0.1:8080/api/webhooks/abc/receive" {
 		t.Errorf("target with --receiver-url = %q, %v", got, err)
 	}
-	if _, err := e.target(ep, "localhost:8080"); err == nil {
+	if _, err := send.Target(e, ep, "localhost:8080"); err == nil {
 		t.Error("a --receiver-url without a scheme is accepted")
 	}
-	if _, err := e.target(ep, "ftp://127.0.0.1:8080"); err == nil {
+	if _, err := send.Target(e, ep, "ftp://127.0.0.1:8080"); err == nil {
 		t.Error("a --receiver-url of another scheme than http or https is accepted")
 	}
-	if _, err := e.target(&agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
+	if _, err := send.Target(e, &agentsv1alpha1.WebhookEndpoint{}, ""); err == nil {
 		t.Error("an endpoint without a URL has a target")
 	}
 	// The UI refuses a bad --receiver-url before it serves.
@@ -141,44 +68,12 @@ func TestCallsFollowNoRedirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set(agentsv1alpha1.SecretHeader, "the-secret")
-	resp, err := newEnv(io.Discard, io.Discard).http.Do(req)
+	resp, err := cli.NewEnv(io.Discard, io.Discard).HTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusTemporaryRedirect || elsewhere {
 		t.Errorf("answer %d, redirect followed: %v; want the 307 itself, and no call to the other host", resp.StatusCode, elsewhere)
-	}
-}
-
-func TestShowEventsResumesFromTheLastVersion(t *testing.T) {
-	e := &env{now: time.Now}
-	runAt := func(name, rv string, state agentsv1alpha1.RunState) *agentsv1alpha1.AgentRun {
-		return &agentsv1alpha1.AgentRun{
-			ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv},
-			Spec:       agentsv1alpha1.AgentRunSpec{ReceivedAt: metav1.Now()},
-			Status:     agentsv1alpha1.AgentRunStatus{State: state},
-		}
-	}
-	w := watch.NewFake()
-	go func() {
-		w.Add(runAt("a", "11", agentsv1alpha1.RunSuccess))
-		w.Modify(runAt("b", "12", agentsv1alpha1.RunError))
-		w.Delete(runAt("a", "13", agentsv1alpha1.RunSuccess))
-		w.Stop() // the API server ends the watch
-	}()
-	var shown []string
-	rv, err := e.showEvents(t.Context(), w, runFilter{states: []string{"success"}}, "10", func(r *agentsv1alpha1.AgentRun) error {
-		shown = append(shown, r.Name)
-		return nil
-	})
-	if err != nil || rv != "13" || !slices.Equal(shown, []string{"a"}) {
-		t.Errorf("showEvents = %q, %v, shown %v; want 13 (the next watch starts there), no error, only run a", rv, err, shown)
-	}
-
-	w = watch.NewFake()
-	go w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-	if _, err := e.showEvents(t.Context(), w, runFilter{}, "10", func(*agentsv1alpha1.AgentRun) error { return nil }); !apierrors.IsResourceExpired(err) {
-		t.Errorf("an expired version gave %v, want the 410 to reach the user", err)
 	}
 }

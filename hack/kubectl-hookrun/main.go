@@ -14,15 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command kubectl-hookrun is the kubectl plugin of hookrun: `kubectl hookrun
-// show NAME` prints an endpoint's card (its URL and a sample curl that works
-// as printed), and one command each lists endpoints and runs, shows and
-// rotates the secret, pauses and resumes, sends a test call and redelivers a
-// run; `kubectl hookrun ui` serves the cards as a web UI (package ui). It
-// acts with the user's own credentials, as kubectl does.
-//
-// Its source is under hack/ because the repository's top-level layout is
-// fixed (DESIGN.md section 1); `make build` writes bin/kubectl-hookrun.
 package main
 
 import (
@@ -30,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -39,15 +29,15 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/pause"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -72,12 +62,12 @@ func main() {
 // run runs the plugin with args and returns its exit code. Everything it
 // prints passes through a terminalWriter.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	out, errOut := &terminalWriter{w: stdout}, &terminalWriter{w: stderr}
+	out, errOut := terminal.NewWriter(stdout), terminal.NewWriter(stderr)
 	defer func() {
 		_ = out.Flush()
 		_ = errOut.Flush()
 	}()
-	cmd := newRootCommand(newEnv(out, errOut))
+	cmd := newRootCommand(cli.NewEnv(out, errOut))
 	cmd.SetArgs(args)
 	cmd.SetOut(out)
 	cmd.SetErr(errOut)
@@ -86,74 +76,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(errOut, "error:", err)
-	if errors.As(err, new(usageError)) || strings.HasPrefix(err.Error(), "unknown command") {
+	if errors.As(err, new(cli.UsageError)) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitUsage
 	}
 	return exitFailed
 }
 
-// usageError is an error in the command line.
-type usageError struct{ error }
-
-// env is what every command works with: the user's kubeconfig flags, the
-// output streams, the clock and an HTTP client for calls to the receiver.
-type env struct {
-	flags   *genericclioptions.ConfigFlags
-	out     io.Writer
-	errOut  io.Writer
-	now     func() time.Time
-	http    *http.Client
-	timeout time.Duration
-
-	client client.WithWatch
-	rest   *rest.Config
-}
-
-func newEnv(out, errOut io.Writer) *env {
-	return &env{
-		flags: genericclioptions.NewConfigFlags(true),
-		out:   out, errOut: errOut,
-		now: time.Now,
-		http: &http.Client{
-			Timeout: 30 * time.Second,
-			// Senders do not follow redirects, and a redirect to another
-			// host would carry the secret header there.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-	}
-}
-
-var scheme = runtime.NewScheme()
-
-func init() {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(agentsv1alpha1.AddToScheme(scheme))
-}
-
-// connect makes the API client from the kubeconfig flags (once).
-func (e *env) connect() error {
-	if e.client != nil {
-		return nil
-	}
-	cfg, err := e.flags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
-	e.rest, e.client = cfg, c
-	return nil
-}
-
-// namespace is the namespace of -n, or the kubeconfig context's.
-func (e *env) namespace() (string, error) {
-	ns, _, err := e.flags.ToRawKubeConfigLoader().Namespace()
-	return ns, err
-}
-
-func newRootCommand(e *env) *cobra.Command {
+func newRootCommand(e *cli.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use: "kubectl-hookrun",
 		Annotations: map[string]string{
@@ -174,28 +103,28 @@ lists which role each command needs.`,
 		SilenceErrors: true,
 		Version:       version,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if e.timeout <= 0 {
-				return usageError{fmt.Errorf("--wait-timeout must be positive")}
+			if e.Timeout <= 0 {
+				return cli.Usage(fmt.Errorf("--wait-timeout must be positive"))
 			}
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	e.flags.AddFlags(root.PersistentFlags())
-	e.registerFlagCompletion(root)
-	root.PersistentFlags().DurationVar(&e.timeout, "wait-timeout", time.Minute,
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.Usage(err) })
+	e.Flags.AddFlags(root.PersistentFlags())
+	e.RegisterFlagCompletion(root)
+	root.PersistentFlags().DurationVar(&e.Timeout, "wait-timeout", time.Minute,
 		"How long commands that wait (rotate, pause, resume, test, redeliver) wait for hookrun before giving up.")
 	root.AddCommand(
-		newEndpointsCommand(e),
-		newShowCommand(e),
-		newSecretCommand(e),
-		newRotateCommand(e),
-		newAddSecretCommand(e),
-		newPauseCommand(e, true),
-		newPauseCommand(e, false),
-		newRunsCommand(e),
-		newTestCommand(e),
-		newRedeliverCommand(e),
+		endpoints.NewListCommand(e),
+		endpoints.NewShowCommand(e),
+		secrets.NewShowCommand(e),
+		secrets.NewRotateCommand(e),
+		secrets.NewAddCommand(e),
+		pause.NewCommand(e, true),
+		pause.NewCommand(e, false),
+		runs.NewCommand(e),
+		send.NewTestCommand(e),
+		send.NewRedeliverCommand(e),
 		newUICommand(e),
 	)
 	return root

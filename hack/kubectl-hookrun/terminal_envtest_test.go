@@ -32,6 +32,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal/terminaltest"
 )
 
 // The plugin's commands, run against a real API server, print an owner, a
@@ -64,7 +66,7 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: cli.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +76,9 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	owner := "mallory" + osc52 + rtlOver
-	message := "failed " + osc52 + csiClear + c1CSI + rtlOver + "\nsecond line"
-	output := "answer\n" + csiClear + zeroWidth + "hidden\ttabbed"
+	owner := "mallory" + terminaltest.OSC52 + terminaltest.RTLOverride
+	message := "failed " + terminaltest.OSC52 + terminaltest.CSIClear + terminaltest.C1CSI + terminaltest.RTLOverride + "\nsecond line"
+	output := "answer\n" + terminaltest.CSIClear + terminaltest.ZeroWidth + "hidden\ttabbed"
 	ep := &agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "hooks"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{
@@ -100,7 +102,7 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 			Since:  metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Hour)),
 			Counts: []agentsv1alpha1.RejectionCount{{Code: "filter_error", Count: 3}},
 			LastEvaluationError: &agentsv1alpha1.EvaluationError{Expression: agentsv1alpha1.ExpressionFilter,
-				Message: "no such key: " + osc52, Time: metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))},
+				Message: "no such key: " + terminaltest.OSC52, Time: metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))},
 		},
 	}
 	if err := c.Status().Update(ctx, ep); err != nil {
@@ -130,7 +132,7 @@ func TestCommandsEscapeWhatUsersAndSendersWrote(t *testing.T) {
 		var out, errOut bytes.Buffer
 		run(ctx, append([]string{"--kubeconfig", kubeconfigPath, "-n", ns.Name}, args...), &out, &errOut)
 		for name, s := range map[string]string{"output": out.String(), "error output": errOut.String()} {
-			if c := rawControl(s); c != "" {
+			if c := terminaltest.RawControl(s); c != "" {
 				t.Errorf("kubectl hookrun %s: its %s holds a control or bidi character raw: %q\n%s", strings.Join(args, " "), name, c, s)
 			}
 		}

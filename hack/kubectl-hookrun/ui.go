@@ -30,6 +30,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/pause"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/send"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
 
@@ -40,7 +47,7 @@ type uiOptions struct {
 	receiverURL string
 }
 
-func newUICommand(e *env) *cobra.Command {
+func newUICommand(e *cli.Env) *cobra.Command {
 	var o uiOptions
 	cmd := &cobra.Command{
 		Use:   "ui",
@@ -58,7 +65,7 @@ browser (unless --no-browser). Requests without the token are refused. It
 serves until interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.serveUI(cmd.Context(), o)
+			return serveUI(cmd.Context(), e, o)
 		},
 	}
 	fs := cmd.Flags()
@@ -70,19 +77,19 @@ serves until interrupted.`,
 	return cmd
 }
 
-func (e *env) serveUI(ctx context.Context, o uiOptions) error {
+func serveUI(ctx context.Context, e *cli.Env, o uiOptions) error {
 	if o.port < 0 || o.port > 65535 {
-		return usageError{fmt.Errorf("--port must be between 0 and 65535, not %d", o.port)}
+		return cli.Usage(fmt.Errorf("--port must be between 0 and 65535, not %d", o.port))
 	}
 	if o.receiverURL != "" {
-		if _, err := parseReceiverURL(o.receiverURL); err != nil {
+		if _, err := send.ParseReceiverURL(o.receiverURL); err != nil {
 			return err
 		}
 	}
-	if err := e.connect(); err != nil {
+	if err := e.Connect(); err != nil {
 		return err
 	}
-	ns, err := e.namespace()
+	ns, err := e.Namespace()
 	if err != nil {
 		return err
 	}
@@ -90,15 +97,15 @@ func (e *env) serveUI(ctx context.Context, o uiOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := ui.New(l.Addr().String(), ui.Options{Plugin: uiPlugin{e: e, receiverURL: o.receiverURL}, Namespace: ns, Log: e.errOut, Now: e.now})
+	s, err := ui.New(l.Addr().String(), ui.Options{Plugin: uiPlugin{e: e, receiverURL: o.receiverURL}, Namespace: ns, Log: e.ErrOut, Now: e.Now})
 	if err != nil {
 		_ = l.Close()
 		return err
 	}
-	fmt.Fprintf(e.out, "Serving the hookrun UI as your kubeconfig's user; open:\n\n  %s\n\nThe address holds a token for this process: do not share it. Press Ctrl+C to stop.\n", s.URL())
+	fmt.Fprintf(e.Out, "Serving the hookrun UI as your kubeconfig's user; open:\n\n  %s\n\nThe address holds a token for this process: do not share it. Press Ctrl+C to stop.\n", s.URL())
 	if !o.noBrowser {
 		if err := openBrowser(s.URL()); err != nil {
-			fmt.Fprintf(e.errOut, "No browser opened (%v): open the address above.\n", err)
+			fmt.Fprintf(e.ErrOut, "No browser opened (%v): open the address above.\n", err)
 		}
 	}
 	return s.Serve(ctx, l)
@@ -131,42 +138,42 @@ func openBrowser(url string) error {
 
 // uiPlugin gives the UI the commands' own code, acting as the user.
 type uiPlugin struct {
-	e *env
+	e *cli.Env
 	// receiverURL is --receiver-url, for test calls and redeliveries.
 	receiverURL string
 }
 
 var _ ui.Plugin = uiPlugin{}
 
-func (p uiPlugin) Client() client.WithWatch { return p.e.client }
+func (p uiPlugin) Client() client.WithWatch { return p.e.Client }
 
-func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return phaseOf(ep) }
+func (p uiPlugin) Phase(ep *agentsv1alpha1.WebhookEndpoint) string { return endpoints.PhaseOf(ep) }
 
 func (p uiPlugin) SampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
-	return p.e.sampleCurl(ctx, ep)
+	return endpoints.SampleCurl(ctx, p.e, ep)
 }
 
-func (p uiPlugin) Printable(s string) string { return printable(s) }
+func (p uiPlugin) Printable(s string) string { return terminal.Printable(s) }
 
-func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return threadOf(run) }
+func (p uiPlugin) Thread(run *agentsv1alpha1.AgentRun) string { return runs.ThreadOf(run) }
 
 func (p uiPlugin) Payload(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
-	return p.e.storedBody(ctx, run)
+	return send.StoredBody(ctx, p.e, run)
 }
 
-func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, pause bool) (string, error) {
-	ep, verb, err := p.e.requestPaused(ctx, ns, name, pause, false)
+func (p uiPlugin) SetPaused(ctx context.Context, ns, name string, paused bool) (string, error) {
+	ep, verb, err := pause.Request(ctx, p.e, ns, name, paused, false)
 	if err != nil {
 		return "", err
 	}
-	if pause {
+	if paused {
 		return fmt.Sprintf("Asked to pause endpoint %s/%s: once hookrun has paused it, calls are answered 422 endpoint_paused; its URL, secret and history are kept.", ns, ep.Name), nil
 	}
 	return fmt.Sprintf("Asked to %s endpoint %s/%s: it accepts calls again once hookrun has resumed it.", verb, ns, ep.Name), nil
 }
 
 func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, error) {
-	ep, verb, err := p.e.requestPaused(ctx, ns, name, false, true)
+	ep, verb, err := pause.Request(ctx, p.e, ns, name, false, true)
 	if err != nil {
 		return "", err
 	}
@@ -174,8 +181,8 @@ func (p uiPlugin) TakeOwnership(ctx context.Context, ns, name string) (string, e
 }
 
 func (p uiPlugin) CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
-	if err := p.e.client.Create(ctx, ep); err != nil {
-		return "", refused(err, fmt.Sprintf("create endpoint %s/%s", ep.Namespace, ep.Name), "")
+	if err := p.e.Client.Create(ctx, ep); err != nil {
+		return "", cli.Refused(err, fmt.Sprintf("create endpoint %s/%s", ep.Namespace, ep.Name), "")
 	}
 	how := "its secret"
 	if ep.Spec.AllowUnauthenticated {
@@ -185,34 +192,34 @@ func (p uiPlugin) CreateEndpoint(ctx context.Context, ep *agentsv1alpha1.Webhook
 }
 
 func (p uiPlugin) EditEndpoint(ctx context.Context, ns, name string, spec map[string]any) (string, error) {
-	ep, err := p.e.endpoint(ctx, ns, name)
+	ep, err := p.e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return "", err
 	}
-	if err := p.e.patchSpec(ctx, ep, spec); err != nil {
-		return "", refused(err, fmt.Sprintf("edit endpoint %s/%s", ns, name), roleMember)
+	if err := p.e.PatchSpec(ctx, ep, spec); err != nil {
+		return "", cli.Refused(err, fmt.Sprintf("edit endpoint %s/%s", ns, name), cli.RoleMember)
 	}
 	return fmt.Sprintf("Saved endpoint %s/%s: hookrun applies the change to its next calls.", ns, name), nil
 }
 
 func (p uiPlugin) Delete(ctx context.Context, ns, name string) (string, error) {
-	ep, err := p.e.endpoint(ctx, ns, name)
+	ep, err := p.e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return "", err
 	}
 	// Only the endpoint read here, not one made since under its name.
-	if err := p.e.client.Delete(ctx, ep, client.Preconditions{UID: &ep.UID}); err != nil {
-		return "", refused(err, fmt.Sprintf("delete endpoint %s/%s", ns, name), roleMember)
+	if err := p.e.Client.Delete(ctx, ep, client.Preconditions{UID: &ep.UID}); err != nil {
+		return "", cli.Refused(err, fmt.Sprintf("delete endpoint %s/%s", ns, name), cli.RoleMember)
 	}
 	return fmt.Sprintf("Deleted endpoint %s/%s: its URL no longer takes calls.", ns, name), nil
 }
 
 func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, value, err := p.e.requestRotation(ctx, ns, name)
+	ep, value, err := secrets.RequestRotation(ctx, p.e, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := p.e.awaitRotation(ctx, ep, value)
+	made, err := secrets.AwaitRotation(ctx, p.e, ep, value)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Asked to rotate the secret of endpoint %s/%s.", ns, name)}, err
 	}
@@ -220,11 +227,11 @@ func (p uiPlugin) Rotate(ctx context.Context, ns, name string) (ui.NewSecret, er
 }
 
 func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret, error) {
-	ep, err := p.e.requestSecret(ctx, ns, name)
+	ep, err := secrets.RequestSecret(ctx, p.e, ns, name)
 	if err != nil {
 		return ui.NewSecret{}, err
 	}
-	made, err := p.e.awaitAddedSecret(ctx, ep)
+	made, err := secrets.AwaitAddedSecret(ctx, p.e, ep)
 	if err != nil {
 		return ui.NewSecret{Said: fmt.Sprintf("Endpoint %s/%s no longer allows unauthenticated calls.", ns, name)}, err
 	}
@@ -232,30 +239,30 @@ func (p uiPlugin) AddSecret(ctx context.Context, ns, name string) (ui.NewSecret,
 }
 
 // shown is a new secret as the UI shows it once.
-func shown(n *newSecret) ui.NewSecret {
-	return ui.NewSecret{Said: n.said(), Secret: n.value, Warning: secretWarning(n.ep)}
+func shown(n *secrets.NewSecret) ui.NewSecret {
+	return ui.NewSecret{Said: n.Said(), Secret: n.Value, Warning: secrets.Warning(n.Endpoint)}
 }
 
 func (p uiPlugin) Send(ctx context.Context, ns, name string) (string, error) {
-	out, said, err := p.captured(func(e *env) error {
-		return e.test(ctx, strings.NewReader(""), ns, name, sendOptions{contentType: "application/json", noFollow: true, receiverURL: p.receiverURL})
+	out, said, err := p.captured(func(e *cli.Env) error {
+		return send.Test(ctx, e, strings.NewReader(""), ns, name, send.Options{ContentType: "application/json", NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }
 
 func (p uiPlugin) Redeliver(ctx context.Context, ns, run string) (string, error) {
-	out, said, err := p.captured(func(e *env) error {
-		return e.redeliver(ctx, ns, run, sendOptions{noFollow: true, receiverURL: p.receiverURL})
+	out, said, err := p.captured(func(e *cli.Env) error {
+		return send.Redeliver(ctx, e, ns, run, send.Options{NoFollow: true, ReceiverURL: p.receiverURL})
 	})
 	return strings.TrimSpace(said + out), err
 }
 
 // captured runs a command's own code as it runs in a terminal, keeping
 // what it prints: on standard output and on standard error.
-func (p uiPlugin) captured(do func(e *env) error) (string, string, error) {
+func (p uiPlugin) captured(do func(e *cli.Env) error) (string, string, error) {
 	var out, said bytes.Buffer
 	e := *p.e
-	e.out, e.errOut = &out, &said
+	e.Out, e.ErrOut = &out, &said
 	err := do(&e)
 	return out.String(), said.String(), err
 }

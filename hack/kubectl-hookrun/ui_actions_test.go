@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 )
 
 // uiEndpoint is endpoint name of Agent triage in namespace team, Ready.
@@ -51,7 +52,7 @@ func uiEndpoint(name string, spec func(*agentsv1alpha1.WebhookEndpointSpec), sta
 
 func fakeCluster(objs ...client.Object) client.WithWatch {
 	objs = append(objs, &agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "triage"}})
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
+	return fake.NewClientBuilder().WithScheme(cli.Scheme).WithObjects(objs...).
 		WithStatusSubresource(&agentsv1alpha1.WebhookEndpoint{}, &agentsv1alpha1.AgentRun{}).Build()
 }
 

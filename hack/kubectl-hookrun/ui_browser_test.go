@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal/terminaltest"
 )
 
 const uiTestSecret = "4f1c9e0b7d2a4c55a1e3b6d8f0c2e4a6"
@@ -409,7 +410,7 @@ func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha
 	case agentsv1alpha1.RunSuccess:
 		done := metav1.NewTime(at.Add(14 * time.Second))
 		run.Status.CompletedAt, run.Status.Duration = &done, "13s"
-		run.Status.Output = "Labelled the issue bug, area/receiver. <script>window.injected = true</script>" + osc52
+		run.Status.Output = "Labelled the issue bug, area/receiver. <script>window.injected = true</script>" + terminaltest.OSC52
 	case agentsv1alpha1.RunError:
 		done := metav1.NewTime(at.Add(31 * time.Second))
 		run.Status.CompletedAt, run.Status.Duration = &done, "30s"
@@ -419,7 +420,7 @@ func (u *uiCluster) addRun(t *testing.T, i int, name string, state agentsv1alpha
 		run.Status.Thread = nil
 		run.Status.Message = "skipped: the filter did not match (action is \"closed\")"
 	case agentsv1alpha1.RunRunning:
-		run.Status.Output = "Working… <script>window.injected = true</script>" + osc52
+		run.Status.Output = "Working… <script>window.injected = true</script>" + terminaltest.OSC52
 	}
 	if err := u.admin.Status().Update(ctx, run); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
 )
 
 // The browser specs of `kubectl hookrun ui`: Debian's Chromium driven by
@@ -83,7 +84,7 @@ func startUICluster(t *testing.T) *uiCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: cli.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func (u *uiCluster) as(t *testing.T, user string) client.Client {
 	t.Helper()
 	cfg := rest.CopyConfig(u.env.Config)
 	cfg.Impersonate.UserName = user
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: cli.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

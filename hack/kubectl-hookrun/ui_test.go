@@ -32,6 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal/terminaltest"
 	"github.com/hookrun/hookrun/hack/kubectl-hookrun/ui"
 )
 
@@ -42,9 +44,9 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 	const markup = "<script>alert(1)</script>"
 	const img = `<img src=x onerror="alert(2)">`
 	now := time.Now()
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+	c := fake.NewClientBuilder().WithScheme(cli.Scheme).WithObjects(
 		&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "triage"},
-			Spec: agentsv1alpha1.AgentSpec{DisplayName: markup + rtlOver}},
+			Spec: agentsv1alpha1.AgentSpec{DisplayName: markup + terminaltest.RTLOverride}},
 		&agentsv1alpha1.WebhookEndpoint{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hooks"},
 			Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
@@ -52,9 +54,9 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 			Status: agentsv1alpha1.WebhookEndpointStatus{
 				AuthMode: agentsv1alpha1.AuthNone, URL: "https://hooks.example.com/api/webhooks/x/receive",
 				Conditions: []metav1.Condition{{Type: agentsv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
-					Reason: agentsv1alpha1.ReasonOwnerNotMember, Message: "owner " + img + osc52 + " left"}},
+					Reason: agentsv1alpha1.ReasonOwnerNotMember, Message: "owner " + img + terminaltest.OSC52 + " left"}},
 				Rejections: &agentsv1alpha1.EndpointRejections{LastEvaluationError: &agentsv1alpha1.EvaluationError{
-					Expression: agentsv1alpha1.ExpressionFilter, Message: "no such key: " + markup + osc52}},
+					Expression: agentsv1alpha1.ExpressionFilter, Message: "no such key: " + markup + terminaltest.OSC52}},
 			},
 		},
 		&agentsv1alpha1.AgentRun{
@@ -64,8 +66,8 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 				AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Prompt: "</pre>" + markup,
 				ReceivedAt: metav1.NewTime(now.Add(-time.Minute)),
 				Payload:    &agentsv1alpha1.PayloadReference{SecretName: "hooks-1-payload", ContentType: "application/json"}},
-			Status: agentsv1alpha1.AgentRunStatus{State: agentsv1alpha1.RunError, Message: "failed " + img + osc52 + c1CSI,
-				Output: "answer\n" + markup + csiClear + zeroWidth},
+			Status: agentsv1alpha1.AgentRunStatus{State: agentsv1alpha1.RunError, Message: "failed " + img + terminaltest.OSC52 + terminaltest.C1CSI,
+				Output: "answer\n" + markup + terminaltest.CSIClear + terminaltest.ZeroWidth},
 		},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hooks-1-payload"},
 			Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(`{"title":"` + markup + `\u001b]52;c;x\u0007"}`)}},
@@ -89,7 +91,7 @@ func TestUIPagesEscapeWhatUsersSendersAndAgentsWrote(t *testing.T) {
 				t.Errorf("%s holds %q as markup", path, raw)
 			}
 		}
-		if c := rawControl(body); c != "" {
+		if c := terminaltest.RawControl(body); c != "" {
 			t.Errorf("%s holds a control or bidi character raw: %q", path, c)
 		}
 	}
@@ -105,8 +107,8 @@ type uiOverFake struct {
 
 func fakeUI(t *testing.T, c client.WithWatch) *uiOverFake {
 	t.Helper()
-	e := newEnv(io.Discard, io.Discard)
-	e.client = c
+	e := cli.NewEnv(io.Discard, io.Discard)
+	e.Client = c
 	ts := httptest.NewUnstartedServer(nil)
 	s, err := ui.New(ts.Listener.Addr().String(), ui.Options{Plugin: uiPlugin{e: e}, Namespace: "team"})
 	if err != nil {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"context"
@@ -27,13 +27,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// redeliver: a past run's stored body sent again through the receiver, one
+// Redeliver: a past run's stored body sent again through the receiver, one
 // run (followed), or an endpoint's runs in bulk (redeliverAll).
 
-func newRedeliverCommand(e *env) *cobra.Command {
-	var o sendOptions
+func NewRedeliverCommand(e *cli.Env) *cobra.Command {
+	var o Options
 	var b bulkOptions
 	cmd := &cobra.Command{
 		Use:   "redeliver RUN | --endpoint NAME [--state STATE] [--since DURATION] [--yes]",
@@ -57,28 +61,28 @@ skips the runs it sent before and sends only the resends that failed too.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case b.endpoint == "" && len(args) != 1:
-				return usageError{fmt.Errorf("expected one argument, the run name (the runId), or --endpoint; got %d arguments", len(args))}
+				return cli.Usage(fmt.Errorf("expected one argument, the run name (the runId), or --endpoint; got %d arguments", len(args)))
 			case b.endpoint != "" && len(args) != 0:
-				return usageError{errors.New("name either a run or --endpoint, not both")}
+				return cli.Usage(errors.New("name either a run or --endpoint, not both"))
 			}
 			return nil
 		},
-		ValidArgsFunction: e.completeRuns,
+		ValidArgsFunction: runs.Completion(e),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(o.format); err != nil {
+			if err := cli.CheckOutput(o.format); err != nil {
 				return err
 			}
-			ns, err := e.namespace()
+			ns, err := e.Namespace()
 			if err != nil {
 				return err
 			}
 			if b.endpoint != "" {
-				return e.redeliverAll(cmd.Context(), ns, b, o)
+				return redeliverAll(cmd.Context(), e, ns, b, o)
 			}
 			if b.changed(cmd) {
-				return usageError{errors.New("--state, --since and --yes go with --endpoint")}
+				return cli.Usage(errors.New("--state, --since and --yes go with --endpoint"))
 			}
-			return e.redeliver(cmd.Context(), ns, args[0], o)
+			return Redeliver(cmd.Context(), e, ns, args[0], o)
 		},
 	}
 	o.addFlags(cmd)
@@ -89,43 +93,43 @@ skips the runs it sent before and sends only the resends that failed too.`,
 // errPayloadGone: the run's payload is no longer stored.
 var errPayloadGone = errors.New("its payload is no longer retained (the operator deletes payloads after --payload-ttl and with runs beyond --run-history-limit), so there is nothing to redeliver")
 
-func (e *env) redeliver(ctx context.Context, ns, name string, o sendOptions) error {
-	if err := e.connect(); err != nil {
+func Redeliver(ctx context.Context, e *cli.Env, ns, name string, o Options) error {
+	if err := e.Connect(); err != nil {
 		return err
 	}
 	run := &agentsv1alpha1.AgentRun{}
-	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run); err != nil {
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("run %q not found in namespace %s: %w", name, ns, errPayloadGone)
 		}
-		return refused(err, fmt.Sprintf("read run %s/%s", ns, name), roleRead)
+		return cli.Refused(err, fmt.Sprintf("read run %s/%s", ns, name), cli.RoleRead)
 	}
-	body, err := e.storedBody(ctx, run)
+	body, err := StoredBody(ctx, e, run)
 	if err != nil {
 		return err
 	}
-	ep, err := e.endpoint(ctx, ns, run.Spec.EndpointRef.Name)
+	ep, err := e.Endpoint(ctx, ns, run.Spec.EndpointRef.Name)
 	if err != nil {
 		return fmt.Errorf("run %s/%s came through endpoint %s: %w", ns, name, run.Spec.EndpointRef.Name, err)
 	}
-	d := redelivery(ep, run, newDeliveryID("hookrun-redeliver-"))
-	fmt.Fprintf(e.errOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), age(&run.Spec.ReceivedAt, e.now()))
-	return e.deliver(ctx, ep, body, run.Spec.Payload.ContentType, d, o)
+	d := redelivery(ep, run, senders.NewDeliveryID("hookrun-redeliver-"))
+	fmt.Fprintf(e.ErrOut, "Redelivering the payload of run %s (%d bytes, received %s).\n", name, len(body), terminal.Age(&run.Spec.ReceivedAt, e.Now()))
+	return deliver(ctx, e, ep, body, run.Spec.Payload.ContentType, d, o)
 }
 
-// storedBody reads the body the receiver stored for run.
-func (e *env) storedBody(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]byte, error) {
+// StoredBody reads the body the receiver stored for run.
+func StoredBody(ctx context.Context, e *cli.Env, run *agentsv1alpha1.AgentRun) ([]byte, error) {
 	ns, name := run.Namespace, run.Name
 	if run.Spec.Payload == nil {
 		return nil, fmt.Errorf("run %s/%s was %s (%s): the receiver stored no payload for it, so there is nothing to redeliver",
-			ns, name, run.EffectiveState(), oneLine(run.Status.Message, 200))
+			ns, name, run.EffectiveState(), terminal.OneLine(run.Status.Message, 200))
 	}
 	payload := &corev1.Secret{}
-	if err := e.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.Payload.SecretName}, payload); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("run %s/%s: %w", ns, name, errPayloadGone)
 		}
-		return nil, refused(err, fmt.Sprintf("read the payload of run %s/%s (Secret %s)", ns, name, run.Spec.Payload.SecretName), roleSecrets)
+		return nil, cli.Refused(err, fmt.Sprintf("read the payload of run %s/%s (Secret %s)", ns, name, run.Spec.Payload.SecretName), cli.RoleSecrets)
 	}
 	body, ok := payload.Data[agentsv1alpha1.PayloadBodyKey]
 	if !ok {
@@ -137,13 +141,13 @@ func (e *env) storedBody(ctx context.Context, run *agentsv1alpha1.AgentRun) ([]b
 // redelivery is the delivery that sends run's payload again through ep:
 // the event (and CloudEvents source) the run recorded, and id as the
 // delivery ID where the sender type names it outside the body.
-func redelivery(ep *agentsv1alpha1.WebhookEndpoint, run *agentsv1alpha1.AgentRun, id string) delivery {
-	var d delivery
-	if eventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
-		d.event, d.source = run.Spec.Sender.Event, run.Spec.Sender.Source
+func redelivery(ep *agentsv1alpha1.WebhookEndpoint, run *agentsv1alpha1.AgentRun, id string) senders.Delivery {
+	var d senders.Delivery
+	if senders.EventInHeader(ep.Spec.SenderOf()) && run.Spec.Sender != nil {
+		d.Event, d.Source = run.Spec.Sender.Event, run.Spec.Sender.Source
 	}
-	if !bodyCarriesID(ep.Spec.SenderOf()) {
-		d.id = id
+	if !senders.BodyCarriesID(ep.Spec.SenderOf()) {
+		d.ID = id
 	}
 	return d
 }

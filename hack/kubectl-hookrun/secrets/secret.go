@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package secrets
 
 import (
 	"context"
@@ -26,19 +26,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
 )
 
 // errNoSecret: the endpoint allows unauthenticated calls.
 var errNoSecret = errors.New("it allows unauthenticated calls (spec.allowUnauthenticated) and has no secret; " +
 	"kubectl hookrun add-secret gives it one")
 
-// secretWarning is the seed's warning, printed with every secret shown.
-func secretWarning(ep *agentsv1alpha1.WebhookEndpoint) string {
-	where := fmt.Sprintf("Secret %s/%s", ep.Namespace, secretLocation(ep).Name)
+// Warning is the seed's warning, printed with every secret shown.
+func Warning(ep *agentsv1alpha1.WebhookEndpoint) string {
+	where := fmt.Sprintf("Secret %s/%s", ep.Namespace, Location(ep).Name)
 	if ep.Spec.SecretRef != nil {
 		return fmt.Sprintf(`This secret is yours (spec.secretRef): it lives in %s, which hookrun
 reads but never changes, and only its SHA-256 hash is in the endpoint's status. Keep it in your
@@ -52,26 +53,26 @@ from hookrun: replace it with "kubectl hookrun rotate %s" (the old one stops wor
 `, where, ep.Name)
 }
 
-// secretLocation is the Secret and key that hold the endpoint's secret.
-func secretLocation(ep *agentsv1alpha1.WebhookEndpoint) client.ObjectKey {
+// Location is the Secret and key that hold the endpoint's secret.
+func Location(ep *agentsv1alpha1.WebhookEndpoint) client.ObjectKey {
 	if ref := ep.Spec.SecretRef; ref != nil {
 		return client.ObjectKey{Namespace: ep.Namespace, Name: ref.Name}
 	}
 	return client.ObjectKey{Namespace: ep.Namespace, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}
 }
 
-func secretKey(ep *agentsv1alpha1.WebhookEndpoint) string {
+func Key(ep *agentsv1alpha1.WebhookEndpoint) string {
 	if ref := ep.Spec.SecretRef; ref != nil {
 		return ref.Key
 	}
 	return agentsv1alpha1.WebhookSecretKey
 }
 
-// secretOf reads the endpoint's plain secret, the one whose hash is in its
+// Of reads the endpoint's plain secret, the one whose hash is in its
 // status (the receiver accepts no other).
-func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+func Of(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	if ep.Spec.OIDCOf() != nil {
-		return "", noSecretError(ep)
+		return "", senders.NoSecretError(ep)
 	}
 	if ep.Status.AuthMode == agentsv1alpha1.AuthNone || (ep.Spec.AllowUnauthenticated && ep.Spec.SecretRef == nil) {
 		return "", fmt.Errorf("endpoint %s/%s: %w", ep.Namespace, ep.Name, errNoSecret)
@@ -83,17 +84,17 @@ func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) 
 		}
 		return "", fmt.Errorf("endpoint %s/%s has no secret in use yet%s", ep.Namespace, ep.Name, why)
 	}
-	key := secretLocation(ep)
+	key := Location(ep)
 	s := &corev1.Secret{}
-	if err := e.client.Get(ctx, key, s); err != nil {
+	if err := e.Client.Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			return "", fmt.Errorf("the Secret %s that holds endpoint %s's secret does not exist", key, ep.Name)
 		}
-		return "", refused(err, fmt.Sprintf("read Secret %s, which holds endpoint %s's secret", key, ep.Name), roleSecrets)
+		return "", cli.Refused(err, fmt.Sprintf("read Secret %s, which holds endpoint %s's secret", key, ep.Name), cli.RoleSecrets)
 	}
-	value, ok := s.Data[secretKey(ep)]
+	value, ok := s.Data[Key(ep)]
 	if !ok {
-		return "", fmt.Errorf("the Secret %s has no key %q", key, secretKey(ep))
+		return "", fmt.Errorf("the Secret %s has no key %q", key, Key(ep))
 	}
 	if agentsv1alpha1.SecretHash(value) != ep.Status.SecretHash {
 		return "", fmt.Errorf("the Secret %s holds a value the receiver does not accept yet (its hash is not the endpoint's status.secretHash): "+
@@ -102,30 +103,30 @@ func (e *env) secretOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) 
 	return string(value), nil
 }
 
-func newSecretCommand(e *env) *cobra.Command {
+func NewShowCommand(e *cli.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:               "secret NAME",
 		Short:             "Print an endpoint's secret, with the warning to save it",
 		Long:              "Print an endpoint's plain secret on standard output (the warning goes to standard error). Needs get on Secrets in the endpoint's namespace.",
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			ep, err := e.endpoint(cmd.Context(), ns, name)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			ep, err := e.Endpoint(cmd.Context(), ns, name)
 			if err != nil {
 				return err
 			}
-			secret, err := e.secretOf(cmd.Context(), ep)
+			secret, err := Of(cmd.Context(), e, ep)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(e.out, secret)
-			fmt.Fprint(e.errOut, "\n"+secretWarning(ep))
+			fmt.Fprintln(e.Out, secret)
+			fmt.Fprint(e.ErrOut, "\n"+Warning(ep))
 			return nil
 		}),
 	}
 }
 
-func newRotateCommand(e *env) *cobra.Command {
+func NewRotateCommand(e *cli.Env) *cobra.Command {
 	var noWait bool
 	cmd := &cobra.Command{
 		Use:   "rotate NAME",
@@ -135,39 +136,39 @@ hash, and the old secret stops working as soon as the receiver sees it (after
 spec.sender.rotationOverlap, if set). Only the endpoint's owner may rotate.
 Prints the new secret on standard output once it is in use; with --no-wait it
 only asks for the rotation.`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			return e.rotate(cmd.Context(), ns, name, noWait)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			return rotate(cmd.Context(), e, ns, name, noWait)
 		}),
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "Only ask for the rotation; print nothing secret.")
 	return cmd
 }
 
-func (e *env) rotate(ctx context.Context, ns, name string, noWait bool) error {
-	ep, value, err := e.requestRotation(ctx, ns, name)
+func rotate(ctx context.Context, e *cli.Env, ns, name string, noWait bool) error {
+	ep, value, err := RequestRotation(ctx, e, ns, name)
 	if err != nil {
 		return err
 	}
 	if noWait {
-		fmt.Fprintf(e.errOut, "Rotation of endpoint %s/%s requested (%s=%s). \"kubectl hookrun secret %s\" prints the new secret once the operator has made it.\n",
+		fmt.Fprintf(e.ErrOut, "Rotation of endpoint %s/%s requested (%s=%s). \"kubectl hookrun secret %s\" prints the new secret once the operator has made it.\n",
 			ns, name, agentsv1alpha1.AnnotationRotateSecret, value, name)
 		return nil
 	}
-	fmt.Fprintf(e.errOut, "Rotating the secret of endpoint %s/%s...\n", ns, name)
-	made, err := e.awaitRotation(ctx, ep, value)
+	fmt.Fprintf(e.ErrOut, "Rotating the secret of endpoint %s/%s...\n", ns, name)
+	made, err := AwaitRotation(ctx, e, ep, value)
 	if err != nil {
 		return err
 	}
-	e.printNewSecret(made)
+	printNewSecret(e, made)
 	return nil
 }
 
-// requestRotation asks the operator for a new generated secret of the
+// RequestRotation asks the operator for a new generated secret of the
 // endpoint: the rotation annotation, with the value it returns.
-func (e *env) requestRotation(ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
-	ep, err := e.endpoint(ctx, ns, name)
+func RequestRotation(ctx context.Context, e *cli.Env, ns, name string) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
 	}
@@ -178,28 +179,28 @@ func (e *env) requestRotation(ctx context.Context, ns, name string) (*agentsv1al
 	case ep.Spec.AllowUnauthenticated:
 		return nil, "", fmt.Errorf("endpoint %s/%s cannot be rotated: %w", ns, name, errNoSecret)
 	case ep.Spec.OIDCOf() != nil:
-		return nil, "", noSecretError(ep)
+		return nil, "", senders.NoSecretError(ep)
 	}
-	value := e.now().UTC().Format(time.RFC3339Nano)
+	value := e.Now().UTC().Format(time.RFC3339Nano)
 	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, agentsv1alpha1.AnnotationRotateSecret, value))
-	if err := e.client.Patch(ctx, ep, patch); err != nil {
-		return nil, "", refused(err, fmt.Sprintf("rotate the secret of endpoint %s/%s", ns, name), roleMember)
+	if err := e.Client.Patch(ctx, ep, patch); err != nil {
+		return nil, "", cli.Refused(err, fmt.Sprintf("rotate the secret of endpoint %s/%s", ns, name), cli.RoleMember)
 	}
 	return ep, value, nil
 }
 
-// awaitRotation waits until the operator has handled the rotation asked
+// AwaitRotation waits until the operator has handled the rotation asked
 // for with value and published a new secret, and reads it.
-func (e *env) awaitRotation(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, value string) (*newSecret, error) {
+func AwaitRotation(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint, value string) (*NewSecret, error) {
 	oldHash := ep.Status.SecretHash
-	made, err := e.awaitSecret(ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+	made, err := awaitSecret(ctx, e, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		return cur.Status.LastHandledRotation == agentsv1alpha1.RotationValue(value) && cur.Status.SecretHash != "" && cur.Status.SecretHash != oldHash
 	}, "rotated: endpoint %s/%s has a new secret (hash %s) and the old one no longer works")
 	if err != nil {
 		return nil, err
 	}
-	made.headline = fmt.Sprintf("New secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
-	if exp := made.ep.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.now()) {
+	made.headline = fmt.Sprintf("New secret of endpoint %s/%s (hash %s)", made.Endpoint.Namespace, made.Endpoint.Name, made.Endpoint.Status.SecretHash)
+	if exp := made.Endpoint.Status.PreviousSecretExpiresAt; exp != nil && exp.After(e.Now()) {
 		made.after = fmt.Sprintf("The previous secret still works until %s (spec.sender.rotationOverlap).", exp.UTC().Format(time.RFC3339))
 	} else {
 		made.after = "The previous secret no longer works."
@@ -207,38 +208,38 @@ func (e *env) awaitRotation(ctx context.Context, ep *agentsv1alpha1.WebhookEndpo
 	return made, nil
 }
 
-// newSecret is a secret the operator made at the user's request (a
+// NewSecret is a secret the operator made at the user's request (a
 // rotation, or a secret added), read once the receiver accepts it.
-type newSecret struct {
-	ep    *agentsv1alpha1.WebhookEndpoint
-	value string
+type NewSecret struct {
+	Endpoint *agentsv1alpha1.WebhookEndpoint
+	Value    string
 	// headline says whose secret it is; after, what it changed for calls.
 	headline, after string
 }
 
-// said is what the commands say around the secret, in one paragraph.
-func (n *newSecret) said() string {
+// Said is what the commands say around the secret, in one paragraph.
+func (n *NewSecret) Said() string {
 	return n.headline + ". " + n.after
 }
 
 // printNewSecret prints the secret on standard output, and what it is,
 // what it changed and the warning to save it on standard error.
-func (e *env) printNewSecret(n *newSecret) {
-	fmt.Fprintf(e.errOut, "%s:\n", n.headline)
-	fmt.Fprintln(e.out, n.value)
-	fmt.Fprintf(e.errOut, "\n%s\n", n.after)
-	fmt.Fprint(e.errOut, secretWarning(n.ep))
+func printNewSecret(e *cli.Env, n *NewSecret) {
+	fmt.Fprintf(e.ErrOut, "%s:\n", n.headline)
+	fmt.Fprintln(e.Out, n.Value)
+	fmt.Fprintf(e.ErrOut, "\n%s\n", n.after)
+	fmt.Fprint(e.ErrOut, Warning(n.Endpoint))
 }
 
 // awaitSecret waits until made says the operator has made the secret the
 // user asked for, and reads it. A user who may not read the endpoint's
 // Secret is told what happened (done, of the namespace, name and new hash)
 // and why the secret is not shown.
-func (e *env) awaitSecret(ctx context.Context, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*newSecret, error) {
+func awaitSecret(ctx context.Context, e *cli.Env, ns, name string, made func(*agentsv1alpha1.WebhookEndpoint) bool, done string) (*NewSecret, error) {
 	var ep *agentsv1alpha1.WebhookEndpoint
 	var secret string
-	err := e.waitFor(ctx, func(ctx context.Context) (bool, error) {
-		cur, err := e.endpoint(ctx, ns, name)
+	err := e.WaitFor(ctx, func(ctx context.Context) (bool, error) {
+		cur, err := e.Endpoint(ctx, ns, name)
 		if err != nil {
 			return false, err
 		}
@@ -246,7 +247,7 @@ func (e *env) awaitSecret(ctx context.Context, ns, name string, made func(*agent
 			return false, nil
 		}
 		ep = cur
-		secret, err = e.secretOf(ctx, cur)
+		secret, err = Of(ctx, e, cur)
 		if apierrors.IsForbidden(err) {
 			return false, err // made, but the new secret is not the user's to read
 		}
@@ -257,20 +258,12 @@ func (e *env) awaitSecret(ctx context.Context, ns, name string, made func(*agent
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the operator has not published a new secret for endpoint %s/%s within %s (kubectl describe webhookendpoint %s shows its conditions): %w",
-			ns, name, e.timeout, name, err)
+			ns, name, e.Timeout, name, err)
 	}
-	return &newSecret{ep: ep, value: secret}, nil
+	return &NewSecret{Endpoint: ep, Value: secret}, nil
 }
 
-// pollInterval is how often the plugin looks again while it waits.
-const pollInterval = 200 * time.Millisecond
-
-// waitFor polls done until it is true, it fails, or --wait-timeout passes.
-func (e *env) waitFor(ctx context.Context, done wait.ConditionWithContextFunc) error {
-	return wait.PollUntilContextTimeout(ctx, pollInterval, e.timeout, true, done)
-}
-
-func newAddSecretCommand(e *env) *cobra.Command {
+func NewAddCommand(e *cli.Env) *cobra.Command {
 	var noWait bool
 	cmd := &cobra.Command{
 		Use:   "add-secret NAME",
@@ -280,23 +273,23 @@ spec.allowUnauthenticated to false, waits until the operator has made the
 secret and published its hash, and prints it once. From then on calls without
 the secret are refused (401), so give it to the endpoint's senders. Only the
 endpoint's owner may; with --no-wait it only changes the spec.`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			ep, err := e.requestSecret(cmd.Context(), ns, name)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			ep, err := RequestSecret(cmd.Context(), e, ns, name)
 			if err != nil {
 				return err
 			}
 			if noWait {
-				fmt.Fprintf(e.errOut, "Endpoint %s/%s no longer allows unauthenticated calls. \"kubectl hookrun secret %s\" prints its secret once the operator has made it.\n", ns, name, name)
+				fmt.Fprintf(e.ErrOut, "Endpoint %s/%s no longer allows unauthenticated calls. \"kubectl hookrun secret %s\" prints its secret once the operator has made it.\n", ns, name, name)
 				return nil
 			}
-			fmt.Fprintf(e.errOut, "Adding a secret to endpoint %s/%s...\n", ns, name)
-			made, err := e.awaitAddedSecret(cmd.Context(), ep)
+			fmt.Fprintf(e.ErrOut, "Adding a secret to endpoint %s/%s...\n", ns, name)
+			made, err := AwaitAddedSecret(cmd.Context(), e, ep)
 			if err != nil {
 				return err
 			}
-			e.printNewSecret(made)
+			printNewSecret(e, made)
 			return nil
 		}),
 	}
@@ -304,36 +297,36 @@ endpoint's owner may; with --no-wait it only changes the spec.`,
 	return cmd
 }
 
-// requestSecret sets spec.allowUnauthenticated of an endpoint that allows
+// RequestSecret sets spec.allowUnauthenticated of an endpoint that allows
 // unauthenticated calls to false: the operator then generates its secret
 // (DESIGN §2, "Add a secret"). The patch holds only for the endpoint read
 // (its resourceVersion), so a spec changed meanwhile is not overwritten.
-func (e *env) requestSecret(ctx context.Context, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
-	ep, err := e.endpoint(ctx, ns, name)
+func RequestSecret(ctx context.Context, e *cli.Env, ns, name string) (*agentsv1alpha1.WebhookEndpoint, error) {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if !ep.Spec.AllowUnauthenticated {
 		if ep.Spec.OIDCOf() != nil {
-			return nil, noSecretError(ep)
+			return nil, senders.NoSecretError(ep)
 		}
 		return nil, fmt.Errorf("endpoint %s/%s already refuses calls without its secret: \"kubectl hookrun secret %s\" prints it, \"kubectl hookrun rotate %s\" replaces it", ns, name, name, name)
 	}
 	patch := client.RawPatch(client.Merge.Type(), fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"spec":{"allowUnauthenticated":false}}`, ep.ResourceVersion))
-	if err := e.client.Patch(ctx, ep, patch); err != nil {
+	if err := e.Client.Patch(ctx, ep, patch); err != nil {
 		if apierrors.IsConflict(err) {
 			return nil, fmt.Errorf("endpoint %s/%s changed while the secret was being added: run the command again", ns, name)
 		}
-		return nil, refused(err, fmt.Sprintf("add a secret to endpoint %s/%s", ns, name), roleMember)
+		return nil, cli.Refused(err, fmt.Sprintf("add a secret to endpoint %s/%s", ns, name), cli.RoleMember)
 	}
 	return ep, nil
 }
 
-// awaitAddedSecret waits until the operator has made the secret of an
+// AwaitAddedSecret waits until the operator has made the secret of an
 // endpoint requestSecret changed (ep as it returned it), and reads it.
-func (e *env) awaitAddedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (*newSecret, error) {
+func AwaitAddedSecret(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (*NewSecret, error) {
 	generation := ep.Generation
-	made, err := e.awaitSecret(ctx, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
+	made, err := awaitSecret(ctx, e, ep.Namespace, ep.Name, func(cur *agentsv1alpha1.WebhookEndpoint) bool {
 		ready := meta.FindStatusCondition(cur.Status.Conditions, agentsv1alpha1.ConditionSecretReady)
 		return cur.Status.AuthMode == agentsv1alpha1.AuthSecret && cur.Status.SecretHash != "" &&
 			ready != nil && ready.ObservedGeneration >= generation
@@ -341,7 +334,7 @@ func (e *env) awaitAddedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEn
 	if err != nil {
 		return nil, err
 	}
-	made.headline = fmt.Sprintf("Secret of endpoint %s/%s (hash %s)", made.ep.Namespace, made.ep.Name, made.ep.Status.SecretHash)
+	made.headline = fmt.Sprintf("Secret of endpoint %s/%s (hash %s)", made.Endpoint.Namespace, made.Endpoint.Name, made.Endpoint.Status.SecretHash)
 	made.after = "Calls without it are now refused (401): give it to the endpoint's senders."
 	return made, nil
 }

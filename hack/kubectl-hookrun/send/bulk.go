@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"context"
@@ -27,6 +27,10 @@ import (
 	"github.com/spf13/cobra"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // kubectl hookrun redeliver --endpoint NAME: an endpoint's runs sent again,
@@ -43,14 +47,14 @@ type bulkOptions struct {
 	yes      bool
 }
 
-func (b *bulkOptions) addFlags(cmd *cobra.Command, e *env) {
+func (b *bulkOptions) addFlags(cmd *cobra.Command, e *cli.Env) {
 	fs := cmd.Flags()
 	fs.StringVar(&b.endpoint, "endpoint", "", "Redeliver the runs of this endpoint (instead of one run): a list unless --yes.")
 	fs.StringSliceVar(&b.states, "state", []string{string(agentsv1alpha1.RunError)}, "With --endpoint: the runs in these states ("+strings.Join(finishedStates, ", ")+").")
 	fs.DurationVar(&b.since, "since", 0, "With --endpoint: only runs received within this duration, for example 2h (0: every run retained).")
 	fs.BoolVar(&b.yes, "yes", false, "With --endpoint: send them; without it, list what would be sent and send nothing.")
 	_ = cmd.RegisterFlagCompletionFunc("endpoint", func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return e.completeEndpoints(cmd, nil, toComplete)
+		return e.CompleteEndpoints(cmd, nil, toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(finishedStates, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -69,23 +73,23 @@ const bulkDeliveryPrefix = "hookrun-redeliver-"
 // redeliverAll lists the endpoint's runs b selects, oldest first, and with
 // b.yes sends each again: a line per run with its new runId, stopping at
 // the first 429.
-func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o sendOptions) error {
+func redeliverAll(ctx context.Context, e *cli.Env, ns string, b bulkOptions, o Options) error {
 	for _, s := range b.states {
 		if !slices.Contains(finishedStates, s) {
-			return usageError{fmt.Errorf("--state %q: runs that ended can be sent again, in state %s (a queued or running run would reach the agent twice)", s, strings.Join(finishedStates, ", "))}
+			return cli.Usage(fmt.Errorf("--state %q: runs that ended can be sent again, in state %s (a queued or running run would reach the agent twice)", s, strings.Join(finishedStates, ", ")))
 		}
 	}
 	if b.since < 0 {
-		return usageError{fmt.Errorf("--since must not be negative")}
+		return cli.Usage(fmt.Errorf("--since must not be negative"))
 	}
 	if o.format != "" {
-		return usageError{fmt.Errorf("-o: redeliver --endpoint prints lines, not %s", o.format)}
+		return cli.Usage(fmt.Errorf("-o: redeliver --endpoint prints lines, not %s", o.format))
 	}
-	ep, err := e.endpoint(ctx, ns, b.endpoint)
+	ep, err := e.Endpoint(ctx, ns, b.endpoint)
 	if err != nil {
 		return err
 	}
-	all, _, _, err := e.recentRuns(ctx, runFilter{endpoint: b.endpoint})
+	all, _, _, err := runs.Recent(ctx, e, runs.Filter{Endpoint: b.endpoint})
 	if err != nil {
 		return err
 	}
@@ -97,79 +101,79 @@ func (e *env) redeliverAll(ctx context.Context, ns string, b bulkOptions, o send
 			resentAs[strings.TrimPrefix(s.DeliveryID, bulkDeliveryPrefix)] = all[i].Name
 		}
 	}
-	runs := e.selectRuns(all, runFilter{states: b.states, since: b.since})
-	slices.Reverse(runs) // oldest first, as they were received
+	selected := runs.Select(e, all, runs.Filter{States: b.states, Since: b.since})
+	slices.Reverse(selected) // oldest first, as they were received
 	which := "in state " + strings.Join(b.states, ", ")
 	if b.since > 0 {
 		which += ", received within " + b.since.String()
 	}
-	if len(runs) == 0 {
-		fmt.Fprintf(e.out, "No run of endpoint %s/%s %s.\n", ns, b.endpoint, which)
+	if len(selected) == 0 {
+		fmt.Fprintf(e.Out, "No run of endpoint %s/%s %s.\n", ns, b.endpoint, which)
 		return nil
 	}
 	if !b.yes {
-		fmt.Fprintf(e.out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(runs), ns, b.endpoint, which)
-		for i := range runs {
-			r := &runs[i]
+		fmt.Fprintf(e.Out, "%d runs of endpoint %s/%s %s would be sent again, oldest first:\n", len(selected), ns, b.endpoint, which)
+		for i := range selected {
+			r := &selected[i]
 			note := payloadSize(r)
 			if again, ok := resentAs[r.Name]; ok {
-				note = "sent again before, as run " + printableLine(again) + ": skipped"
+				note = "sent again before, as run " + terminal.PrintableLine(again) + ": skipped"
 			}
-			fmt.Fprintf(e.out, "  %s  %s  received %s  %s\n", printableLine(r.Name), r.EffectiveState(), age(&r.Spec.ReceivedAt, e.now()), note)
+			fmt.Fprintf(e.Out, "  %s  %s  received %s  %s\n", terminal.PrintableLine(r.Name), r.EffectiveState(), terminal.Age(&r.Spec.ReceivedAt, e.Now()), note)
 		}
-		fmt.Fprintln(e.out, "Nothing was sent: add --yes to send them.")
+		fmt.Fprintln(e.Out, "Nothing was sent: add --yes to send them.")
 		return nil
 	}
-	secret, err := e.callCredential(ctx, ep, o)
+	secret, err := callCredential(ctx, e, ep, o)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(runs), ns, b.endpoint, which)
+	fmt.Fprintf(e.Out, "Sending %d runs of endpoint %s/%s %s again, oldest first:\n", len(selected), ns, b.endpoint, which)
 	var sent, before, skipped int
-	for i := range runs {
-		r := &runs[i]
-		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(runs), printableLine(r.Name))
+	for i := range selected {
+		r := &selected[i]
+		prefix := fmt.Sprintf("[%d/%d] %s", i+1, len(selected), terminal.PrintableLine(r.Name))
 		if again, ok := resentAs[r.Name]; ok {
 			// Sent again before: sending it now would be answered with
 			// that run, and take a call from the endpoint's rate limit.
-			fmt.Fprintf(e.out, "%s: sent again before, as run %s\n", prefix, printableLine(again))
+			fmt.Fprintf(e.Out, "%s: sent again before, as run %s\n", prefix, terminal.PrintableLine(again))
 			before++
 			continue
 		}
-		body, err := e.storedBody(ctx, r)
+		body, err := StoredBody(ctx, e, r)
 		if err != nil {
-			fmt.Fprintf(e.out, "%s: skipped: %v\n", prefix, err)
+			fmt.Fprintf(e.Out, "%s: skipped: %v\n", prefix, err)
 			skipped++
 			continue
 		}
-		a, err := e.post(ctx, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.receiverURL, nil)
+		a, err := post(ctx, e, ep, secret, body, r.Spec.Payload.ContentType, redelivery(ep, r, bulkDeliveryPrefix+r.Name), o.ReceiverURL, nil)
 		if err != nil {
-			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(runs)-i)
+			return fmt.Errorf("%s: %w (%d sent, %d left)", prefix, err, sent, len(selected)-i)
 		}
 		switch a.status {
 		case http.StatusAccepted:
 			if a.runID == r.Name {
 				// A sender type whose delivery ID is in the body:
 				// the receiver answered with this very run.
-				fmt.Fprintf(e.out, "%s: not started again: its delivery ID is in the body, and the receiver answered with this run\n", prefix)
+				fmt.Fprintf(e.Out, "%s: not started again: its delivery ID is in the body, and the receiver answered with this run\n", prefix)
 				skipped++
 				continue
 			}
-			fmt.Fprintf(e.out, "%s: 202, run %s\n", prefix, printableLine(a.runID))
+			fmt.Fprintf(e.Out, "%s: 202, run %s\n", prefix, terminal.PrintableLine(a.runID))
 			sent++
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-			left := len(runs) - i
-			fmt.Fprintf(e.out, "%s: %s %s\n", prefix, printable(a.statusText), printable(string(a.answer)))
+			left := len(selected) - i
+			fmt.Fprintf(e.Out, "%s: %s %s\n", prefix, terminal.Printable(a.statusText), terminal.Printable(string(a.answer)))
 			return fmt.Errorf("%w: stopped at the first %d: %d sent, %d left; try again in %s (the same command skips the runs sent)",
 				errRunFailed, a.status, sent, left, retryIn(a.retryAfter))
 		default:
-			fmt.Fprintf(e.out, "%s: not sent again: %v\n", prefix, e.judgeAnswer(a.status, a.answer, delivery{}))
+			fmt.Fprintf(e.Out, "%s: not sent again: %v\n", prefix, judgeAnswer(e, a.status, a.answer, senders.Delivery{}))
 			skipped++
 		}
 	}
-	fmt.Fprintf(e.out, "Done: %d sent, %d sent before, %d not sent.\n", sent, before, skipped)
+	fmt.Fprintf(e.Out, "Done: %d sent, %d sent before, %d not sent.\n", sent, before, skipped)
 	if skipped > 0 {
-		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(runs))
+		return fmt.Errorf("%w: %d of %d runs were not sent again", errRunFailed, skipped, len(selected))
 	}
 	return nil
 }
@@ -187,5 +191,5 @@ func retryIn(retryAfter string) string {
 	if retryAfter == "" {
 		return "a minute"
 	}
-	return printableLine(retryAfter) + " s"
+	return terminal.PrintableLine(retryAfter) + " s"
 }

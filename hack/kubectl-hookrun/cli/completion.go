@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package cli
 
 import (
 	"slices"
@@ -31,15 +31,15 @@ import (
 // user's credentials (`kubectl hookrun completion bash|zsh|fish`, and
 // kubectl's own completion through the kubectl_complete-hookrun script).
 
-// registerFlagCompletion completes the values of -n (namespaces the user
+// RegisterFlagCompletion completes the values of -n (namespaces the user
 // may list) and --context (the kubeconfig's contexts).
-func (e *env) registerFlagCompletion(root *cobra.Command) {
+func (e *Env) RegisterFlagCompletion(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("namespace", func(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if e.connect() != nil {
+		if e.Connect() != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		list := &corev1.NamespaceList{}
-		if err := e.client.List(cmd.Context(), list); err != nil {
+		if err := e.Client.List(cmd.Context(), list); err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		names := make([]string, 0, len(list.Items))
@@ -49,7 +49,7 @@ func (e *env) registerFlagCompletion(root *cobra.Command) {
 		return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = root.RegisterFlagCompletionFunc("context", func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		cfg, err := e.flags.ToRawKubeConfigLoader().RawConfig()
+		cfg, err := e.Flags.ToRawKubeConfigLoader().RawConfig()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
@@ -72,12 +72,12 @@ func withPrefix(names []string, prefix string) []cobra.Completion {
 	return out
 }
 
-func (e *env) completeEndpoints(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (e *Env) CompleteEndpoints(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	list := &agentsv1alpha1.WebhookEndpointList{}
-	return e.completeNames(cmd, list, prefix, func() []string {
+	return e.CompleteNames(cmd, list, prefix, func() []string {
 		names := make([]string, 0, len(list.Items))
 		for _, ep := range list.Items {
 			names = append(names, ep.Name)
@@ -86,29 +86,12 @@ func (e *env) completeEndpoints(cmd *cobra.Command, args []string, prefix string
 	})
 }
 
-func (e *env) completeRuns(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	list := &agentsv1alpha1.AgentRunList{}
-	return e.completeNames(cmd, list, prefix, func() []string {
-		sortNewestFirst(list.Items)
-		names := make([]string, 0, len(list.Items))
-		for _, r := range list.Items {
-			if r.Spec.Payload != nil {
-				names = append(names, r.Name)
-			}
-		}
-		return names
-	})
-}
-
-func (e *env) completeNames(cmd *cobra.Command, list client.ObjectList, prefix string, names func() []string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ns, err := e.namespace()
-	if err != nil || e.connect() != nil {
+func (e *Env) CompleteNames(cmd *cobra.Command, list client.ObjectList, prefix string, names func() []string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ns, err := e.Namespace()
+	if err != nil || e.Connect() != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	if err := e.client.List(cmd.Context(), list, client.InNamespace(ns)); err != nil {
+	if err := e.Client.List(cmd.Context(), list, client.InNamespace(ns)); err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
 	return withPrefix(names(), prefix), cobra.ShellCompDirectiveNoFileComp

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package send
 
 import (
 	"bytes"
@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,46 +29,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-// An endpoint's spec.fields and spec.payload, on its card and in what test
-// and send print of a call: what its agent gets.
-
-// cardField is one of spec.fields on the card.
-type cardField struct {
-	Name       string `json:"name"`
-	Expression string `json:"expression"`
-}
-
-// payloadOnCard is what the endpoint's runs wrap (Body or Fields), and its
-// fields in byte order of their names.
-func payloadOnCard(spec *agentsv1alpha1.WebhookEndpointSpec) (agentsv1alpha1.PayloadMode, []cardField) {
-	mode := spec.Payload
-	if mode == "" {
-		mode = agentsv1alpha1.PayloadBody
-	}
-	var fields []cardField
-	for name, expr := range spec.Fields {
-		fields = append(fields, cardField{Name: name, Expression: string(expr)})
-	}
-	slices.SortFunc(fields, func(a, b cardField) int { return strings.Compare(a.Name, b.Name) })
-	return mode, fields
-}
-
-// printPayload prints the card's Payload line and the fields under it.
-func (c *card) printPayload(w io.Writer) {
-	switch {
-	case c.Payload == agentsv1alpha1.PayloadFields:
-		fmt.Fprintf(w, "Payload:\tthe fields as one JSON object, in place of the body\n")
-	case len(c.Fields) > 0:
-		fmt.Fprintf(w, "Payload:\tthe body, and the fields in the message's metadata\n")
-	default:
-		fmt.Fprintf(w, "Payload:\tthe body\n")
-	}
-	for _, f := range c.Fields {
-		fmt.Fprintf(w, "\t  %s = %s\n", printableLine(f.Name), oneLine(f.Expression, 160))
-	}
-}
+// The fields of a call (spec.fields), as test and redeliver print them:
+// what its agent gets.
 
 // runFields are the fields the receiver stored with a run (in its payload
 // Secret), and the names of those that failed.
@@ -79,14 +44,14 @@ type runFields struct {
 }
 
 // fieldsOf reads the fields of the run named runID from its payload Secret.
-func (e *env) fieldsOf(ctx context.Context, ns, runID string) (*runFields, error) {
+func fieldsOf(ctx context.Context, e *cli.Env, ns, runID string) (*runFields, error) {
 	s := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: ns, Name: runID}
-	if err := e.client.Get(ctx, key, s); err != nil {
+	if err := e.Client.Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("the run's payload Secret %s is gone", key)
 		}
-		return nil, refused(err, fmt.Sprintf("read Secret %s, the run's payload, to show its fields", key), roleSecrets)
+		return nil, cli.Refused(err, fmt.Sprintf("read Secret %s, the run's payload, to show its fields", key), cli.RoleSecrets)
 	}
 	f := &runFields{Fields: s.Data[agentsv1alpha1.PayloadFieldsKey], Errors: []string{}}
 	if !json.Valid(f.Fields) {
@@ -111,8 +76,8 @@ func printFields(out io.Writer, mode agentsv1alpha1.PayloadMode, f *runFields) {
 	if err := json.Indent(&indented, f.Fields, "  ", "  "); err != nil {
 		indented.Write(f.Fields)
 	}
-	fmt.Fprintln(out, "  "+printable(indented.String()))
+	fmt.Fprintln(out, "  "+terminal.Printable(indented.String()))
 	if len(f.Errors) > 0 {
-		fmt.Fprintf(out, "Fields that failed (null above): %s\n", printableLine(strings.Join(f.Errors, ", ")))
+		fmt.Fprintf(out, "Fields that failed (null above): %s\n", terminal.PrintableLine(strings.Join(f.Errors, ", ")))
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package senders
 
 import (
 	"bytes"
@@ -27,9 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash"
-	"math/rand/v2"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,14 +62,14 @@ func whsec(seed string) string {
 
 // requestHeader is the call's headers as a receiver sees them. Every header
 // is sent once: a name twice (in any letter case) fails t.
-func requestHeader(t *testing.T, c call) http.Header {
+func requestHeader(t *testing.T, c Call) http.Header {
 	t.Helper()
 	h := http.Header{}
-	for _, hd := range c.headers {
-		if _, dup := h[http.CanonicalHeaderKey(hd.name)]; dup {
-			t.Fatalf("header %s twice in %q", hd.name, c.headers)
+	for _, hd := range c.Headers {
+		if _, dup := h[http.CanonicalHeaderKey(hd.Name)]; dup {
+			t.Fatalf("header %s twice in %q", hd.Name, c.Headers)
 		}
-		h.Add(hd.name, hd.value)
+		h.Add(hd.Name, hd.Value)
 	}
 	return h
 }
@@ -86,8 +84,8 @@ func hmacOf(h func() hash.Hash, key []byte, content ...[]byte) []byte {
 
 // namedBody is a request body with a name for failure messages.
 type namedBody struct {
-	name string
-	body []byte
+	Name string
+	Body []byte
 }
 
 // changedBodies returns body changed by one byte: a bit flipped at the
@@ -232,37 +230,37 @@ func TestBuildCallVerifiesWithProviderLibraries(t *testing.T) {
 	for name, s := range signedSenders() {
 		t.Run(name, func(t *testing.T) {
 			typ := s.spec.SenderOf()
-			event := defaultEvent(s.spec)
+			event := DefaultEvent(s.spec)
 			const id = "delivery-0001"
-			sample := sampleBody(typ, event, id)
+			sample := SampleBody(typ, event, id)
 			bodies := append([]namedBody{{"sample", sample}}, testBodies()...)
 			for _, b := range bodies {
-				t.Run(b.name, func(t *testing.T) {
-					d := delivery{id: id}
-					if eventInHeader(typ) {
-						d.event = event
+				t.Run(b.Name, func(t *testing.T) {
+					d := Delivery{ID: id}
+					if EventInHeader(typ) {
+						d.Event = event
 					}
-					c, err := buildCall(s.spec, s.secret, b.body, "application/json", d, time.Now())
+					c, err := BuildCall(s.spec, s.secret, b.Body, "application/json", d, time.Now())
 					if err != nil {
 						t.Fatalf("buildCall: %v", err)
 					}
-					if !bytes.Equal(c.body, b.body) || c.contentType != "application/json" {
-						t.Fatalf("buildCall changed the body or content type: %q, %q", c.body, c.contentType)
+					if !bytes.Equal(c.Body, b.Body) || c.ContentType != "application/json" {
+						t.Fatalf("buildCall changed the body or content type: %q, %q", c.Body, c.ContentType)
 					}
 					h := requestHeader(t, c)
-					if err := s.verify(h, c.body, s.secret); err != nil {
-						t.Fatalf("the library refused the call: %v\nheaders %q", err, c.headers)
+					if err := s.verify(h, c.Body, s.secret); err != nil {
+						t.Fatalf("the library refused the call: %v\nheaders %q", err, c.Headers)
 					}
-					if err := s.verify(h, c.body, s.other); err == nil {
-						t.Errorf("the library accepted the call with another secret; headers %q", c.headers)
+					if err := s.verify(h, c.Body, s.other); err == nil {
+						t.Errorf("the library accepted the call with another secret; headers %q", c.Headers)
 					}
-					for _, changed := range changedBodies(b.body) {
-						if err := s.verify(h, changed.body, s.secret); err == nil {
-							t.Errorf("the library accepted the call with the body's %s", changed.name)
+					for _, changed := range changedBodies(b.Body) {
+						if err := s.verify(h, changed.Body, s.secret); err == nil {
+							t.Errorf("the library accepted the call with the body's %s", changed.Name)
 						}
 					}
-					if b.name == "sample" {
-						gotEvent, gotID := s.describe(t, h, c.body, s.secret)
+					if b.Name == "sample" {
+						gotEvent, gotID := s.describe(t, h, c.Body, s.secret)
 						if gotEvent != event || gotID != id {
 							t.Errorf("the library reads event %q and delivery ID %q, want %q and %q", gotEvent, gotID, event, id)
 						}
@@ -274,12 +272,12 @@ func TestBuildCallVerifiesWithProviderLibraries(t *testing.T) {
 				// made longer ago than the libraries' 5 minutes is refused.
 				t.Run("signed at a stale now", func(t *testing.T) {
 					stale := time.Now().Add(-agentsv1alpha1.DefaultSenderTolerance - time.Minute)
-					c, err := buildCall(s.spec, s.secret, sample, "application/json", delivery{id: id}, stale)
+					c, err := BuildCall(s.spec, s.secret, sample, "application/json", Delivery{ID: id}, stale)
 					if err != nil {
 						t.Fatalf("buildCall: %v", err)
 					}
-					if err := s.verify(requestHeader(t, c), c.body, s.secret); err == nil {
-						t.Errorf("the library accepted a call signed 6 minutes ago; headers %q", c.headers)
+					if err := s.verify(requestHeader(t, c), c.Body, s.secret); err == nil {
+						t.Errorf("the library accepted a call signed 6 minutes ago; headers %q", c.Headers)
 					}
 				})
 			}
@@ -289,8 +287,8 @@ func TestBuildCallVerifiesWithProviderLibraries(t *testing.T) {
 	// Standard Webhooks signs the delivery ID: another webhook-id fails.
 	t.Run("StandardWebhooks/another webhook-id", func(t *testing.T) {
 		s := signedSenders()["StandardWebhooks"]
-		body := sampleBody(agentsv1alpha1.SenderStandardWebhooks, "order.refunded", "")
-		c, err := buildCall(s.spec, s.secret, body, "application/json", delivery{id: "msg_1"}, time.Now())
+		body := SampleBody(agentsv1alpha1.SenderStandardWebhooks, "order.refunded", "")
+		c, err := BuildCall(s.spec, s.secret, body, "application/json", Delivery{ID: "msg_1"}, time.Now())
 		if err != nil {
 			t.Fatalf("buildCall: %v", err)
 		}
@@ -333,23 +331,23 @@ func checkGenericHMAC(t *testing.T, settings agentsv1alpha1.HMACSettings, newHas
 	t.Helper()
 	spec := senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHMAC, HMAC: &settings})
 	base64Encoded := settings.Encoding == agentsv1alpha1.EncodingBase64
-	bodies := append([]namedBody{{"sample", sampleBody(agentsv1alpha1.SenderHMAC, "", "")}}, testBodies()...)
+	bodies := append([]namedBody{{"sample", SampleBody(agentsv1alpha1.SenderHMAC, "", "")}}, testBodies()...)
 	for _, b := range bodies {
-		c, err := buildCall(spec, secret, b.body, "application/json", delivery{id: id}, time.Now())
+		c, err := BuildCall(spec, secret, b.Body, "application/json", Delivery{ID: id}, time.Now())
 		if err != nil {
-			t.Fatalf("%s: buildCall: %v", b.name, err)
+			t.Fatalf("%s: buildCall: %v", b.Name, err)
 		}
-		if !c.expires.IsZero() {
-			t.Errorf("%s: a signature without a timestamp expires at %s", b.name, c.expires)
+		if !c.Expires.IsZero() {
+			t.Errorf("%s: a signature without a timestamp expires at %s", b.Name, c.Expires)
 		}
 		h := requestHeader(t, c)
 		if len(h) != 2 || h.Get("Idempotency-Key") != id {
-			t.Fatalf("%s: headers %q, want %s and Idempotency-Key: %s", b.name, c.headers, settings.Header, id)
+			t.Fatalf("%s: headers %q, want %s and Idempotency-Key: %s", b.Name, c.Headers, settings.Header, id)
 		}
 		value := h.Get(settings.Header)
 		rest, ok := strings.CutPrefix(value, settings.Prefix)
 		if !ok {
-			t.Fatalf("%s: %s: %q does not start with the prefix %q", b.name, settings.Header, value, settings.Prefix)
+			t.Fatalf("%s: %s: %q does not start with the prefix %q", b.Name, settings.Header, value, settings.Prefix)
 		}
 		var sum []byte
 		if base64Encoded {
@@ -358,29 +356,29 @@ func checkGenericHMAC(t *testing.T, settings agentsv1alpha1.HMACSettings, newHas
 			sum, err = hex.DecodeString(rest)
 		}
 		if err != nil {
-			t.Fatalf("%s: %s: %q is not %s: %v", b.name, settings.Header, rest, settings.Encoding, err)
+			t.Fatalf("%s: %s: %q is not %s: %v", b.Name, settings.Header, rest, settings.Encoding, err)
 		}
 		// Standard base64 with padding, hex in one of its two forms.
 		if base64Encoded && rest != base64.StdEncoding.EncodeToString(sum) ||
 			!base64Encoded && rest != hex.EncodeToString(sum) && rest != strings.ToUpper(hex.EncodeToString(sum)) {
-			t.Errorf("%s: %s: %q is not canonical %s", b.name, settings.Header, rest, settings.Encoding)
+			t.Errorf("%s: %s: %q is not canonical %s", b.Name, settings.Header, rest, settings.Encoding)
 		}
-		if !hmac.Equal(sum, hmacOf(newHash, []byte(secret), b.body)) {
-			t.Errorf("%s: %s: %q is not the HMAC of the body", b.name, settings.Header, value)
+		if !hmac.Equal(sum, hmacOf(newHash, []byte(secret), b.Body)) {
+			t.Errorf("%s: %s: %q is not the HMAC of the body", b.Name, settings.Header, value)
 		}
 		asGitHub := githubPrefix + hex.EncodeToString(sum)
 		if settings.Prefix == githubPrefix && !base64Encoded {
 			asGitHub = value
 		}
-		if err := github.ValidateSignature(asGitHub, b.body, []byte(secret)); err != nil {
-			t.Errorf("%s: go-github refused %q: %v", b.name, asGitHub, err)
+		if err := github.ValidateSignature(asGitHub, b.Body, []byte(secret)); err != nil {
+			t.Errorf("%s: go-github refused %q: %v", b.Name, asGitHub, err)
 		}
-		if hmac.Equal(sum, hmacOf(newHash, []byte(other), b.body)) || github.ValidateSignature(asGitHub, b.body, []byte(other)) == nil {
-			t.Errorf("%s: the signature verifies with another secret", b.name)
+		if hmac.Equal(sum, hmacOf(newHash, []byte(other), b.Body)) || github.ValidateSignature(asGitHub, b.Body, []byte(other)) == nil {
+			t.Errorf("%s: the signature verifies with another secret", b.Name)
 		}
-		for _, changed := range changedBodies(b.body) {
-			if hmac.Equal(sum, hmacOf(newHash, []byte(secret), changed.body)) || github.ValidateSignature(asGitHub, changed.body, []byte(secret)) == nil {
-				t.Errorf("%s: the signature verifies with the body's %s", b.name, changed.name)
+		for _, changed := range changedBodies(b.Body) {
+			if hmac.Equal(sum, hmacOf(newHash, []byte(secret), changed.Body)) || github.ValidateSignature(asGitHub, changed.Body, []byte(secret)) == nil {
+				t.Errorf("%s: the signature verifies with the body's %s", b.Name, changed.Name)
 			}
 		}
 	}
@@ -392,39 +390,39 @@ func checkGenericHMAC(t *testing.T, settings agentsv1alpha1.HMACSettings, newHas
 // checked by the libraries above; here only that they are there.
 func TestBuildCallHeaders(t *testing.T) {
 	const secret = "0123456789abcdef0123456789abcdef-secret"
-	full := delivery{event: "the-event", id: "the-delivery-id"}
+	full := Delivery{Event: "the-event", ID: "the-delivery-id"}
 	hmacSettings := &agentsv1alpha1.HMACSettings{Header: "X-Acme-Signature", Algorithm: agentsv1alpha1.HMACSHA256, Encoding: agentsv1alpha1.EncodingHex}
 	cases := []struct {
 		name   string
 		spec   *agentsv1alpha1.WebhookEndpointSpec
 		secret string
-		d      delivery
+		d      Delivery
 		// exact headers with their values; signed headers, only present.
 		exact  map[string]string
 		signed []string
 	}{
 		{name: "Header (no spec.sender)", spec: &agentsv1alpha1.WebhookEndpointSpec{}, secret: secret, d: full,
-			exact: map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": full.id}},
+			exact: map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": full.ID}},
 		{name: "Header", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHeader}), secret: secret, d: full,
-			exact: map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": full.id}},
+			exact: map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": full.ID}},
 		{name: "Header without a delivery ID", spec: &agentsv1alpha1.WebhookEndpointSpec{}, secret: secret,
 			exact: map[string]string{"X-Service-Webhook-Secret": secret}},
 		{name: "Header, unauthenticated", spec: &agentsv1alpha1.WebhookEndpointSpec{AllowUnauthenticated: true}, d: full,
-			exact: map[string]string{"Idempotency-Key": full.id}},
+			exact: map[string]string{"Idempotency-Key": full.ID}},
 		{name: "Bearer", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer}), secret: secret, d: full,
-			exact: map[string]string{"Authorization": "Bearer " + secret, "Idempotency-Key": full.id}},
+			exact: map[string]string{"Authorization": "Bearer " + secret, "Idempotency-Key": full.ID}},
 		{name: "Bearer without a delivery ID", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderBearer}), secret: secret,
 			exact: map[string]string{"Authorization": "Bearer " + secret}},
 		{name: "GitLab", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitLab}), secret: secret, d: full,
-			exact: map[string]string{"X-Gitlab-Token": secret, "X-Gitlab-Event": full.event, "X-Gitlab-Event-UUID": full.id}},
+			exact: map[string]string{"X-Gitlab-Token": secret, "X-Gitlab-Event": full.Event, "X-Gitlab-Event-UUID": full.ID}},
 		{name: "GitHub", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderGitHub}), secret: secret, d: full,
-			exact:  map[string]string{"X-GitHub-Event": full.event, "X-GitHub-Delivery": full.id},
+			exact:  map[string]string{"X-GitHub-Event": full.Event, "X-GitHub-Delivery": full.ID},
 			signed: []string{"X-Hub-Signature-256"}},
 		{name: "HMAC", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderHMAC, HMAC: hmacSettings}), secret: secret, d: full,
-			exact:  map[string]string{"Idempotency-Key": full.id},
+			exact:  map[string]string{"Idempotency-Key": full.ID},
 			signed: []string{"X-Acme-Signature"}},
 		{name: "StandardWebhooks", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderStandardWebhooks}), secret: whsec("headers"), d: full,
-			exact:  map[string]string{"webhook-id": full.id},
+			exact:  map[string]string{"webhook-id": full.ID},
 			signed: []string{"webhook-timestamp", "webhook-signature"}},
 		// Stripe and Slack carry the event and ID in the body: none in headers.
 		{name: "Stripe", spec: senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderStripe}), secret: secret, d: full,
@@ -435,16 +433,16 @@ func TestBuildCallHeaders(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(`{"hello":"world"}`)
-			c, err := buildCall(tc.spec, tc.secret, body, "text/plain; charset=utf-8", tc.d, time.Now())
+			c, err := BuildCall(tc.spec, tc.secret, body, "text/plain; charset=utf-8", tc.d, time.Now())
 			if err != nil {
 				t.Fatalf("buildCall: %v", err)
 			}
-			if !bytes.Equal(c.body, body) || c.contentType != "text/plain; charset=utf-8" {
-				t.Errorf("buildCall changed the body or content type: %q, %q", c.body, c.contentType)
+			if !bytes.Equal(c.Body, body) || c.ContentType != "text/plain; charset=utf-8" {
+				t.Errorf("buildCall changed the body or content type: %q, %q", c.Body, c.ContentType)
 			}
 			h := requestHeader(t, c)
 			if len(h) != len(tc.exact)+len(tc.signed) {
-				t.Errorf("headers %q, want exactly %v and %v", c.headers, tc.exact, tc.signed)
+				t.Errorf("headers %q, want exactly %v and %v", c.Headers, tc.exact, tc.signed)
 			}
 			for name, want := range tc.exact {
 				if got := h.Values(name); len(got) != 1 || got[0] != want {
@@ -453,7 +451,7 @@ func TestBuildCallHeaders(t *testing.T) {
 			}
 			for _, name := range tc.signed {
 				if h.Get(name) == "" {
-					t.Errorf("no %s in %q", name, c.headers)
+					t.Errorf("no %s in %q", name, c.Headers)
 				}
 			}
 		})
@@ -479,8 +477,8 @@ func TestBuildCallRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if c, err := buildCall(tc.spec, tc.secret, []byte(`{}`), "application/json", delivery{id: "x"}, time.Now()); err == nil {
-				t.Errorf("buildCall made %q", c.headers)
+			if c, err := BuildCall(tc.spec, tc.secret, []byte(`{}`), "application/json", Delivery{ID: "x"}, time.Now()); err == nil {
+				t.Errorf("buildCall made %q", c.Headers)
 			}
 		})
 	}
@@ -521,22 +519,22 @@ func TestBuildCallExpires(t *testing.T) {
 				if secret == "" {
 					secret = "a-secret-of-thirty-two-bytes-000"
 				}
-				c, err := buildCall(senderSpec(sender), secret, []byte(`{}`), "application/json", delivery{id: "id-1"}, now)
+				c, err := BuildCall(senderSpec(sender), secret, []byte(`{}`), "application/json", Delivery{ID: "id-1"}, now)
 				if err != nil {
 					t.Fatalf("buildCall: %v", err)
 				}
 				ts, timestamped := timestamps[typ]
 				if !timestamped {
-					if !c.expires.IsZero() {
-						t.Errorf("expires %s, want zero: %s signs no timestamp", c.expires, typ)
+					if !c.Expires.IsZero() {
+						t.Errorf("expires %s, want zero: %s signs no timestamp", c.Expires, typ)
 					}
 					return
 				}
-				if !c.expires.Equal(want) {
-					t.Errorf("expires %s, want %s", c.expires, want)
+				if !c.Expires.Equal(want) {
+					t.Errorf("expires %s, want %s", c.Expires, want)
 				}
 				if got := ts(requestHeader(t, c)); got != unix {
-					t.Errorf("signed timestamp %q, want %q; headers %q", got, unix, c.headers)
+					t.Errorf("signed timestamp %q, want %q; headers %q", got, unix, c.Headers)
 				}
 			})
 		}
@@ -564,7 +562,7 @@ func TestSampleBody(t *testing.T) {
 	} {
 		for _, event := range events {
 			t.Run(string(typ)+"/"+event, func(t *testing.T) {
-				body := sampleBody(typ, event, id)
+				body := SampleBody(typ, event, id)
 				var object map[string]json.RawMessage
 				if err := json.Unmarshal(body, &object); err != nil {
 					t.Fatalf("sample %s is not a JSON object: %v", body, err)
@@ -598,7 +596,7 @@ func TestSampleBody(t *testing.T) {
 	// TestBuildCallVerifiesWithProviderLibraries).
 	for _, event := range []string{"app_mention", "message"} {
 		t.Run("slack-go/"+event, func(t *testing.T) {
-			e, err := slackevents.ParseEvent(sampleBody(agentsv1alpha1.SenderSlack, event, "Ev0001"), slackevents.OptionNoVerifyToken())
+			e, err := slackevents.ParseEvent(SampleBody(agentsv1alpha1.SenderSlack, event, "Ev0001"), slackevents.OptionNoVerifyToken())
 			if err != nil {
 				t.Fatalf("ParseEvent: %v", err)
 			}
@@ -631,16 +629,16 @@ func TestEventsAndIDs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.typ), func(t *testing.T) {
-			if got := defaultEvent(senderSpec(agentsv1alpha1.Sender{Type: tc.typ})); got != tc.event {
+			if got := DefaultEvent(senderSpec(agentsv1alpha1.Sender{Type: tc.typ})); got != tc.event {
 				t.Errorf("defaultEvent: %q, want %q", got, tc.event)
 			}
-			if got := eventInHeader(tc.typ); got != tc.eventInHeader {
+			if got := EventInHeader(tc.typ); got != tc.eventInHeader {
 				t.Errorf("eventInHeader: %v, want %v", got, tc.eventInHeader)
 			}
-			if got := bodyCarriesID(tc.typ); got != tc.bodyCarriesID {
+			if got := BodyCarriesID(tc.typ); got != tc.bodyCarriesID {
 				t.Errorf("bodyCarriesID: %v, want %v", got, tc.bodyCarriesID)
 			}
-			if got := needsDeliveryID(tc.typ); got != tc.needsDelivID {
+			if got := NeedsDeliveryID(tc.typ); got != tc.needsDelivID {
 				t.Errorf("needsDeliveryID: %v, want %v", got, tc.needsDelivID)
 			}
 			if tc.event == "" {
@@ -648,65 +646,13 @@ func TestEventsAndIDs(t *testing.T) {
 			}
 			// With spec.sender.events: the first of them.
 			for _, events := range [][]string{{"first"}, {"first", "second", "third"}, {"zz-last-in-order", "aa-first-in-order"}} {
-				if got := defaultEvent(senderSpec(agentsv1alpha1.Sender{Type: tc.typ, Events: events})); got != events[0] {
+				if got := DefaultEvent(senderSpec(agentsv1alpha1.Sender{Type: tc.typ, Events: events})); got != events[0] {
 					t.Errorf("defaultEvent with events %q: %q, want %q", events, got, events[0])
 				}
 			}
 		})
 	}
-	if got := defaultEvent(&agentsv1alpha1.WebhookEndpointSpec{}); got != "" {
+	if got := DefaultEvent(&agentsv1alpha1.WebhookEndpointSpec{}); got != "" {
 		t.Errorf("defaultEvent without spec.sender: %q, want none", got)
-	}
-}
-
-// TestShellQuote runs sh -c 'printf %s <quoted>': the shell must hand back
-// the string byte for byte.
-func TestShellQuote(t *testing.T) {
-	sh, err := exec.LookPath("/bin/sh")
-	if err != nil {
-		t.Skipf("no /bin/sh: %v", err)
-	}
-	inputs := []string{
-		"",
-		"plain",
-		"'",
-		"''",
-		"'''",
-		"it's",
-		"'leading and trailing'",
-		`back\slash \\ \' \" \n`,
-		`"double" 'single' "mixed 'nested'"`,
-		"$HOME ${PATH} $(id) `id` $1 $@ $$",
-		"line one\nline two\n\n",
-		"tab\there\r\ncarriage return",
-		"héllo — ünïcode 日本語 🙂 ' é",
-		"!bang !! ^history",
-		"* ? [a-z] ~ ~root {a,b}",
-		"; & | < > ( ) # comment",
-		"-n",
-		"%s %d %% \\0101",
-		"Authorization: Bearer a'b\"c$d`e\\f",
-		`{"text":"<@U0BOT> is checkout down?","it's":"fine"}`,
-		strings.Repeat("'\\$\n", 300),
-	}
-	// And random strings of every byte but NUL (which no argument holds).
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20 {
-		b := make([]byte, r.IntN(64))
-		for i := range b {
-			b[i] = byte(1 + r.IntN(255))
-		}
-		inputs = append(inputs, string(b))
-	}
-	for i, s := range inputs {
-		quoted := shellQuote(s)
-		out, err := exec.Command(sh, "-c", "printf %s "+quoted).Output()
-		if err != nil {
-			t.Errorf("input %d %q: sh -c %q: %v", i, s, "printf %s "+quoted, err)
-			continue
-		}
-		if string(out) != s {
-			t.Errorf("input %d: sh -c %q printed %q, want %q", i, "printf %s "+quoted, out, s)
-		}
 	}
 }

@@ -14,20 +14,21 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package pause
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/endpoints"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-func newPauseCommand(e *env, pause bool) *cobra.Command {
+func NewCommand(e *cli.Env, pause bool) *cobra.Command {
 	var takeOwnership bool
 	cmd := &cobra.Command{
 		Use:   "pause NAME",
@@ -35,10 +36,10 @@ func newPauseCommand(e *env, pause bool) *cobra.Command {
 		Long: `Pause an endpoint (spec.paused: true) and wait until hookrun has paused it: calls
 are then answered 422 endpoint_paused; its URL, secret and history are kept.
 Only the endpoint's owner may pause it.`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(nil, func(cmd *cobra.Command, ns, name string) error {
-			return e.setPaused(cmd.Context(), ns, name, pause, takeOwnership)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(nil, func(cmd *cobra.Command, ns, name string) error {
+			return setPaused(cmd.Context(), e, ns, name, pause, takeOwnership)
 		}),
 	}
 	if !pause {
@@ -57,27 +58,27 @@ then act with your rights.`
 	return cmd
 }
 
-// requestPaused sets spec.paused (and with takeOwnership, the owner) and
+// Request sets spec.paused (and with takeOwnership, the owner) and
 // returns the endpoint as it was and the verb for what was asked; it does
 // not wait for the operator (kubectl hookrun ui shows the change live).
-func (e *env) requestPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
-	ep, err := e.endpoint(ctx, ns, name)
+func Request(ctx context.Context, e *cli.Env, ns, name string, pause, takeOwnership bool) (*agentsv1alpha1.WebhookEndpoint, string, error) {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
 	}
 	ownerLeft := ep.Status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember
 	if takeOwnership && !ownerLeft {
-		return nil, "", fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, phaseOf(ep))
+		return nil, "", fmt.Errorf("--take-ownership applies only while an endpoint is paused with reason OwnerNotMember; %s/%s is %s", ns, name, endpoints.PhaseOf(ep))
 	}
 	if !pause && ownerLeft && !takeOwnership {
 		if ep.Spec.Paused {
-			if err := e.patchSpec(ctx, ep, map[string]any{"paused": false}); err != nil {
-				return nil, "", refused(err, fmt.Sprintf("resume endpoint %s/%s", ns, name), roleMember)
+			if err := e.PatchSpec(ctx, ep, map[string]any{"paused": false}); err != nil {
+				return nil, "", cli.Refused(err, fmt.Sprintf("resume endpoint %s/%s", ns, name), cli.RoleMember)
 			}
 		}
 		return nil, "", fmt.Errorf("endpoint %s/%s stays paused: its owner (%s) may no longer trigger Agent %s. "+
 			"It resumes when the owner is a member again, or when another member takes ownership: kubectl hookrun resume %s --take-ownership",
-			ns, name, printableLine(ep.Spec.Owner.UserName()), printableLine(ep.Spec.AgentRef.Name), name)
+			ns, name, terminal.PrintableLine(ep.Spec.Owner.UserName()), terminal.PrintableLine(ep.Spec.AgentRef.Name), name)
 	}
 	spec := map[string]any{"paused": pause}
 	verb := "pause"
@@ -85,7 +86,7 @@ func (e *env) requestPaused(ctx context.Context, ns, name string, pause, takeOwn
 		verb = "resume"
 	}
 	if takeOwnership {
-		me, err := e.whoAmI(ctx)
+		me, err := e.WhoAmI(ctx)
 		if err != nil {
 			return nil, "", err
 		}
@@ -93,20 +94,20 @@ func (e *env) requestPaused(ctx context.Context, ns, name string, pause, takeOwn
 		spec["owner"] = map[string]any{"user": me, "groups": nil}
 		verb = "take ownership of"
 	}
-	if err := e.patchSpec(ctx, ep, spec); err != nil {
-		return nil, "", refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), roleMember)
+	if err := e.PatchSpec(ctx, ep, spec); err != nil {
+		return nil, "", cli.Refused(err, fmt.Sprintf("%s endpoint %s/%s", verb, ns, name), cli.RoleMember)
 	}
 	return ep, verb, nil
 }
 
-func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnership bool) error {
-	ep, verb, err := e.requestPaused(ctx, ns, name, pause, takeOwnership)
+func setPaused(ctx context.Context, e *cli.Env, ns, name string, pause, takeOwnership bool) error {
+	ep, verb, err := Request(ctx, e, ns, name, pause, takeOwnership)
 	if err != nil {
 		return err
 	}
 	generation := ep.Generation
-	err = e.waitFor(ctx, func(ctx context.Context) (bool, error) {
-		cur, err := e.endpoint(ctx, ns, name)
+	err = e.WaitFor(ctx, func(ctx context.Context) (bool, error) {
+		cur, err := e.Endpoint(ctx, ns, name)
 		if err != nil {
 			return false, err
 		}
@@ -116,28 +117,19 @@ func (e *env) setPaused(ctx context.Context, ns, name string, pause, takeOwnersh
 	})
 	if err != nil {
 		return fmt.Errorf("asked to %s endpoint %s/%s, but it is still %s after %s (kubectl describe webhookendpoint %s shows why)",
-			verb, ns, name, phaseOf(ep), e.timeout, name)
+			verb, ns, name, endpoints.PhaseOf(ep), e.Timeout, name)
 	}
 	if pause {
-		fmt.Fprintf(e.out, "Endpoint %s/%s is paused: calls are answered 422 endpoint_paused; its URL, secret and history are kept.\nResume it with: kubectl hookrun resume %s\n", ns, name, name)
+		fmt.Fprintf(e.Out, "Endpoint %s/%s is paused: calls are answered 422 endpoint_paused; its URL, secret and history are kept.\nResume it with: kubectl hookrun resume %s\n", ns, name, name)
 		return nil
 	}
 	if takeOwnership {
-		fmt.Fprintf(e.out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", printableLine(ep.Spec.Owner.UserName()), ns, name)
+		fmt.Fprintf(e.Out, "You (%s) own endpoint %s/%s now; its runs act with your rights.\n", terminal.PrintableLine(ep.Spec.Owner.UserName()), ns, name)
 	}
-	if phase := phaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
-		fmt.Fprintf(e.out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, printableLine(phase), name)
+	if phase := endpoints.PhaseOf(ep); phase != string(agentsv1alpha1.EndpointActive) {
+		fmt.Fprintf(e.Out, "Endpoint %s/%s is resumed, but it is %s (kubectl hookrun show %s says why).\n", ns, name, terminal.PrintableLine(phase), name)
 		return nil
 	}
-	fmt.Fprintf(e.out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, printableLine(ep.Status.URL))
+	fmt.Fprintf(e.Out, "Endpoint %s/%s is Active: it accepts calls at %s\n", ns, name, terminal.PrintableLine(ep.Status.URL))
 	return nil
-}
-
-// patchSpec merge-patches the endpoint's spec with fields.
-func (e *env) patchSpec(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, fields map[string]any) error {
-	body, err := json.Marshal(map[string]any{"spec": fields})
-	if err != nil {
-		return err
-	}
-	return e.client.Patch(ctx, ep, client.RawPatch(client.Merge.Type(), body))
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package senders
 
 import (
 	"crypto/hmac"
@@ -34,47 +34,42 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// A call as an endpoint's sender would make it (DESIGN.md section 8): the
-// body, and the headers that carry the credential, the event type and the
-// delivery ID. The plugin's card prints it as a curl command, and `test` and
-// `redeliver` send it.
+// Header is one request header, kept in the order it is printed.
+type Header struct{ Name, Value string }
 
-// header is one request header, kept in the order it is printed.
-type header struct{ name, value string }
-
-// call is one request to an endpoint.
-type call struct {
-	body        []byte
-	contentType string
-	headers     []header
-	// expires is when a signed timestamp in the call leaves the receiver's
+// Call is one request to an endpoint.
+type Call struct {
+	Body        []byte
+	ContentType string
+	Headers     []Header
+	// Expires is when a signed timestamp in the call leaves the receiver's
 	// tolerance; zero when nothing in it expires.
-	expires time.Time
+	Expires time.Time
 }
 
-// delivery is what a call says about itself besides its body: the event
+// Delivery is what a call says about itself besides its body: the event
 // type and the delivery ID, for the senders that send them in headers
 // (the others carry them in the body), and a CloudEvent's source.
-type delivery struct {
-	event, id string
-	// source is the ce-source of a CloudEvents call in binary mode;
-	// defaultCloudEventSource when empty.
-	source string
+type Delivery struct {
+	Event, ID string
+	// Source is the ce-source of a CloudEvents call in binary mode;
+	// DefaultCloudEventSource when empty.
+	Source string
 }
 
-// defaultCloudEventSource is the source of the CloudEvents the plugin sends.
-const defaultCloudEventSource = "/kubectl-hookrun"
+// DefaultCloudEventSource is the source of the CloudEvents the plugin sends.
+const DefaultCloudEventSource = "/kubectl-hookrun"
 
-// eventInHeader tells whether the sender names its event in a header (the
+// EventInHeader tells whether the sender names its event in a header (the
 // others name it in the body, or not at all). CloudEvents calls in binary
 // mode name it in ce-type.
-func eventInHeader(t agentsv1alpha1.SenderType) bool {
+func EventInHeader(t agentsv1alpha1.SenderType) bool {
 	return t == agentsv1alpha1.SenderGitHub || t == agentsv1alpha1.SenderGitLab || t == agentsv1alpha1.SenderCloudEvents
 }
 
-// namesEvents tells whether the sender names its events, so that
+// NamesEvents tells whether the sender names its events, so that
 // spec.sender.events can filter them.
-func namesEvents(t agentsv1alpha1.SenderType) bool {
+func NamesEvents(t agentsv1alpha1.SenderType) bool {
 	switch t {
 	case agentsv1alpha1.SenderGitHub, agentsv1alpha1.SenderGitLab, agentsv1alpha1.SenderStandardWebhooks,
 		agentsv1alpha1.SenderStripe, agentsv1alpha1.SenderSlack, agentsv1alpha1.SenderCloudEvents:
@@ -83,11 +78,11 @@ func namesEvents(t agentsv1alpha1.SenderType) bool {
 	return false
 }
 
-// defaultEvent is the event a sample call names: the first one the endpoint
+// DefaultEvent is the event a sample call names: the first one the endpoint
 // lets through, or a common one of the sender.
-func defaultEvent(spec *agentsv1alpha1.WebhookEndpointSpec) string {
+func DefaultEvent(spec *agentsv1alpha1.WebhookEndpointSpec) string {
 	t := spec.SenderOf()
-	if !namesEvents(t) {
+	if !NamesEvents(t) {
 		return ""
 	}
 	if spec.Sender != nil && len(spec.Sender.Events) > 0 {
@@ -109,9 +104,9 @@ func defaultEvent(spec *agentsv1alpha1.WebhookEndpointSpec) string {
 	}
 }
 
-// sampleBody is a small JSON body of the kind the sender sends, naming
+// SampleBody is a small JSON body of the kind the sender sends, naming
 // event and, for the senders that carry it in the body, the delivery ID id.
-func sampleBody(t agentsv1alpha1.SenderType, event, id string) []byte {
+func SampleBody(t agentsv1alpha1.SenderType, event, id string) []byte {
 	var v any
 	switch t {
 	case agentsv1alpha1.SenderGitHub:
@@ -136,83 +131,83 @@ func sampleBody(t agentsv1alpha1.SenderType, event, id string) []byte {
 	return b
 }
 
-// bodyCarriesID tells whether the sender's delivery ID is a field of the
+// BodyCarriesID tells whether the sender's delivery ID is a field of the
 // body (Stripe's id, Slack's event_id) rather than a header.
-func bodyCarriesID(t agentsv1alpha1.SenderType) bool {
+func BodyCarriesID(t agentsv1alpha1.SenderType) bool {
 	return t == agentsv1alpha1.SenderStripe || t == agentsv1alpha1.SenderSlack
 }
 
-// needsDeliveryID tells whether a call without a delivery ID would be
+// NeedsDeliveryID tells whether a call without a delivery ID would be
 // refused or ambiguous: Standard Webhooks signs its webhook-id, a
 // CloudEvent has an id.
-func needsDeliveryID(t agentsv1alpha1.SenderType) bool {
+func NeedsDeliveryID(t agentsv1alpha1.SenderType) bool {
 	return t == agentsv1alpha1.SenderStandardWebhooks || t == agentsv1alpha1.SenderCloudEvents
 }
 
-// structuredCloudEvent tells whether contentType is CloudEvents' structured
+// StructuredCloudEvent tells whether contentType is CloudEvents' structured
 // (or batched) mode, whose body carries the attributes: then the call sends
 // no ce-* headers.
-func structuredCloudEvent(contentType string) bool {
+func StructuredCloudEvent(contentType string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "application/cloudevents")
 }
 
-// newDeliveryID is a delivery ID no sender has used: prefix and 16 random hex digits.
-func newDeliveryID(prefix string) string {
+// NewDeliveryID is a delivery ID no sender has used: prefix and 16 random hex digits.
+func NewDeliveryID(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return prefix + hex.EncodeToString(b)
 }
 
-// buildCall makes the call the endpoint's sender would make with body:
+// BuildCall makes the call the endpoint's sender would make with body:
 // the credential (the secret itself, or a signature made with it at now),
 // and the event type and delivery ID where the sender sends them in headers.
 // secret is empty for an endpoint that allows unauthenticated calls.
-func buildCall(spec *agentsv1alpha1.WebhookEndpointSpec, secret string, body []byte, contentType string, d delivery, now time.Time) (call, error) {
+func BuildCall(spec *agentsv1alpha1.WebhookEndpointSpec, secret string, body []byte, contentType string, d Delivery, now time.Time) (Call, error) {
 	t := spec.SenderOf()
-	c := call{body: body, contentType: contentType}
+	c := Call{Body: body, ContentType: contentType}
 	add := func(name, value string) {
 		if value != "" {
-			c.headers = append(c.headers, header{name, value})
+			c.Headers = append(c.Headers, Header{name, value})
 		}
 	}
 	if secret == "" && t != agentsv1alpha1.SenderHeader {
-		return call{}, fmt.Errorf("sender type %s needs the endpoint's secret", t)
+		return Call{}, fmt.Errorf("sender type %s needs the endpoint's secret", t)
 	}
 	switch t {
 	case agentsv1alpha1.SenderHeader:
 		add(agentsv1alpha1.SecretHeader, secret)
-		add("Idempotency-Key", d.id)
+		add("Idempotency-Key", d.ID)
 	case agentsv1alpha1.SenderBearer:
 		add("Authorization", "Bearer "+secret)
-		add("Idempotency-Key", d.id)
+		add("Idempotency-Key", d.ID)
 	case agentsv1alpha1.SenderCloudEvents:
 		add("Authorization", "Bearer "+secret)
-		if structuredCloudEvent(contentType) {
+		if StructuredCloudEvent(contentType) {
 			break // the body is the whole event
 		}
-		if d.id == "" || d.event == "" {
-			return call{}, fmt.Errorf("a CloudEvents call in binary mode needs an event type and an id (ce-type, ce-id)")
+		if d.ID == "" || d.Event == "" {
+			return Call{}, fmt.Errorf("a CloudEvents call in binary mode needs an event type and an id (ce-type, ce-id)")
 		}
-		source := d.source
+		source := d.Source
 		if source == "" {
-			source = defaultCloudEventSource
+			source = DefaultCloudEventSource
 		}
 		add("ce-specversion", "1.0")
-		add("ce-id", d.id)
+		add("ce-id", d.ID)
 		add("ce-source", source)
-		add("ce-type", d.event)
+		add("ce-type", d.Event)
 	case agentsv1alpha1.SenderGitLab:
 		add("X-Gitlab-Token", secret)
-		add("X-Gitlab-Event", d.event)
-		add("X-Gitlab-Event-UUID", d.id)
+		add("X-Gitlab-Event", d.Event)
+		add("X-Gitlab-Event-UUID", d.ID)
 	case agentsv1alpha1.SenderGitHub:
-		add("X-GitHub-Event", d.event)
-		add("X-GitHub-Delivery", d.id)
+		add("X-GitHub-Event", d.Event)
+		add("X-GitHub-Delivery", d.ID)
 		add("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac(sha256.New, []byte(secret), body)))
 	case agentsv1alpha1.SenderHMAC:
 		s := spec.Sender.HMAC
 		if s == nil {
-			return call{}, fmt.Errorf("sender type HMAC without spec.sender.hmac")
+			return Call{}, fmt.Errorf("sender type HMAC without spec.sender.hmac")
 		}
 		sum := mac(hmacHash(s.Algorithm), []byte(secret), body)
 		sig := hex.EncodeToString(sum)
@@ -220,34 +215,34 @@ func buildCall(spec *agentsv1alpha1.WebhookEndpointSpec, secret string, body []b
 			sig = base64.StdEncoding.EncodeToString(sum)
 		}
 		add(s.Header, s.Prefix+sig)
-		add("Idempotency-Key", d.id)
+		add("Idempotency-Key", d.ID)
 	case agentsv1alpha1.SenderStandardWebhooks:
-		if d.id == "" {
-			return call{}, fmt.Errorf("a Standard Webhooks call needs a delivery ID: webhook-id is signed")
+		if d.ID == "" {
+			return Call{}, fmt.Errorf("a Standard Webhooks call needs a delivery ID: webhook-id is signed")
 		}
 		key, err := agentsv1alpha1.SigningKey(t, []byte(secret))
 		if err != nil {
-			return call{}, fmt.Errorf("the endpoint's secret is %w", err)
+			return Call{}, fmt.Errorf("the endpoint's secret is %w", err)
 		}
 		ts := strconv.FormatInt(now.Unix(), 10)
-		sum := mac(sha256.New, key, []byte(d.id), []byte("."), []byte(ts), []byte("."), body)
-		add("webhook-id", d.id)
+		sum := mac(sha256.New, key, []byte(d.ID), []byte("."), []byte(ts), []byte("."), body)
+		add("webhook-id", d.ID)
 		add("webhook-timestamp", ts)
 		add("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(sum))
-		c.expires = now.Add(spec.ToleranceOf())
+		c.Expires = now.Add(spec.ToleranceOf())
 	case agentsv1alpha1.SenderStripe:
 		ts := strconv.FormatInt(now.Unix(), 10)
 		sum := mac(sha256.New, []byte(secret), []byte(ts), []byte("."), body)
 		add("Stripe-Signature", "t="+ts+",v1="+hex.EncodeToString(sum))
-		c.expires = now.Add(spec.ToleranceOf())
+		c.Expires = now.Add(spec.ToleranceOf())
 	case agentsv1alpha1.SenderSlack:
 		ts := strconv.FormatInt(now.Unix(), 10)
 		sum := mac(sha256.New, []byte(secret), []byte("v0:"+ts+":"), body)
 		add("X-Slack-Request-Timestamp", ts)
 		add("X-Slack-Signature", "v0="+hex.EncodeToString(sum))
-		c.expires = now.Add(spec.ToleranceOf())
+		c.Expires = now.Add(spec.ToleranceOf())
 	default:
-		return call{}, fmt.Errorf("unknown sender type %q", t)
+		return Call{}, fmt.Errorf("unknown sender type %q", t)
 	}
 	return c, nil
 }
@@ -271,14 +266,14 @@ func hmacHash(a agentsv1alpha1.HMACAlgorithm) func() hash.Hash {
 	}
 }
 
-// senderSetup says, in words, what the sender must be configured with.
-func senderSetup(spec *agentsv1alpha1.WebhookEndpointSpec, name string) []string {
+// Setup says, in words, what the sender must be configured with.
+func Setup(spec *agentsv1alpha1.WebhookEndpointSpec, name string) []string {
 	t := spec.SenderOf()
 	secret := "the secret (kubectl hookrun secret " + name + ")"
 	if spec.SecretRef != nil {
 		secret = fmt.Sprintf("the secret in Secret %s, key %s", spec.SecretRef.Name, spec.SecretRef.Key)
 	}
-	if token := tokenOf(spec); token != "" {
+	if token := TokenOf(spec); token != "" {
 		secret = token
 	}
 	var lines []string

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package endpoints
 
 import (
 	"context"
@@ -23,13 +23,17 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/runs"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/secrets"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/senders"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
 // recentOnCard is how many invocations the card lists.
@@ -57,7 +61,7 @@ type card struct {
 	Recent     []agentsv1alpha1.AgentRun          `json:"recent"`
 }
 
-func newShowCommand(e *env) *cobra.Command {
+func NewShowCommand(e *cli.Env) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -67,189 +71,146 @@ sample curl for its sender type (carrying the secret, or signed with it; a
 timestamped signature is valid for spec.sender.tolerance), its conditions in
 words, its run counts and its last 10 invocations. The curl needs the secret:
 without get on Secrets in the namespace the card says so and shows the rest.`,
-		Args:              exactlyOne("endpoint name"),
-		ValidArgsFunction: e.completeEndpoints,
-		RunE: e.onNamed(&format, func(cmd *cobra.Command, ns, name string) error {
-			c, err := e.card(cmd.Context(), ns, name)
+		Args:              cli.ExactlyOne("endpoint name"),
+		ValidArgsFunction: e.CompleteEndpoints,
+		RunE: e.OnNamed(&format, func(cmd *cobra.Command, ns, name string) error {
+			c, err := readCard(cmd.Context(), e, ns, name)
 			if err != nil {
 				return err
 			}
 			if format != "" {
-				return printData(e.out, format, c)
+				return terminal.PrintData(e.Out, format, c)
 			}
-			return c.print(e.out, e.now())
+			return c.print(e.Out, e.Now())
 		}),
 	}
-	outputFlag(cmd, &format)
+	cli.OutputFlag(cmd, &format)
 	return cmd
 }
 
-func (e *env) card(ctx context.Context, ns, name string) (*card, error) {
-	ep, err := e.endpoint(ctx, ns, name)
+func readCard(ctx context.Context, e *cli.Env, ns, name string) (*card, error) {
+	ep, err := e.Endpoint(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	c := &card{
 		Namespace: ns, Name: name, Agent: ep.Spec.AgentRef.Name, Owner: ep.Spec.Owner.UserName(),
-		Phase: phaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
+		Phase: PhaseOf(ep), URL: ep.Status.URL, Sender: ep.Spec.SenderOf(),
 		Conditions: ep.Status.Conditions, Rejections: ep.Status.Rejections,
 	}
-	switch c.Token = tokenOf(&ep.Spec); {
+	switch c.Token = senders.TokenOf(&ep.Spec); {
 	case c.Token != "":
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
-		c.Secret = fmt.Sprintf("Secret %s, key %s", secretLocation(ep), secretKey(ep))
+		c.Secret = fmt.Sprintf("Secret %s, key %s", secrets.Location(ep), secrets.Key(ep))
 	}
-	c.Setup = senderSetup(&ep.Spec, name)
+	c.Setup = senders.Setup(&ep.Spec, name)
 	c.Payload, c.Fields = payloadOnCard(&ep.Spec)
-	c.Curl, c.CurlNote = e.sampleCurl(ctx, ep)
-	runs, _, _, err := e.recentRuns(ctx, runFilter{endpoint: name})
+	c.Curl, c.CurlNote = SampleCurl(ctx, e, ep)
+	recent, _, _, err := runs.Recent(ctx, e, runs.Filter{Endpoint: name})
 	if err != nil {
 		return nil, err
 	}
-	c.Runs = countRuns(runs)[client.ObjectKeyFromObject(ep)]
-	c.Recent = runs[:min(recentOnCard, len(runs))]
+	c.Runs = runs.Count(recent)[client.ObjectKeyFromObject(ep)]
+	c.Recent = recent[:min(recentOnCard, len(recent))]
 	return c, nil
 }
 
-// sampleCurl is a curl command that makes a call as the endpoint's sender
+// SampleCurl is a curl command that makes a call as the endpoint's sender
 // would, and a note on it; without the secret, only the note.
-func (e *env) sampleCurl(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
+func SampleCurl(ctx context.Context, e *cli.Env, ep *agentsv1alpha1.WebhookEndpoint) (string, string) {
 	if ep.Status.URL == "" {
-		return "", "The endpoint has no URL yet: " + phaseOf(ep) + "."
+		return "", "The endpoint has no URL yet: " + PhaseOf(ep) + "."
 	}
 	secret := ""
 	switch {
 	case ep.Spec.OIDCOf() != nil:
-		secret = tokenPlaceholder
+		secret = senders.TokenPlaceholder
 	case ep.Status.AuthMode != agentsv1alpha1.AuthNone:
 		var err error
-		if secret, err = e.secretOf(ctx, ep); err != nil {
+		if secret, err = secrets.Of(ctx, e, ep); err != nil {
 			return "", "No sample call: it needs the endpoint's secret, and " + err.Error()
 		}
 	}
 	t := ep.Spec.SenderOf()
-	d := delivery{event: defaultEvent(&ep.Spec)}
+	d := senders.Delivery{Event: senders.DefaultEvent(&ep.Spec)}
 	id := ""
-	if bodyCarriesID(t) || needsDeliveryID(t) {
-		id = newDeliveryID("hookrun-sample-")
+	if senders.BodyCarriesID(t) || senders.NeedsDeliveryID(t) {
+		id = senders.NewDeliveryID("hookrun-sample-")
 	}
-	body := sampleBody(t, d.event, id)
-	if !eventInHeader(t) {
-		d.event = ""
+	body := senders.SampleBody(t, d.Event, id)
+	if !senders.EventInHeader(t) {
+		d.Event = ""
 	}
-	if needsDeliveryID(t) {
-		d.id = id
+	if senders.NeedsDeliveryID(t) {
+		d.ID = id
 	}
-	now := e.now()
-	call, err := buildCall(&ep.Spec, secret, body, "application/json", d, now)
+	now := e.Now()
+	call, err := senders.BuildCall(&ep.Spec, secret, body, "application/json", d, now)
 	if err != nil {
 		return "", "No sample call: " + err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", shellQuote(ep.Status.URL))
-	fmt.Fprintf(&b, "  -H %s \\\n", shellQuote("Content-Type: "+call.contentType))
-	for _, h := range call.headers {
-		if secret == tokenPlaceholder && h.value == "Bearer "+tokenPlaceholder {
-			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.name, h.value) // the shell puts $TOKEN in
+	fmt.Fprintf(&b, "curl -sS -i -X POST %s \\\n", terminal.ShellQuote(ep.Status.URL))
+	fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote("Content-Type: "+call.ContentType))
+	for _, h := range call.Headers {
+		if secret == senders.TokenPlaceholder && h.Value == "Bearer "+senders.TokenPlaceholder {
+			fmt.Fprintf(&b, "  -H \"%s: %s\" \\\n", h.Name, h.Value) // the shell puts $TOKEN in
 			continue
 		}
-		fmt.Fprintf(&b, "  -H %s \\\n", shellQuote(h.name+": "+h.value))
+		fmt.Fprintf(&b, "  -H %s \\\n", terminal.ShellQuote(h.Name+": "+h.Value))
 	}
-	fmt.Fprintf(&b, "  --data-binary %s", shellQuote(string(call.body)))
+	fmt.Fprintf(&b, "  --data-binary %s", terminal.ShellQuote(string(call.Body)))
 	var notes []string
-	if !call.expires.IsZero() {
+	if !call.Expires.IsZero() {
 		notes = append(notes, fmt.Sprintf("Its signed timestamp is accepted until %s (%s from now); run show again for a fresh one.",
-			call.expires.UTC().Format(time.RFC3339), call.expires.Sub(now).Round(time.Second)))
+			call.Expires.UTC().Format(time.RFC3339), call.Expires.Sub(now).Round(time.Second)))
 	}
 	if id != "" {
 		notes = append(notes, "It carries delivery ID "+id+": sent again, it is answered with the first run's id and starts nothing.")
 	}
-	if secret == tokenPlaceholder {
-		notes = append(notes, tokenHowTo(ep))
+	if secret == senders.TokenPlaceholder {
+		notes = append(notes, senders.TokenHowTo(ep))
 	} else if secret != "" && !t.Signed() {
 		notes = append(notes, "It carries the secret: treat it as one.")
 	}
 	return b.String(), strings.Join(notes, " ")
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, except the
-// runes printable escapes (control characters, bidirectional controls...),
-// which are written as "$(printf '\ooo')" with their bytes in octal: the
-// command still passes s byte for byte, and no such rune reaches the
-// terminal.
-func shellQuote(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		n := 0
-		for n < len(s) && !unsafeAt(s, n) {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-		}
-		if n > 0 {
-			b.WriteString("'" + strings.ReplaceAll(s[:n], "'", `'\''`) + "'")
-		}
-		s = s[n:]
-		n = 0
-		for n < len(s) && unsafeAt(s, n) {
-			_, size := utf8.DecodeRuneInString(s[n:])
-			n += size
-		}
-		if n > 0 {
-			b.WriteString(`"$(printf '`)
-			for _, c := range []byte(s[:n]) {
-				fmt.Fprintf(&b, `\%03o`, c)
-			}
-			b.WriteString(`')"`)
-		}
-		s = s[n:]
-	}
-	if b.Len() == 0 {
-		return "''"
-	}
-	return b.String()
-}
-
-// unsafeAt tells whether printable escapes the rune at s[i].
-func unsafeAt(s string, i int) bool {
-	r, size := utf8.DecodeRuneInString(s[i:])
-	return printable(s[i:i+size]) != s[i:i+size] || r == utf8.RuneError
-}
-
 func (c *card) print(out io.Writer, now time.Time) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", printableLine(c.Namespace), printableLine(c.Name))
-	fmt.Fprintf(w, "Agent:\t%s\n", printableLine(c.Agent))
-	fmt.Fprintf(w, "Owner:\t%s\n", printableLine(c.Owner))
-	fmt.Fprintf(w, "Phase:\t%s\n", printableLine(c.Phase))
-	fmt.Fprintf(w, "URL:\t%s\n", printableLine(orNone(c.URL)))
-	fmt.Fprintf(w, "Sender:\t%s\n", printableLine(string(c.Sender)))
+	fmt.Fprintf(w, "Endpoint:\t%s/%s\n", terminal.PrintableLine(c.Namespace), terminal.PrintableLine(c.Name))
+	fmt.Fprintf(w, "Agent:\t%s\n", terminal.PrintableLine(c.Agent))
+	fmt.Fprintf(w, "Owner:\t%s\n", terminal.PrintableLine(c.Owner))
+	fmt.Fprintf(w, "Phase:\t%s\n", terminal.PrintableLine(c.Phase))
+	fmt.Fprintf(w, "URL:\t%s\n", terminal.PrintableLine(terminal.OrNone(c.URL)))
+	fmt.Fprintf(w, "Sender:\t%s\n", terminal.PrintableLine(string(c.Sender)))
 	for _, line := range c.Setup {
-		fmt.Fprintf(w, "\t%s\n", printableLine(line))
+		fmt.Fprintf(w, "\t%s\n", terminal.PrintableLine(line))
 	}
 	c.printPayload(w)
 	switch {
 	case c.Token != "":
-		fmt.Fprintf(w, "Secret:\tnone: calls carry %s\n", printableLine(c.Token))
+		fmt.Fprintf(w, "Secret:\tnone: calls carry %s\n", terminal.PrintableLine(c.Token))
 	case c.Secret != "":
-		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", printableLine(c.Name), printableLine(c.Secret))
+		fmt.Fprintf(w, "Secret:\tkubectl hookrun secret %s (in %s)\n", terminal.PrintableLine(c.Name), terminal.PrintableLine(c.Secret))
 	default:
 		fmt.Fprintf(w, "Secret:\tnone: anyone with the URL can call it\n")
 	}
-	runs := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
+	counts := fmt.Sprintf("%d total, %d queued or running", c.Runs.Total, c.Runs.Running)
 	if c.Runs.LastRunTime != nil {
-		runs += ", last received " + age(c.Runs.LastRunTime, now)
+		counts += ", last received " + terminal.Age(c.Runs.LastRunTime, now)
 	}
-	fmt.Fprintf(w, "Runs:\t%s\n", runs)
+	fmt.Fprintf(w, "Runs:\t%s\n", counts)
 	if r := c.Rejections; r != nil && len(r.Counts) > 0 {
 		var parts []string
 		for _, rc := range r.Counts {
-			parts = append(parts, fmt.Sprintf("%s %d", printableLine(rc.Code), rc.Count))
+			parts = append(parts, fmt.Sprintf("%s %d", terminal.PrintableLine(rc.Code), rc.Count))
 		}
-		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), age(r.LastRejectionTime, now))
+		fmt.Fprintf(w, "Refused:\t%s in the last one to two hours (the latest %s)\n", strings.Join(parts, ", "), terminal.Age(r.LastRejectionTime, now))
 	}
 	if e := c.Rejections; e != nil && e.LastEvaluationError != nil {
 		le := e.LastEvaluationError
-		fmt.Fprintf(w, "Last %s error:\t%s (%s)\n", strings.ToLower(string(le.Expression)), printableLine(le.Message), age(&le.Time, now))
+		fmt.Fprintf(w, "Last %s error:\t%s (%s)\n", strings.ToLower(string(le.Expression)), terminal.PrintableLine(le.Message), terminal.Age(&le.Time, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -261,24 +222,24 @@ func (c *card) print(out io.Writer, now time.Time) error {
 		}
 	}
 	if c.CurlNote != "" {
-		fmt.Fprintln(out, "  "+printableLine(c.CurlNote))
+		fmt.Fprintln(out, "  "+terminal.PrintableLine(c.CurlNote))
 	}
 	fmt.Fprintln(out, "\nConditions:")
 	w = tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tMESSAGE")
 	for _, cond := range c.Conditions {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", printableLine(cond.Type), printableLine(string(cond.Status)), printableLine(cond.Reason), oneLine(cond.Message, 160))
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", terminal.PrintableLine(cond.Type), terminal.PrintableLine(string(cond.Status)), terminal.PrintableLine(cond.Reason), terminal.OneLine(cond.Message, 160))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", printableLine(c.Name))
+	fmt.Fprintf(out, "\nRecent invocations (newest first; kubectl hookrun runs %s lists more):\n", terminal.PrintableLine(c.Name))
 	if len(c.Recent) == 0 {
 		fmt.Fprintln(out, "  none yet")
 		return nil
 	}
 	var b strings.Builder
-	if err := (runTable{now: func() time.Time { return now }}).print(&b, c.Recent, true); err != nil {
+	if err := (runs.Table{Now: func() time.Time { return now }}).Print(&b, c.Recent, true); err != nil {
 		return err
 	}
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {

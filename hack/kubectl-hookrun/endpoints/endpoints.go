@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package endpoints
 
 import (
 	"context"
@@ -28,9 +28,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/cli"
+	"github.com/hookrun/hookrun/hack/kubectl-hookrun/terminal"
 )
 
-func newEndpointsCommand(e *env) *cobra.Command {
+func NewListCommand(e *cli.Env) *cobra.Command {
 	var all bool
 	var format string
 	cmd := &cobra.Command{
@@ -39,25 +41,25 @@ func newEndpointsCommand(e *env) *cobra.Command {
 		Short:   "List webhook endpoints: agent, sender, phase (and why), runs, last run, URL",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(format); err != nil {
+			if err := cli.CheckOutput(format); err != nil {
 				return err
 			}
-			return e.listEndpoints(cmd.Context(), all, format)
+			return listEndpoints(cmd.Context(), e, all, format)
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "List the endpoints of every namespace.")
-	outputFlag(cmd, &format)
+	cli.OutputFlag(cmd, &format)
 	return cmd
 }
 
-func (e *env) listEndpoints(ctx context.Context, all bool, format string) error {
-	if err := e.connect(); err != nil {
+func listEndpoints(ctx context.Context, e *cli.Env, all bool, format string) error {
+	if err := e.Connect(); err != nil {
 		return err
 	}
 	var opts []client.ListOption
 	where := "in every namespace"
 	if !all {
-		ns, err := e.namespace()
+		ns, err := e.Namespace()
 		if err != nil {
 			return err
 		}
@@ -65,8 +67,8 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 		where = "in namespace " + ns
 	}
 	list := &agentsv1alpha1.WebhookEndpointList{}
-	if err := e.client.List(ctx, list, opts...); err != nil {
-		return refused(err, "list webhook endpoints "+where, roleRead)
+	if err := e.Client.List(ctx, list, opts...); err != nil {
+		return cli.Refused(err, "list webhook endpoints "+where, cli.RoleRead)
 	}
 	sort.Slice(list.Items, func(i, j int) bool {
 		a, b := &list.Items[i], &list.Items[j]
@@ -77,32 +79,32 @@ func (e *env) listEndpoints(ctx context.Context, all bool, format string) error 
 	})
 	if format != "" {
 		list.APIVersion, list.Kind = agentsv1alpha1.GroupVersion.String(), "WebhookEndpointList"
-		return printData(e.out, format, list)
+		return terminal.PrintData(e.Out, format, list)
 	}
 	if len(list.Items) == 0 {
-		fmt.Fprintf(e.errOut, "No webhook endpoints %s.\n", where)
+		fmt.Fprintf(e.ErrOut, "No webhook endpoints %s.\n", where)
 		return nil
 	}
-	w := tabwriter.NewWriter(e.out, 0, 8, 2, ' ', 0)
+	w := tabwriter.NewWriter(e.Out, 0, 8, 2, ' ', 0)
 	if all {
 		fmt.Fprint(w, "NAMESPACE\t")
 	}
 	fmt.Fprintln(w, "NAME\tAGENT\tSENDER\tPHASE\tRUNS\tLAST RUN\tURL")
-	now := e.now()
+	now := e.Now()
 	for i := range list.Items {
 		ep := &list.Items[i]
 		if all {
-			fmt.Fprintf(w, "%s\t", printableLine(ep.Namespace))
+			fmt.Fprintf(w, "%s\t", terminal.PrintableLine(ep.Namespace))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", printableLine(ep.Name), printableLine(ep.Spec.AgentRef.Name),
-			printableLine(string(ep.Spec.SenderOf())), printableLine(phaseOf(ep)), runCounts(ep.Status.Runs),
-			age(ep.Status.Runs.LastRunTime, now), printableLine(orNone(ep.Status.URL)))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", terminal.PrintableLine(ep.Name), terminal.PrintableLine(ep.Spec.AgentRef.Name),
+			terminal.PrintableLine(string(ep.Spec.SenderOf())), terminal.PrintableLine(PhaseOf(ep)), runCounts(ep.Status.Runs),
+			terminal.Age(ep.Status.Runs.LastRunTime, now), terminal.PrintableLine(terminal.OrNone(ep.Status.URL)))
 	}
 	return w.Flush()
 }
 
-// phaseOf is the endpoint's phase and, when it takes no calls, why.
-func phaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
+// PhaseOf is the endpoint's phase and, when it takes no calls, why.
+func PhaseOf(ep *agentsv1alpha1.WebhookEndpoint) string {
 	ready := meta.FindStatusCondition(ep.Status.Conditions, agentsv1alpha1.ConditionReady)
 	switch {
 	case ready == nil:
@@ -124,11 +126,4 @@ func runCounts(r agentsv1alpha1.RunCounts) string {
 		return fmt.Sprintf("%d (%d in progress)", r.Total, r.Running)
 	}
 	return fmt.Sprint(r.Total)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }

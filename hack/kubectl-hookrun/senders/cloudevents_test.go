@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package senders
 
 import (
 	"bytes"
@@ -32,16 +32,16 @@ import (
 
 // readCloudEvent reads c as the CloudEvents Go SDK's HTTP binding reads a
 // request.
-func readCloudEvent(t *testing.T, c call) *event.Event {
+func readCloudEvent(t *testing.T, c Call) *event.Event {
 	t.Helper()
 	h := requestHeader(t, c)
-	if c.contentType != "" {
-		h.Set("Content-Type", c.contentType)
+	if c.ContentType != "" {
+		h.Set("Content-Type", c.ContentType)
 	}
-	msg := cehttp.NewMessage(h, nopCloser{bytes.NewReader(c.body)})
+	msg := cehttp.NewMessage(h, nopCloser{bytes.NewReader(c.Body)})
 	e, err := binding.ToEvent(context.Background(), msg)
 	if err != nil {
-		t.Fatalf("the SDK reads no event from headers %q, body %s: %v", c.headers, c.body, err)
+		t.Fatalf("the SDK reads no event from headers %q, body %s: %v", c.Headers, c.Body, err)
 	}
 	if err := e.Validate(); err != nil {
 		t.Fatalf("the SDK finds the event invalid: %v", err)
@@ -56,14 +56,14 @@ func (nopCloser) Close() error { return nil }
 func TestBuildCallCloudEvents(t *testing.T) {
 	spec := senderSpec(agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents})
 	const secret = "a-cloudevents-token-of-32-bytes!!"
-	body := sampleBody(agentsv1alpha1.SenderCloudEvents, "", "")
+	body := SampleBody(agentsv1alpha1.SenderCloudEvents, "", "")
 
 	t.Run("binary mode", func(t *testing.T) {
-		for _, d := range []delivery{
-			{event: "com.example.order.refunded", id: "hookrun-test-1"},
-			{event: "com.example.order.refunded", id: "hookrun-redeliver-2", source: "/apis/v1/namespaces/shop"},
+		for _, d := range []Delivery{
+			{Event: "com.example.order.refunded", ID: "hookrun-test-1"},
+			{Event: "com.example.order.refunded", ID: "hookrun-redeliver-2", Source: "/apis/v1/namespaces/shop"},
 		} {
-			c, err := buildCall(spec, secret, body, "application/json", d, time.Now())
+			c, err := BuildCall(spec, secret, body, "application/json", d, time.Now())
 			if err != nil {
 				t.Fatalf("buildCall: %v", err)
 			}
@@ -71,19 +71,19 @@ func TestBuildCallCloudEvents(t *testing.T) {
 				t.Errorf("Authorization %q, want the Bearer token", got)
 			}
 			e := readCloudEvent(t, c)
-			wantSource := d.source
+			wantSource := d.Source
 			if wantSource == "" {
-				wantSource = defaultCloudEventSource
+				wantSource = DefaultCloudEventSource
 			}
-			if e.SpecVersion() != "1.0" || e.ID() != d.id || e.Type() != d.event || e.Source() != wantSource {
+			if e.SpecVersion() != "1.0" || e.ID() != d.ID || e.Type() != d.Event || e.Source() != wantSource {
 				t.Errorf("the SDK reads specversion %q, id %q, type %q, source %q; want 1.0, %q, %q, %q",
-					e.SpecVersion(), e.ID(), e.Type(), e.Source(), d.id, d.event, wantSource)
+					e.SpecVersion(), e.ID(), e.Type(), e.Source(), d.ID, d.Event, wantSource)
 			}
 			if !bytes.Equal(e.Data(), body) || e.DataContentType() != "application/json" {
 				t.Errorf("the SDK reads data %s (%s), want the body %s", e.Data(), e.DataContentType(), body)
 			}
 		}
-		if _, err := buildCall(spec, secret, body, "application/json", delivery{event: "t"}, time.Now()); err == nil ||
+		if _, err := BuildCall(spec, secret, body, "application/json", Delivery{Event: "t"}, time.Now()); err == nil ||
 			!strings.Contains(err.Error(), "needs an event type and an id") {
 			t.Errorf("buildCall without an id: %v, want a refusal", err)
 		}
@@ -91,12 +91,12 @@ func TestBuildCallCloudEvents(t *testing.T) {
 
 	t.Run("structured mode: the body is the event, sent as it is", func(t *testing.T) {
 		envelope := []byte(`{"specversion":"1.0","id":"A-1001-1","source":"/shop/orders","type":"com.example.order.refunded","subject":"orders/A-1001","data":{"order":"A-1001"}}`)
-		c, err := buildCall(spec, secret, envelope, "application/cloudevents+json; charset=utf-8", delivery{event: "ignored", id: "ignored"}, time.Now())
+		c, err := BuildCall(spec, secret, envelope, "application/cloudevents+json; charset=utf-8", Delivery{Event: "ignored", ID: "ignored"}, time.Now())
 		if err != nil {
 			t.Fatalf("buildCall: %v", err)
 		}
-		if len(c.headers) != 1 || c.headers[0].name != "Authorization" {
-			t.Errorf("headers %q, want only Authorization: the envelope carries the attributes", c.headers)
+		if len(c.Headers) != 1 || c.Headers[0].Name != "Authorization" {
+			t.Errorf("headers %q, want only Authorization: the envelope carries the attributes", c.Headers)
 		}
 		e := readCloudEvent(t, c)
 		if e.ID() != "A-1001-1" || e.Source() != "/shop/orders" || e.Type() != "com.example.order.refunded" || e.Subject() != "orders/A-1001" {

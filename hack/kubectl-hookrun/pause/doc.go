@@ -1,0 +1,24 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package pause is `kubectl hookrun pause` and `resume`: the owner sets
+// spec.paused and waits until hookrun has paused or resumed the endpoint;
+// resume --take-ownership lets another member of the Agent take over an
+// endpoint paused because its owner left. Request, which does not wait,
+// serves the UI.
+//
+// It imports api/ of hookrun and the plugin's cli, endpoints and terminal.
+package pause

@@ -38,12 +38,12 @@ limitations under the License.
 //     endpoint mapping (SigningKeyEndpoint).
 //   - secret_reference.go: Secrets a user names by reference, read only when
 //     labelled for hookrun (GetReferableSecret).
-//   - runs.go: what every controller reads the same way off an AgentRun: the
-//     thread it holds (ThreadKey), queue and append order (QueuedBefore,
-//     AppendedAfter), its context (ContextOf), its owners (OwnedBy), its
-//     state (IsRunIn).
-//   - thread_runs.go: a thread derived from its runs (RunsOfThread,
-//     ThreadFromRuns), for admission and the thread controller alike.
+//   - runs.go: what watches tell off a cached object: its owners (OwnedBy),
+//     a run's state (IsRunIn). The pure facts of runs (ThreadKey,
+//     QueuedBefore, AppendedAfter, ContextOf, ThreadFromRuns) are in
+//     api/v1alpha1.
+//   - thread_runs.go: the runs appended to a thread (RunsOfThread), for
+//     admission and the thread controller alike.
 //   - readiness.go: the Ready, Reconciling and Stalled conditions from one
 //     Summary (Current, Reconciling, Stalled, SetSummary).
 //   - status_patch.go: the one way status is written (PatchStatusIfChanged,

@@ -123,7 +123,7 @@ var indexes = []indexSpec{
 		return nil
 	}},
 	{&agentsv1alpha1.AgentRun{}, IndexRunThread, by(func(run *agentsv1alpha1.AgentRun) []string {
-		if k := ThreadKey(run); k != "" {
+		if k := agentsv1alpha1.ThreadKey(run); k != "" {
 			return []string{k}
 		}
 		return nil

@@ -63,30 +63,3 @@ func appendedTo(run *agentsv1alpha1.AgentRun, th *agentsv1alpha1.AgentThread) bo
 	}
 	return !run.Status.StartedAt.Truncate(time.Second).Before(th.CreationTimestamp.Time)
 }
-
-// ThreadFromRuns derives what a thread's status says of its runs: the A2A
-// context of the run appended last that has one (running or finished: a
-// thread's runs start one at a time, each in the context of the one
-// before), and the name of the run appended last among the finished.
-func ThreadFromRuns(runs []agentsv1alpha1.AgentRun) (contextID, lastRunName string) {
-	var withContext, lastFinished *agentsv1alpha1.AgentRun
-	for i := range runs {
-		r := &runs[i]
-		if r.Status.StartedAt == nil || r.Status.Thread == nil {
-			continue // never appended
-		}
-		if r.Status.Thread.ContextID != "" && (withContext == nil || AppendedAfter(r, withContext)) {
-			withContext = r
-		}
-		if r.Status.State.IsFinished() && (lastFinished == nil || AppendedAfter(r, lastFinished)) {
-			lastFinished = r
-		}
-	}
-	if withContext != nil {
-		contextID = withContext.Status.Thread.ContextID
-	}
-	if lastFinished != nil {
-		lastRunName = lastFinished.Name
-	}
-	return contextID, lastRunName
-}

@@ -39,40 +39,6 @@ func opsRun(name string, state agentsv1alpha1.RunState, second int) agentsv1alph
 	}
 }
 
-func TestAppendedAfter(t *testing.T) {
-	// started makes a run of thread ops received at second 1 (by name
-	// within it) and started at the given time, or not at all.
-	started := func(name string, at *time.Time) *agentsv1alpha1.AgentRun {
-		r := opsRun(name, agentsv1alpha1.RunSuccess, 1)
-		if at != nil {
-			r.Status.StartedAt = &metav1.Time{Time: *at}
-		}
-		return &r
-	}
-	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
-	cases := []struct {
-		name string
-		a, b *agentsv1alpha1.AgentRun
-		want bool
-	}{
-		{"started a second later", started("a", at(time.Second)), started("b", at(0)), true},
-		{"started a second earlier", started("b", at(0)), started("a", at(time.Second)), false},
-		// In memory a start has nanoseconds; read back it has whole seconds.
-		{"same second, later in the queue, unstored start", started("b", at(200*time.Millisecond)), started("a", at(0)), true},
-		{"same second, earlier in the queue, unstored start", started("a", at(900*time.Millisecond)), started("b", at(0)), false},
-		{"the other never started", started("a", at(0)), started("b", nil), true},
-		{"this one never started", started("b", nil), started("a", at(0)), false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := AppendedAfter(tc.a, tc.b); got != tc.want {
-				t.Errorf("AppendedAfter(%s, %s) = %v, want %v", tc.a.Name, tc.b.Name, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestAppendedTo(t *testing.T) {
 	created := time.Date(2026, 11, 23, 6, 0, 10, 0, time.UTC)
 	th := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Name: "ops", UID: "uid-now", CreationTimestamp: metav1.NewTime(created)}}
@@ -101,45 +67,5 @@ func TestAppendedTo(t *testing.T) {
 		if got := appendedTo(run(tc.started, tc.uid), th); got != tc.want {
 			t.Errorf("%s: appendedTo = %v, want %v", tc.name, got, tc.want)
 		}
-	}
-}
-
-func TestThreadFromRuns(t *testing.T) {
-	t0 := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
-	appended := func(name string, state agentsv1alpha1.RunState, startedAt time.Duration, contextID string) agentsv1alpha1.AgentRun {
-		r := opsRun(name, state, 1)
-		s := metav1.NewTime(t0.Add(startedAt))
-		r.Status.StartedAt = &s
-		r.Status.Thread = &agentsv1alpha1.RunThread{Name: "ops", ContextID: contextID}
-		return r
-	}
-	failedBeforeStart := opsRun("never", agentsv1alpha1.RunError, 9)
-	cases := []struct {
-		name            string
-		runs            []agentsv1alpha1.AgentRun
-		context, latest string
-	}{
-		{"no runs", nil, "", ""},
-		{"one finished run", []agentsv1alpha1.AgentRun{appended("a", agentsv1alpha1.RunSuccess, 0, "c1")}, "c1", "a"},
-		{"the later start wins, whatever the list order", []agentsv1alpha1.AgentRun{
-			appended("b", agentsv1alpha1.RunSuccess, 2*time.Second, "c2"), appended("a", agentsv1alpha1.RunSuccess, 0, "c1"),
-		}, "c2", "b"},
-		{"a running run gives the context, not the latest finished run", []agentsv1alpha1.AgentRun{
-			appended("a", agentsv1alpha1.RunSuccess, 0, "c1"), appended("b", agentsv1alpha1.RunRunning, time.Second, "c2"),
-		}, "c2", "a"},
-		{"a run never appended counts for nothing", []agentsv1alpha1.AgentRun{
-			appended("a", agentsv1alpha1.RunError, 0, "c1"), failedBeforeStart,
-		}, "c1", "a"},
-		{"a run without a context keeps the one before", []agentsv1alpha1.AgentRun{
-			appended("a", agentsv1alpha1.RunSuccess, 0, "c1"), appended("b", agentsv1alpha1.RunError, time.Second, ""),
-		}, "c1", "b"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			contextID, latest := ThreadFromRuns(tc.runs)
-			if contextID != tc.context || latest != tc.latest {
-				t.Errorf("ThreadFromRuns = %q, %q; want %q, %q", contextID, latest, tc.context, tc.latest)
-			}
-		})
 	}
 }

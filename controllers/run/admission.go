@@ -158,7 +158,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 		return err
 	}
 	if thread == nil {
-		return p.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", lookup.ThreadKey(cached)))
+		return p.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", agentsv1alpha1.ThreadKey(cached)))
 	}
 	run := cached.DeepCopy()
 	started := metav1.NewTime(p.now)
@@ -240,7 +240,7 @@ func (r *AdmissionReconciler) payloadGone(ctx context.Context, run *agentsv1alph
 // AgentThread's context, which its runs carry from one to the next. It
 // returns nil when the thread is missing or another Agent's.
 func (r *AdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (*agentsv1alpha1.RunThread, error) {
-	name := lookup.ThreadKey(run)
+	name := agentsv1alpha1.ThreadKey(run)
 	if name == "" {
 		t := &agentsv1alpha1.RunThread{ContextID: r.NewContextID()}
 		if run.Spec.ThreadNamingHint == "" {
@@ -256,7 +256,7 @@ func (r *AdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1
 	if err != nil {
 		return nil, err
 	}
-	contextID, _ := lookup.ThreadFromRuns(runs)
+	contextID, _ := agentsv1alpha1.ThreadFromRuns(runs)
 	for _, c := range []string{th.Status.ContextID, th.Spec.ContextID} {
 		if contextID == "" {
 			contextID = c

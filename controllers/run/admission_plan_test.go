@@ -180,7 +180,7 @@ func admitBySorting(runs []agentsv1alpha1.AgentRun, maxConcurrent int, missing n
 	claimed := map[string]bool{}
 	started := []string{}
 	for _, q := range queued {
-		k := lookup.ThreadKey(q)
+		k := agentsv1alpha1.ThreadKey(q)
 		blocked := k != "" && (busyThreads[k] || claimed[k])
 		if k != "" {
 			claimed[k] = true

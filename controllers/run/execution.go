@@ -324,7 +324,7 @@ func (r *ExecutionReconciler) record(ctx context.Context, before, run *agentsv1a
 		answer := run.Status
 		run.Status = *before.Status.DeepCopy()
 		Finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
-			a2a.Sanitize(answer.TaskID), a2a.Sanitize(lookup.ContextOf(&answer)), err), "", r.Clock.Now())
+			a2a.Sanitize(answer.TaskID), a2a.Sanitize(agentsv1alpha1.ContextOf(&answer)), err), "", r.Clock.Now())
 		agentsv1alpha1.SetRunConditions(run)
 		err = patch()
 	}

@@ -97,7 +97,7 @@ func (r *Reconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.Agen
 	if err != nil {
 		return err
 	}
-	contextID, last := lookup.ThreadFromRuns(runs)
+	contextID, last := agentsv1alpha1.ThreadFromRuns(runs)
 	switch {
 	case contextID != "":
 		th.Status.ContextID = contextID
@@ -127,10 +127,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // threadOfRun maps a run to the thread it is appended to.
 func threadOfRun(_ context.Context, o client.Object) []reconcile.Request {
 	run, ok := o.(*agentsv1alpha1.AgentRun)
-	if !ok || lookup.ThreadKey(run) == "" {
+	if !ok || agentsv1alpha1.ThreadKey(run) == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: lookup.ThreadKey(run)}}}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: agentsv1alpha1.ThreadKey(run)}}}
 }
 
 // threadMatters passes the run events that change what a thread derives:
@@ -140,7 +140,7 @@ var threadMatters = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
 		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)
-		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || lookup.ContextOf(&old.Status) != lookup.ContextOf(&run.Status))
+		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || agentsv1alpha1.ContextOf(&old.Status) != agentsv1alpha1.ContextOf(&run.Status))
 	},
 	DeleteFunc: func(event.DeleteEvent) bool { return true },
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/endpoint"
 	"github.com/hookrun/hookrun/controllers/endpointruns"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
@@ -125,7 +126,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),
 		MetadataReader:       mgr.GetCache(),
-		Recorder:             mgr.GetEventRecorder(lookup.FieldOwner),
+		Recorder:             mgr.GetEventRecorder(status.FieldOwner),
 		Clock:                deps.Clock,
 		Rand:                 deps.Rand,
 		Membership:           deps.Membership,
@@ -151,10 +152,10 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &run.AdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, Tracer: tracer,
+			Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: deps.Clock, Tracer: tracer,
 		},
 		"AgentRun execution": &run.ExecutionReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(status.FieldOwner),
 			Clock: deps.Clock, Rand: deps.Rand, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
 			Cards: cards,
 		},

@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -321,15 +322,15 @@ func (c *CardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {
 }
 
 // cardSummary is the Ready of an Agent whose card gives no interface.
-func cardSummary(state cardState) lookup.Summary {
+func cardSummary(state cardState) status.Summary {
 	if state.problem == "" {
-		return lookup.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, "spec.a2a.protocolVersion is unset and the agent card has not been read for the current spec yet; runs wait for it")
+		return status.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, "spec.a2a.protocolVersion is unset and the agent card has not been read for the current spec yet; runs wait for it")
 	}
 	msg := fmt.Sprintf("spec.a2a.protocolVersion is unset and the agent card gives no interface to send runs to: %s. Runs wait for a usable card until their timeout", state.problem)
 	if state.transient {
 		// No time left in the message: it would change at every look, and
 		// every change is a status write.
-		return lookup.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again after 30s, then less often up to every 5m")
+		return status.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again after 30s, then less often up to every 5m")
 	}
-	return lookup.Stalled(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; fix the card, or set spec.a2a.protocolVersion to send JSON-RPC to spec.a2a.url")
+	return status.Stalled(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; fix the card, or set spec.a2a.protocolVersion to send JSON-RPC to spec.a2a.url")
 }

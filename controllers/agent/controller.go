@@ -33,6 +33,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -77,31 +78,31 @@ const (
 // agent card gave. A URL or token the operator cannot use is Stalled; an
 // archived Agent is as asked: Ready (kstatus Current) with reason
 // AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *lookup.TLSSecretError, urlRefused bool, card cardState) lookup.Summary {
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *lookup.TLSSecretError, urlRefused bool, card cardState) status.Summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
-		return lookup.Stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
+		return status.Stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
 			fmt.Sprintf("The host of spec.a2a.url is not on the operator's agent allow-list (--agent-allowed-hosts, --agent-allowed-cidrs); runs fail unsent. Use an allowed URL or ask the cluster's operators to allow %s",
 				a2a.Sanitize(hostOfURL(agent.Spec.A2A.URL))))
 	case auth == authSecretMissing:
-		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
 	case auth == authSecretKeyMissing:
-		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
 	case auth == authSecretNotReferable:
-		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
+		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
 			lookup.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case tlsBad != nil:
-		return lookup.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
+		return status.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
 	case agent.Spec.Archived:
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
+		return status.Current(agentsv1alpha1.ReasonAgentArchived,
 			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
 	case card.problem != "" || agent.Status.A2A == nil:
 		return cardSummary(card)
 	default:
-		return lookup.Current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
+		return status.Current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
 	}
 }
 
@@ -139,12 +140,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	sum := agentSummary(agent, auth, tlsBad, urlRefused, card)
 	if err != nil {
-		sum = lookup.ReconcileFailed(err)
+		sum = status.ReconcileFailed(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
-	lookup.SetSummary(&agent.Status.Conditions, sum, agent.Generation)
-	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
+	status.SetSummary(&agent.Status.Conditions, sum, agent.Generation)
+	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, status.PatchIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 
 // hostOfURL is the host of an agent URL (the API validates it as a URL).

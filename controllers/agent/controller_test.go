@@ -22,8 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 	"github.com/hookrun/hookrun/controllers/lookup"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
 )
 
 func TestAgentSummary(t *testing.T) {
@@ -67,7 +67,7 @@ func TestAgentSummary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckSummary(t, agentSummary(tc.agent, tc.auth, tc.tlsBad, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
+			statustest.CheckSummary(t, agentSummary(tc.agent, tc.auth, tc.tlsBad, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
 		})
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
@@ -107,9 +108,9 @@ type endpointScope struct {
 	idHeldElsewhere bool
 	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
 	// yet, and why; it comes before everything else in Ready.
-	idProblem *lookup.Summary
+	idProblem *status.Summary
 	// filterProblem: spec.filter does not compile, and why.
-	filterProblem *lookup.Summary
+	filterProblem *status.Summary
 	// runs are the endpoint's AgentRuns (from the cache), once listed.
 	runs       []agentsv1alpha1.AgentRun
 	runsListed bool
@@ -178,7 +179,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			errs = append(errs, err)
 		}
 	}
-	return lookup.Result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
+	return status.Result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
 // writeStatus ends a reconcile that is returning phasesErr: Ready,
@@ -194,11 +195,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.Web
 	case s.filterProblem != nil && !s.idHeldElsewhere:
 		sum = *s.filterProblem
 	}
-	lookup.SetSummary(&ep.Status.Conditions, sum, ep.Generation)
+	status.SetSummary(&ep.Status.Conditions, sum, ep.Generation)
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}
-	if err := lookup.PatchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
+	if err := status.PatchIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
 		return errors.Join(phasesErr, err)
 	}
 	for _, f := range s.afterStatus {

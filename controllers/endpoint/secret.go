@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -206,7 +207,7 @@ func (r *Reconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alph
 			Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion,
 		})
 	}
-	err := r.Create(ctx, secret, client.FieldOwner(lookup.FieldOwner))
+	err := r.Create(ctx, secret, client.FieldOwner(status.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return false, nil
@@ -219,7 +220,7 @@ func (r *Reconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alph
 // applyGeneratedSecret creates or overwrites the generated Secret, owned by
 // the endpoint, with server-side apply.
 func (r *Reconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
-	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(status.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s: %w", name, err)
 	}
 	return nil

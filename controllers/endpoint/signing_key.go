@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -139,7 +140,7 @@ func (r *Reconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) 
 		}).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(data)
-	if err := r.Apply(ctx, ac, client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, ac, client.FieldOwner(status.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing signing-key Secret %s/%s: %w", r.Namespace, name, err)
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -232,39 +233,39 @@ func sameOwner(a, b *agentsv1alpha1.Owner) bool {
 // fix is wrong (a missing Agent, thread or Secret, an ID conflict, an owner
 // who is no longer a member), and Reconciling on a transient error
 // (reconcileErr, this reconcile's).
-func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) lookup.Summary {
+func endpointSummary(st *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) status.Summary {
 	if idHeldElsewhere {
-		return lookup.Stalled(agentsv1alpha1.ReasonEndpointIDConflict,
+		return status.Stalled(agentsv1alpha1.ReasonEndpointIDConflict,
 			"Another WebhookEndpoint has held this endpoint ID longer and receives its calls; this one is not served. "+
 				"Delete this endpoint and create it again for a new ID, or give it another one")
 	}
 	if reconcileErr != nil {
-		return lookup.ReconcileFailed(reconcileErr)
+		return status.ReconcileFailed(reconcileErr)
 	}
 	var archived *metav1.Condition
 	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
-		c := meta.FindStatusCondition(status.Conditions, ct)
+		c := meta.FindStatusCondition(st.Conditions, ct)
 		switch {
 		case c == nil:
-			return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
+			return status.Reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
 		case c.Reason == agentsv1alpha1.ReasonAgentArchived:
 			archived = c
 		case c.Status != metav1.ConditionTrue:
-			return lookup.Stalled(c.Reason, c.Message)
+			return status.Stalled(c.Reason, c.Message)
 		}
 	}
-	if status.URL == "" {
-		return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
+	if st.URL == "" {
+		return status.Reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
 	}
 	switch {
-	case status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
-		return lookup.Stalled(agentsv1alpha1.ReasonOwnerNotMember,
+	case st.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
+		return status.Stalled(agentsv1alpha1.ReasonOwnerNotMember,
 			"Paused: the owner may no longer trigger the Agent. Calls answer 422 until the owner is a member again or another member sets spec.owner to themselves")
-	case status.PauseReason == agentsv1alpha1.PauseReasonPaused:
-		return lookup.Current(agentsv1alpha1.ReasonPaused,
+	case st.PauseReason == agentsv1alpha1.PauseReasonPaused:
+		return status.Current(agentsv1alpha1.ReasonPaused,
 			"Paused by the owner, as spec.paused asks: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
 	case archived != nil:
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
+		return status.Current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
 	}
-	return lookup.Current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
+	return status.Current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+st.URL)
 }

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -78,8 +79,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	nextExpiry, runsErr := r.reconcileRuns(ctx, ep)
 	periodEnd, rejectionsErr := r.reconcileRejections(ctx, ep)
 	err := errors.Join(runsErr, rejectionsErr,
-		lookup.PatchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status))
-	return lookup.Result(ctrl.Result{RequeueAfter: minPositive(nextExpiry, periodEnd)}, err)
+		status.PatchIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status))
+	return status.Result(ctrl.Result{RequeueAfter: minPositive(nextExpiry, periodEnd)}, err)
 }
 
 // minPositive is the smaller of a and b that is positive, or 0.

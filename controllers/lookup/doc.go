@@ -44,12 +44,9 @@ limitations under the License.
 //     api/v1alpha1.
 //   - thread_runs.go: the runs appended to a thread (RunsOfThread), for
 //     admission and the thread controller alike.
-//   - readiness.go: the Ready, Reconciling and Stalled conditions from one
-//     Summary (Current, Reconciling, Stalled, SetSummary).
-//   - status_patch.go: the one way status is written (PatchStatusIfChanged,
-//     against the object as read), the operator's field owner, and Result.
 //   - scrape_gauge.go: gauges computed from the leader's cache when scraped
 //     (ScrapeGauge), for the metrics of the run and endpoint controllers.
 //
-// lookuptest holds the checks the controllers' unit tests share.
+// How status is written (the readiness summary, the status patch) is in
+// controllers/internal/status.
 package lookup

@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -93,7 +94,7 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if werr := r.unconfirmed.Await(ctx, r.Client, req, p.written); werr != nil {
 		err = errors.Join(err, werr)
 	}
-	return lookup.Result(ctrl.Result{RequeueAfter: p.wake}, err)
+	return status.Result(ctrl.Result{RequeueAfter: p.wake}, err)
 }
 
 // pass is one admission pass: what it wrote and when to look again.

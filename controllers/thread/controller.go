@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
@@ -49,16 +50,16 @@ type Reconciler struct {
 // threadSummary is the AgentThread's Ready, Reconciling and Stalled; agent
 // is nil when it does not exist (Stalled). A thread of an archived Agent is
 // as asked: Ready (kstatus Current) with reason AgentArchived.
-func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) lookup.Summary {
+func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) status.Summary {
 	if agent == nil {
-		return lookup.Stalled(agentsv1alpha1.ReasonAgentNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAgentNotFound,
 			fmt.Sprintf("Agent %q does not exist in this namespace; create it (spec.agentRef cannot change)", th.Spec.AgentRef.Name))
 	}
 	if agent.Spec.Archived {
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
+		return status.Current(agentsv1alpha1.ReasonAgentArchived,
 			fmt.Sprintf("Agent %q is archived; no runs are appended until it is unarchived", agent.Name))
 	}
-	return lookup.Current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
+	return status.Current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
 }
 
 // Reconcile sets the thread's Ready condition and context.
@@ -81,12 +82,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	sum := threadSummary(th, agent)
 	if err != nil {
-		sum = lookup.ReconcileFailed(err)
+		sum = status.ReconcileFailed(err)
 	} else {
 		th.Status.ObservedGeneration = th.Generation
 	}
-	lookup.SetSummary(&th.Status.Conditions, sum, th.Generation)
-	return ctrl.Result{}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
+	status.SetSummary(&th.Status.Conditions, sum, th.Generation)
+	return ctrl.Result{}, errors.Join(err, status.PatchIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 
 // deriveFromRuns sets the thread's context and latest run from its runs. A

@@ -14,9 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package lookuptest holds the checks the controllers' unit tests share:
-// whether a lookup.Summary or a condition says what a test expects.
-package lookuptest
+// Package statustest holds the checks the controllers' unit tests share:
+// whether a status.Summary or a condition says what a test expects.
+package statustest
 
 import (
 	"strings"
@@ -26,12 +26,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // CheckSummary fails t unless got has the progress and Ready reason, Ready
 // is True exactly when got is current, and the message contains msg.
-func CheckSummary(t *testing.T, got lookup.Summary, wantProgress agentsv1alpha1.Progress, wantReason, msg string) {
+func CheckSummary(t *testing.T, got status.Summary, wantProgress agentsv1alpha1.Progress, wantReason, msg string) {
 	t.Helper()
 	wantStatus := metav1.ConditionFalse
 	if wantProgress == agentsv1alpha1.ProgressCurrent {
@@ -48,9 +48,9 @@ func progressName(p agentsv1alpha1.Progress) string {
 	return [...]string{"current", "reconciling", "stalled"}[p]
 }
 
-// CheckSetSummary fails t unless conds hold s as lookup.SetSummary writes it at
+// CheckSetSummary fails t unless conds hold s as status.SetSummary writes it at
 // generation gen, with Reconciling and Stalled present as wanted.
-func CheckSetSummary(t *testing.T, conds []metav1.Condition, s lookup.Summary, gen int64, wantReconciling, wantStalled bool) {
+func CheckSetSummary(t *testing.T, conds []metav1.Condition, s status.Summary, gen int64, wantReconciling, wantStalled bool) {
 	t.Helper()
 	ready := meta.FindStatusCondition(conds, agentsv1alpha1.ConditionReady)
 	if ready == nil || ready.Status != s.Ready.Status || ready.Reason != s.Ready.Reason || ready.ObservedGeneration != gen {

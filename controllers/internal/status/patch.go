@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package status
 
 import (
 	"context"
@@ -29,10 +29,10 @@ import (
 // events are reported by.
 const FieldOwner = "hookrun-operator"
 
-// PatchStatusIfChanged writes obj's status when it differs from what was
+// PatchIfChanged writes obj's status when it differs from what was
 // read, as a merge patch against before with an optimistic lock: a status
 // computed from a stale read fails with a conflict and is recomputed.
-func PatchStatusIfChanged(ctx context.Context, c client.Client, before, obj client.Object, beforeStatus, status any) error {
+func PatchIfChanged(ctx context.Context, c client.Client, before, obj client.Object, beforeStatus, status any) error {
 	if equality.Semantic.DeepEqual(beforeStatus, status) {
 		return nil
 	}

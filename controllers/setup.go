@@ -34,8 +34,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/endpoint"
 	"github.com/hookrun/hookrun/controllers/endpointruns"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/report"
@@ -74,8 +74,8 @@ const ServiceName = run.ServiceName
 const MetadataKey = run.MetadataKey
 
 // CacheOptions are the operator's cache options: what it caches of which
-// kind, in which namespaces (see lookup.CacheOptions).
-func CacheOptions(namespace string) cache.Options { return lookup.CacheOptions(namespace) }
+// kind, in which namespaces (see cached.Options).
+func CacheOptions(namespace string) cache.Options { return cached.Options(namespace) }
 
 // SetupOperator registers the field indexes and every reconciler of the
 // operator with mgr. Zero-valued dependencies get production defaults.
@@ -117,7 +117,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		}
 		deps.Membership = checker
 	}
-	if err := lookup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	run.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())

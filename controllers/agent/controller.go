@@ -33,8 +33,9 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Reconciler reports whether an Agent can take runs, and keeps its
@@ -78,7 +79,7 @@ const (
 // agent card gave. A URL or token the operator cannot use is Stalled; an
 // archived Agent is as asked: Ready (kstatus Current) with reason
 // AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *lookup.TLSSecretError, urlRefused bool, card cardState) status.Summary {
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *secretref.TLSSecretError, urlRefused bool, card cardState) status.Summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
@@ -93,7 +94,7 @@ func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *loo
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
 	case auth == authSecretNotReferable:
 		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
-			lookup.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
+			secretref.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case tlsBad != nil:
 		return status.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
 	case agent.Spec.Archived:
@@ -162,11 +163,11 @@ func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.
 	if ref == nil {
 		return authSecretNotNeeded, nil
 	}
-	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+	secret, err := secretref.Get(ctx, r.APIReader, agent.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return authSecretMissing, nil
-	case errors.Is(err, lookup.ErrSecretNotReferable):
+	case errors.Is(err, secretref.ErrNotReferable):
 		return authSecretNotReferable, nil
 	case err != nil:
 		return authSecretNotNeeded, fmt.Errorf("reading Secret %s: %w", ref.Name, err)
@@ -179,12 +180,12 @@ func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.
 // tlsState reads and parses the Secrets of spec.a2a.tls: nil when the
 // Agent has none; a *TLSSecretError (the second result) when one cannot be
 // used; any other error is transient.
-func (r *Reconciler) tlsState(ctx context.Context, agent *agentsv1alpha1.Agent) (*lookup.AgentTLS, *lookup.TLSSecretError, error) {
-	t, err := lookup.ReadAgentTLS(ctx, r.APIReader, agent)
+func (r *Reconciler) tlsState(ctx context.Context, agent *agentsv1alpha1.Agent) (*secretref.AgentTLS, *secretref.TLSSecretError, error) {
+	t, err := secretref.ReadAgentTLS(ctx, r.APIReader, agent)
 	if err == nil && t != nil {
 		_, err = t.Config()
 	}
-	var bad *lookup.TLSSecretError
+	var bad *secretref.TLSSecretError
 	switch {
 	case errors.As(err, &bad):
 		return nil, bad, nil
@@ -208,7 +209,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// agent never answers must not hold every other Agent's reconcile.
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers}).
 		Watches(&corev1.Secret{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentSecrets)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, cached.IndexAgentSecrets)),
 			builder.OnlyMetadata).
 		WatchesRawSource(r.Cards.source())
 	return r.watchDependents(b).Complete(r)

@@ -38,8 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 )
@@ -327,13 +327,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// 85 s to bring 1,000 new endpoints to Ready (make bench).
 		WithOptions(controller.Options{MaxConcurrentReconciles: endpointWorkers}).
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointAgent)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentThread{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointThread)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointThread)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
-		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
+		Watches(&agentsv1alpha1.AgentRun{}, cached.RunEndpointAfter(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID),
 			builder.WithPredicates(notAnAccountingWrite)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsWaitingForID),
@@ -349,7 +349,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
 	if !s.runsListed {
 		runs := &agentsv1alpha1.AgentRunList{}
-		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {
+		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{cached.IndexRunEndpoint: s.ep.Name}); err != nil {
 			return nil, fmt.Errorf("listing AgentRuns: %w", err)
 		}
 		s.runs, s.runsListed = runs.Items, true

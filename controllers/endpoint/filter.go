@@ -27,8 +27,8 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
@@ -95,7 +95,7 @@ type filterVerdict struct {
 
 // of returns the verdict on ep's filter and fields, compiling them if its
 // generation has none yet; the fields are read around the cache, which
-// keeps none (lookup.SpecWithFields): the filter's verdict is then that
+// keeps none (cached.SpecWithFields): the filter's verdict is then that
 // of the spec read, at its generation.
 func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers, apiAudiences []string) (*status.Summary, error) {
 	key := client.ObjectKeyFromObject(ep)
@@ -105,7 +105,7 @@ func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agent
 	if ok && v.generation >= ep.Generation {
 		return v.problem, nil
 	}
-	spec, generation, err := lookup.SpecWithFields(ctx, reader, ep)
+	spec, generation, err := cached.SpecWithFields(ctx, reader, ep)
 	if err != nil {
 		return nil, err
 	}

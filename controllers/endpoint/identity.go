@@ -32,8 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // An endpoint's ID is random, or pinned: read once from the Secret key that
@@ -71,7 +72,7 @@ func pinnedID(secret *corev1.Secret, key string, readErr error) (string, pinnedI
 	switch {
 	case apierrors.IsNotFound(readErr):
 		return "", pinnedIDSecretNotFound
-	case errors.Is(readErr, lookup.ErrSecretNotReferable):
+	case errors.Is(readErr, secretref.ErrNotReferable):
 		return "", pinnedIDSecretNotReferable
 	case readErr != nil:
 		return "", pinnedIDReadFailed
@@ -96,7 +97,7 @@ func pinnedIDSummary(outcome pinnedIDOutcome, ref *agentsv1alpha1.SecretKeyRefer
 		return status.Stalled(agentsv1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.endpointIDSecretRef does not exist. %s", ref.Name, noURL))
 	case pinnedIDSecretNotReferable:
-		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable, lookup.NotReferableMessage("spec.endpointIDSecretRef", ref.Name)+". "+noURL)
+		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable, secretref.NotReferableMessage("spec.endpointIDSecretRef", ref.Name)+". "+noURL)
 	case pinnedIDKeyMissing:
 		return status.Stalled(agentsv1alpha1.ReasonSecretKeyMissing,
 			fmt.Sprintf("Secret %q has no key %q (spec.endpointIDSecretRef.key). %s", ref.Name, ref.Key, noURL))
@@ -121,7 +122,7 @@ func (r *Reconciler) newEndpointID(ctx context.Context, s *endpointScope) (strin
 		}
 		return id, nil
 	}
-	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, s.ep.Namespace, ref.Name)
+	secret, err := secretref.Get(ctx, r.APIReader, s.ep.Namespace, ref.Name)
 	id, outcome := pinnedID(secret, ref.Key, err)
 	switch outcome {
 	case pinnedIDValid:
@@ -207,7 +208,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 // endpointsWithID lists the endpoints other than ep whose status has id.
 func (r *Reconciler) endpointsWithID(ctx context.Context, id string, ep *agentsv1alpha1.WebhookEndpoint) ([]agentsv1alpha1.WebhookEndpoint, error) {
 	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{lookup.IndexEndpointID: id}); err != nil {
+	if err := r.List(ctx, same, client.MatchingFields{cached.IndexEndpointID: id}); err != nil {
 		return nil, fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
 	}
 	others := same.Items[:0]

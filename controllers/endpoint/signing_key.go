@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) are
@@ -96,7 +96,7 @@ func (r *Reconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) 
 		return r.deleteSigningKeys(ctx, ep.Namespace, ep.Name, "")
 	}
 	name := agentsv1alpha1.SigningKeySecretName(string(ep.UID))
-	cached := lookup.SecretMetadata(r.Namespace, name)
+	cached := cached.SecretMetadata(r.Namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(cached), cached)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
@@ -215,7 +215,7 @@ func (r *Reconciler) deleteSigningKeys(ctx context.Context, namespace, name stri
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := r.MetadataReader.List(ctx, list, client.InNamespace(r.Namespace),
-		client.MatchingFields{lookup.IndexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
+		client.MatchingFields{cached.IndexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
 		return fmt.Errorf("listing signing-key Secrets of %s/%s: %w", namespace, name, err)
 	}
 	var errs []error

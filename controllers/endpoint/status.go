@@ -25,8 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Pure functions that turn what the endpoint reconciler observed into
@@ -124,7 +125,7 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
 	case secretRefNotReferable:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
-			lookup.NotReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
+			secretref.NotReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
 	case secretNameTaken:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
@@ -213,7 +214,7 @@ func isOwnerSkip(run *agentsv1alpha1.AgentRun, uid types.UID) bool {
 		run.EffectiveState() != agentsv1alpha1.RunSkipped {
 		return false
 	}
-	return lookup.OwnedBy(run.OwnerReferences, uid)
+	return cached.OwnedBy(run.OwnerReferences, uid)
 }
 
 // sameOwner tells whether a and b are one owner: the same user and the same

@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // DefaultRunCountDelay batches AgentRun events into one status update per
@@ -107,7 +107,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// API call: as many workers as the WebhookEndpoint reconciler had
 		// when it did this work.
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
+		Watches(&agentsv1alpha1.AgentRun{}, cached.RunEndpointAfter(r.RunCountDelay)).
 		// The receiver replicas' rejection reports (the cache holds no other ConfigMaps).
 		Watches(&corev1.ConfigMap{}, rejectionReportHandler(r.RunCountDelay)).
 		Complete(r)

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // reconcileRuns counts ep's AgentRuns into status.runs and applies
@@ -37,7 +37,7 @@ import (
 // pending).
 func (r *Reconciler) reconcileRuns(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (time.Duration, error) {
 	runs := &agentsv1alpha1.AgentRunList{}
-	if err := r.List(ctx, runs, client.InNamespace(ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: ep.Name}); err != nil {
+	if err := r.List(ctx, runs, client.InNamespace(ep.Namespace), client.MatchingFields{cached.IndexRunEndpoint: ep.Name}); err != nil {
 		return 0, fmt.Errorf("listing AgentRuns: %w", err)
 	}
 	plan := planRetention(runs.Items, ep.Spec.AgentRef.Name, r.Clock.Now(), retentionPolicy{
@@ -51,14 +51,14 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, ep *agentsv1alpha1.Webho
 		}
 	}
 	for _, run := range plan.expirePayloads {
-		obj := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
+		obj := cached.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 		if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			if client.IgnoreNotFound(err) != nil {
 				errs = append(errs, err)
 			}
 			continue // already gone
 		}
-		if !lookup.OwnedBy(obj.OwnerReferences, run.UID) {
+		if !cached.OwnedBy(obj.OwnerReferences, run.UID) {
 			// Not the run's payload (the metadata cache has no type; a
 			// Secret the run owns goes with it anyway): left alone.
 			continue

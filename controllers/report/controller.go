@@ -75,7 +75,7 @@ func reportExpiry(cm *corev1.ConfigMap) time.Time {
 }
 
 // SetupWithManager watches the reports; the manager's cache holds only the
-// labelled ConfigMaps of the receiver's namespace (lookup.CacheOptions).
+// labelled ConfigMaps of the receiver's namespace (cached.Options).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).

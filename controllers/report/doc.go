@@ -25,7 +25,7 @@ limitations under the License.
 // after the one it was written in has passed.
 //
 //   - watches: the labelled ConfigMaps of the receiver's namespace (the only
-//     ConfigMaps the operator caches, lookup.CacheOptions);
+//     ConfigMaps the operator caches, cached.Options);
 //   - writes: deletes an expired report (preconditioned on the version read,
 //     so one its replica has just written again stays);
 //   - controller.go: Reconciler, reportExpiry (when nothing in a report

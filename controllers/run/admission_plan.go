@@ -30,7 +30,7 @@ import (
 // The admission plan: which of an Agent's queued runs start, and which wait
 // for their payload. Pure functions, with table tests in
 // admission_plan_test.go; the admission reconciler (admission.go) calls them.
-// What a thread's runs say of it is lookup's (thread_runs.go), shared with
+// What a thread's runs say of it is api/v1alpha1's (agentrun_facts.go), shared with
 // the thread controller.
 
 // payloadGrace is how long a queued run may wait for its payload Secret

@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // Reconciler reports whether a thread's Agent exists and derives
@@ -94,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // thread whose runs are all gone keeps what it showed; an attached context
 // (spec.contextId) is its context until a run has one.
 func (r *Reconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
-	runs, err := lookup.RunsOfThread(ctx, r.Client, th)
+	runs, err := cached.RunsOfThread(ctx, r.Client, th)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&agentsv1alpha1.AgentThread{}).
 		Named("agentthread").
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, lookup.IndexThreadAgent)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, cached.IndexThreadAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(threadOfRun), builder.WithPredicates(threadMatters)).
 		Complete(r)
@@ -137,7 +137,7 @@ func threadOfRun(_ context.Context, o client.Object) []reconcile.Request {
 // threadMatters passes the run events that change what a thread derives:
 // a run's state or context changing, and a run going away.
 var threadMatters = predicate.Funcs{
-	CreateFunc: func(e event.CreateEvent) bool { return !lookup.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
+	CreateFunc: func(e event.CreateEvent) bool { return !cached.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
 		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package cached
 
 import (
 	"context"
@@ -36,11 +36,11 @@ import (
 // cache may not have yet, our own writes the cache must show before the
 // next decision, and Secrets, which the cache keeps as metadata only.
 
-// GetCachedOrLive reads obj from the cache and, when the cache does not have
+// GetOrLive reads obj from the cache and, when the cache does not have
 // it, from the API server: an object created just before the event that
 // led here may not be cached yet, and taking it for gone would end runs. It
 // returns nil when the object does not exist.
-func GetCachedOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
+func GetOrLive[T client.Object](ctx context.Context, cache client.Client, live client.Reader, key client.ObjectKey, obj T) (T, error) {
 	var none T
 	err := cache.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {
@@ -103,8 +103,8 @@ func SecretMetadata(namespace, name string) *metav1.PartialObjectMetadata {
 	return obj
 }
 
-// CacheWrite is one of our writes of a run, and how to tell the cache shows it.
-type CacheWrite struct {
+// Write is one of our writes of a run, and how to tell the cache shows it.
+type Write struct {
 	Key   client.ObjectKey
 	Shown func(*agentsv1alpha1.AgentRun) bool
 }
@@ -123,8 +123,8 @@ type UnconfirmedWrites struct {
 
 // Await waits until the cache shows each of writes; those it gives up on
 // are kept for req, and the error names them.
-func (u *UnconfirmedWrites) Await(ctx context.Context, cache client.Reader, req reconcile.Request, writes []CacheWrite) error {
-	var pending []CacheWrite
+func (u *UnconfirmedWrites) Await(ctx context.Context, cache client.Reader, req reconcile.Request, writes []Write) error {
+	var pending []Write
 	var errs []error
 	for _, w := range writes {
 		// Once one wait gave up, the cache is stalled: the rest are kept
@@ -152,7 +152,7 @@ func (u *UnconfirmedWrites) Settle(ctx context.Context, cache client.Reader, req
 	if !ok {
 		return nil
 	}
-	writes, _ := kept.([]CacheWrite)
+	writes, _ := kept.([]Write)
 	if err := u.Await(ctx, cache, req, writes); err != nil {
 		return fmt.Errorf("the cache does not show an earlier write yet; deciding nothing until it does: %w", err)
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package secretref
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (e *TLSSecretError) Error() string {
 }
 
 // ReadAgentTLS reads the Secrets of agent's spec.a2a.tls from r (the API
-// server), under the referral rule of authSecretRef (GetReferableSecret);
+// server), under the referral rule of authSecretRef (Get);
 // nil when the Agent has none. A Secret missing, not referable or over its
 // bounds is a *TLSSecretError.
 func ReadAgentTLS(ctx context.Context, r client.Reader, agent *agentsv1alpha1.Agent) (*AgentTLS, error) {
@@ -136,11 +136,11 @@ func readTLSSecret(ctx context.Context, r client.Reader, namespace, field, name 
 	bad := func(reason, problem string, args ...any) error {
 		return &TLSSecretError{Field: field, Name: name, Reason: reason, Problem: fmt.Sprintf(problem, args...)}
 	}
-	s, err := GetReferableSecret(ctx, r, namespace, name)
+	s, err := Get(ctx, r, namespace, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, bad(agentsv1alpha1.ReasonTLSSecretNotFound, "does not exist")
-	case errors.Is(err, ErrSecretNotReferable):
+	case errors.Is(err, ErrNotReferable):
 		return nil, bad(agentsv1alpha1.ReasonSecretNotReferable, "is not labelled for hookrun, so the operator does not read it; if it is meant for this, label it: kubectl label secret %s %s=%s",
 			name, agentsv1alpha1.LabelAllowReference, agentsv1alpha1.AllowReferenceTrue)
 	case err != nil:

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package cached
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func TestUnconfirmedWrites(t *testing.T) {
 	c := &cacheAt{}
 	c.version.Store("1") // stalled: it does not show the write
 	u := &UnconfirmedWrites{limit: 50 * time.Millisecond}
-	writes := []CacheWrite{{client.ObjectKey{Namespace: "ns", Name: "run-1"}, shows2}, {client.ObjectKey{Namespace: "ns", Name: "run-2"}, shows2}}
+	writes := []Write{{client.ObjectKey{Namespace: "ns", Name: "run-1"}, shows2}, {client.ObjectKey{Namespace: "ns", Name: "run-2"}, shows2}}
 
 	if err := u.Await(ctx, c, req, writes); err == nil || !strings.Contains(err.Error(), "ns/run-1") {
 		t.Fatalf("await on a stalled cache: err = %v, want one naming ns/run-1", err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package cached
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// CacheOptions keeps the operator's memory to what it reads. The leader
+// Options keeps the operator's memory to what it reads. The leader
 // holds every endpoint, Agent, thread and run of the cluster, and what a
 // tenant writes into them would otherwise be held once per object: up to
 // 256 KiB of labels and annotations each, prompts of up to 32 KiB, run
@@ -47,7 +47,7 @@ import (
 // (kubectl.kubernetes.io/last-applied-configuration of a Secret applied
 // client-side, as Argo CD does by default). The only ConfigMaps cached are
 // the receiver replicas' rejection reports in namespace, the receiver's.
-func CacheOptions(namespace string) cache.Options {
+func Options(namespace string) cache.Options {
 	stripManagedFields := cache.TransformStripManagedFields()
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {
@@ -59,15 +59,15 @@ func CacheOptions(namespace string) cache.Options {
 		if err != nil {
 			return out, err
 		}
-		StripForCache(out)
+		Strip(out)
 		return out, nil
 	}}
 }
 
-// StripForCache cuts obj, an object about to enter the operator's cache, to
+// Strip cuts obj, an object about to enter the operator's cache, to
 // what the operator reads. Its write paths compare a written status with the
 // cached one through this same function (cachedStatus).
-func StripForCache(obj any) {
+func Strip(obj any) {
 	if o, ok := obj.(metav1.Object); ok {
 		o.SetLabels(hookrunLabels(o.GetLabels()))
 		o.SetAnnotations(hookrunAnnotations(o.GetAnnotations()))
@@ -108,7 +108,7 @@ func StripForCache(obj any) {
 // SpecWithFields returns ep's spec with its spec.fields, and the
 // generation it is of: ep's own when the cache kept them (or there are
 // none), else the spec read around the cache, which keeps only the mark
-// that there are some (StripForCache).
+// that there are some (Strip).
 func SpecWithFields(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint) (*agentsv1alpha1.WebhookEndpointSpec, int64, error) {
 	if !ep.Spec.FieldsStripped() {
 		return &ep.Spec, ep.Generation, nil
@@ -123,11 +123,11 @@ func SpecWithFields(ctx context.Context, reader client.Reader, ep *agentsv1alpha
 	return &fresh.Spec, fresh.Generation, nil
 }
 
-// CachedStatus is run's status as the cache will show it once it has seen
+// Status is run's status as the cache will show it once it has seen
 // the write of that status.
-func CachedStatus(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
+func Status(run *agentsv1alpha1.AgentRun) agentsv1alpha1.AgentRunStatus {
 	c := run.DeepCopy()
-	StripForCache(c)
+	Strip(c)
 	return c.Status
 }
 
@@ -209,6 +209,6 @@ func hookrunAnnotations(in map[string]string) map[string]string {
 // whole status would find every step changed: SetRunConditions puts back
 // the condition messages the cache cut.
 func StatusChanged(before, run *agentsv1alpha1.AgentRun) bool {
-	return !equality.Semantic.DeepEqual(before.Status, CachedStatus(run)) ||
+	return !equality.Semantic.DeepEqual(before.Status, Status(run)) ||
 		run.Status.Output != before.Status.Output || run.Status.Message != before.Status.Message
 }

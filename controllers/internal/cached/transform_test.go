@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package cached
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func TestStripForCacheKeepsOnlyHookrunKeys(t *testing.T) {
 		"agents.hookrun.dev/ballast":          strings.Repeat("a", 64<<10),
 		"example.com/note":                    "other",
 	}}}
-	StripForCache(secret)
+	Strip(secret)
 	if want := map[string]string{agentsv1alpha1.LabelAllowReference: agentsv1alpha1.AllowReferenceTrue}; fmt.Sprint(secret.Labels) != fmt.Sprint(want) {
 		t.Errorf("labels kept: %d, want %v", len(secret.Labels), want)
 	}

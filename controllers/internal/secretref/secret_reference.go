@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lookup
+package secretref
 
 import (
 	"context"
@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // Secrets named by a user's reference (Agent.spec.a2a.authSecretRef,
@@ -33,31 +34,31 @@ import (
 // reference cannot make the operator hand a Secret nobody meant for hookrun
 // to an agent URL, or reveal its hash and length.
 
-// errSecretNotReferable: the Secret exists but is not labelled for hookrun.
-var ErrSecretNotReferable = errors.New("the Secret is not labelled " + agentsv1alpha1.LabelAllowReference + "=" + agentsv1alpha1.AllowReferenceTrue)
+// ErrNotReferable: the Secret exists but is not labelled for hookrun.
+var ErrNotReferable = errors.New("the Secret is not labelled " + agentsv1alpha1.LabelAllowReference + "=" + agentsv1alpha1.AllowReferenceTrue)
 
 // referable tells whether a Secret's labels allow hookrun to use it.
 func referable(o client.Object) bool {
 	return o.GetLabels()[agentsv1alpha1.LabelAllowReference] == agentsv1alpha1.AllowReferenceTrue
 }
 
-// GetReferableSecret reads a referenced Secret from r (the API server): its
+// Get reads a referenced Secret from r (the API server): its
 // metadata first, and its data only when it is labelled for hookrun. It
-// returns the API server's not-found error, or errSecretNotReferable.
-func GetReferableSecret(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Secret, error) {
-	obj := SecretMetadata(namespace, name)
+// returns the API server's not-found error, or ErrNotReferable.
+func Get(ctx context.Context, r client.Reader, namespace, name string) (*corev1.Secret, error) {
+	obj := cached.SecretMetadata(namespace, name)
 	if err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return nil, err
 	}
 	if !referable(obj) {
-		return nil, ErrSecretNotReferable
+		return nil, ErrNotReferable
 	}
 	secret := &corev1.Secret{}
 	if err := r.Get(ctx, client.ObjectKeyFromObject(obj), secret); err != nil {
 		return nil, err
 	}
 	if !referable(secret) { // the label went between the two reads
-		return nil, ErrSecretNotReferable
+		return nil, ErrNotReferable
 	}
 	return secret, nil
 }

@@ -23,7 +23,7 @@ limitations under the License.
 //
 //   - endpoint: the WebhookEndpoint controller (ID, URL, secret, signing
 //     keys, filter, phase and conditions);
-//   - endpointruns: the run accounting of every endpoint (status.runs,
+//   - accounting: the run accounting of every endpoint (status.runs,
 //     retention of finished runs, status.rejections);
 //   - run: AgentRun admission per Agent and execution per run (the call
 //     queue, the A2A message, outcome, traces, run metrics);

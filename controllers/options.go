@@ -23,8 +23,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/hookrun/hookrun/controllers/accounting"
 	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/controllers/endpointruns"
 
 	"github.com/spf13/pflag"
 
@@ -100,7 +100,7 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:      DefaultRunHistoryLimit,
 		RunTTL:               DefaultRunTTL,
 		PayloadTTL:           DefaultPayloadTTL,
-		RunCountDelay:        endpointruns.DefaultRunCountDelay,
+		RunCountDelay:        accounting.DefaultRunCountDelay,
 		OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       DefaultA2ACallTimeout,

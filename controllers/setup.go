@@ -31,9 +31,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/accounting"
 	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/controllers/endpointruns"
 	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
@@ -140,7 +140,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"WebhookEndpoint runs": &endpointruns.Reconciler{
+		"WebhookEndpoint runs": &accounting.Reconciler{
 			Client: mgr.GetClient(), MetadataReader: mgr.GetCache(), Clock: deps.Clock,
 			RunHistoryLimit: opts.RunHistoryLimit, RunTTL: opts.RunTTL, PayloadTTL: opts.PayloadTTL,
 			RunCountDelay: opts.RunCountDelay, Namespace: opts.Namespace,

@@ -58,7 +58,7 @@ const (
 
 // Reconciler gives every WebhookEndpoint its ID, URL and secret, and keeps
 // its phase and conditions honest. Its runs are counted and pruned, and its
-// refusals summed, by package endpointruns.
+// refusals summed, by package accounting.
 type Reconciler struct {
 	client.Client
 	// APIReader reads around the cache: Secret data, and the live endpoint

@@ -17,7 +17,7 @@ limitations under the License.
 // Package endpoint holds the WebhookEndpoint controller: it gives every
 // endpoint its ID, URL and secret, and keeps its phase and conditions
 // honest. Its run accounting (status.runs, status.rejections, retention) is
-// package endpointruns's.
+// package accounting's.
 //
 // Reconcile reads like its table of contents: an ordered list of phases
 // (identity, filter, agent, thread, secret, signing key, phase), each

@@ -92,7 +92,7 @@ func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []
 }
 
 // notAnAccountingWrite passes every event of an endpoint but an update
-// that changes the fields package endpointruns writes (status.runs,
+// that changes the fields package accounting writes (status.runs,
 // status.rejections) and nothing else: nothing this reconciler decides reads
 // them, and each run counted would otherwise cost a reconcile here. Any
 // other status write (its own, or someone's with access to /status) passes,

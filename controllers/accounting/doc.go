@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package endpointruns holds the run accounting of WebhookEndpoints: how
+// Package accounting holds the run accounting of WebhookEndpoints: how
 // many runs an endpoint has (status.runs), which finished runs and payloads
 // it keeps (retention), and what the receiver refused for it
 // (status.rejections).
@@ -40,4 +40,4 @@ limitations under the License.
 //     with a table test);
 //   - rejections.go: status.rejections from the reports (sumRejections),
 //     and the report watch.
-package endpointruns
+package accounting

@@ -38,7 +38,6 @@ import (
 	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
-	"github.com/hookrun/hookrun/controllers/report"
 	"github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/controllers/thread"
 	"github.com/hookrun/hookrun/controllers/tracing"
@@ -159,7 +158,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 			Clock: deps.Clock, Rand: deps.Rand, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
 			Cards: cards,
 		},
-		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},
+		"rejection report": &accounting.ReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package report
+package accounting
 
 import (
 	"testing"
@@ -25,8 +25,6 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
-
-var t10 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func TestReportExpiry(t *testing.T) {
 	report := func(writtenAt string) *corev1.ConfigMap {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package report
+package accounting
 
 import (
 	"context"
@@ -30,19 +30,19 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// Reconciler deletes the rejection report of a receiver
+// ReportReconciler deletes the rejection report of a receiver
 // replica once nothing in it counts any more: a replica that is gone (a
 // rollout names its pods anew) leaves its report behind, and its counts
 // still count until their period has passed. A live replica writes its
 // report again at its next refusal.
-type Reconciler struct {
+type ReportReconciler struct {
 	client.Client
 	Clock clock.PassiveClock
 }
 
 // Reconcile deletes the report when it has expired and otherwise looks at
 // it again then.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *ReportReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cm := &corev1.ConfigMap{}
 	if err := r.Get(ctx, req.NamespacedName, cm); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -76,7 +76,7 @@ func reportExpiry(cm *corev1.ConfigMap) time.Time {
 
 // SetupWithManager watches the reports; the manager's cache holds only the
 // labelled ConfigMaps of the receiver's namespace (cached.Options).
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *ReportReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&corev1.ConfigMap{}).
 		Named("rejectionreport").

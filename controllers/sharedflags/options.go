@@ -14,12 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package manager holds the settings the operator and the receiver share:
-// how each reaches the API server and where its controller-runtime manager
-// serves /metrics, the probes and pprof. main binds them for both
-// subcommands; the role-specific settings stay in controllers.OperatorOptions
-// and receiver.Options.
-package manager
+package sharedflags
 
 import (
 	"errors"

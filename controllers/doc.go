@@ -24,20 +24,26 @@ limitations under the License.
 //   - endpoint: the WebhookEndpoint controller (ID, URL, secret, signing
 //     keys, filter, phase and conditions);
 //   - accounting: the run accounting of every endpoint (status.runs,
-//     retention of finished runs, status.rejections);
+//     retention of finished runs, status.rejections, the expiry of the
+//     receiver replicas' rejection reports);
 //   - run: AgentRun admission per Agent and execution per run (the call
 //     queue, the A2A message, outcome, traces, run metrics);
 //   - agent: the Agent controller (readiness, agent cards, the cleanup
 //     finalizer);
-//   - thread: the AgentThread controller (status derived from its runs);
-//   - report: deletes the receiver replicas' expired rejection reports;
-//   - lookup: what they share (cache reads, field indexes, secret
-//     references, run facts, the readiness summary, the status patch).
+//   - thread: the AgentThread controller (status derived from its runs).
 //
-// The leaf packages under it (a2a, filter, membership, tracing, manager) are
-// shared with the receiver and import nothing of controllers/. The envtest
-// suites here run every controller together, in a real manager against a
-// real API server, through SetupOperator.
+// What they share is internal/, which only the operator imports:
+// internal/status (the readiness summary, the status patch),
+// internal/cached (reads through the cache, field indexes and their map
+// functions) and internal/secretref (Secrets named by reference). The pure
+// facts of runs are in api/v1alpha1. The leaf packages (a2a, filter,
+// membership, oidc, tracing, sharedflags) are shared with the receiver and
+// import nothing of controllers/. Arrows run from this package to the
+// controllers, from them to internal/ and the leaf packages, and from all
+// to api/, never back up (depguard rules in .golangci.yml).
+//
+// The envtest suites here run every controller together, in a real manager
+// against a real API server, through SetupOperator.
 //
 // docs/operator.md has the map of packages.
 package controllers

@@ -22,7 +22,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -33,15 +32,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -63,11 +59,10 @@ const publicBaseURL = "https://hooks.example.com"
 const testCallTimeout = 2 * time.Second
 
 var (
-	testEnv     *envtest.Environment
 	cfg         *rest.Config
 	k8sClient   client.Client
 	watchClient client.WithWatch
-	scheme      = runtime.NewScheme()
+	scheme      = testenv.Scheme()
 	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 	stopManager func()
 	// ownerDefaulting is the mode of the owner policies installed on the
@@ -105,30 +100,24 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
-
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	var err error
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(testEnv.Stop)
-
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	watchClient, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	// The operator's RBAC, service account and the admission policies, as
-	// installed in a cluster: the operator below runs as its service account.
-	ownerDefaulting, err = clusterinstall.DetectOwnerDefaulting(k8sClient)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clusterinstall.InstallAccessControlIn(context.Background(), k8sClient, testenv.Root(), ownerDefaulting)).To(Succeed())
+	// The API server, with the operator's RBAC, service account and the
+	// admission policies as installed in a cluster: the operator below runs
+	// as its service account.
+	useCluster(context.Background(), nil)
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
 })
+
+// useCluster starts an API server (flags added to envtest's) and points
+// the suite's cfg, k8sClient, watchClient and ownerDefaulting at it; it
+// stops at the end of the container it is called in.
+func useCluster(ctx context.Context, flags map[string]string) {
+	GinkgoHelper()
+	cluster, err := testenv.StartCluster(ctx, scheme, flags)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cluster.Stop)
+	cfg, k8sClient, watchClient, ownerDefaulting = cluster.Config, cluster.Client, cluster.Watch, cluster.OwnerDefaulting
+}
 
 // startManager starts the operator's manager, as `hookrun operator` wires
 // it, as the operator's service account (impersonated: its ClusterRole is

@@ -30,7 +30,6 @@ import (
 	. "github.com/onsi/gomega"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -157,31 +156,13 @@ func startManagerWith(opts *OperatorOptions) func() {
 // newNamespace creates a namespace for one spec.
 func newNamespace(ctx context.Context) string {
 	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-"}}
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return testenv.NewNamespace(ctx, k8sClient)
 }
 
-func newAgent(ns, name string) *agentsv1alpha1.Agent {
-	return &agentsv1alpha1.Agent{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		// Port 1 refuses connections: runs stay queued or retrying unless a spec
-		// points the Agent at a test agent (18090 would reach a running make dev).
-		// protocolVersion is set, so no card is read: specs that read cards clear it.
-		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
-	}
-}
+func newAgent(ns, name string) *agentsv1alpha1.Agent { return testenv.Agent(ns, name) }
 
 func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
-	return &agentsv1alpha1.WebhookEndpoint{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: agentsv1alpha1.WebhookEndpointSpec{
-			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: agent},
-			Prompt:         "Triage this.",
-			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-			Owner:          &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a"}},
-		},
-	}
+	return testenv.Endpoint(ns, name, agent)
 }
 
 // get reads obj fresh from the API server.
@@ -193,17 +174,12 @@ func get[T client.Object](ctx context.Context, obj T) T {
 
 // conditionOf returns a matcher-friendly view of one condition.
 func conditionOf(conds []metav1.Condition, t string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
+	return testenv.ConditionOf(conds, t)
 }
 
 // haveCondition matches a *metav1.Condition with the status and reason.
 func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
-	return And(Not(BeNil()), HaveField("Status", status), HaveField("Reason", reason))
+	return testenv.HaveCondition(status, reason)
 }
 
 // poke makes the operator reconcile obj now (any metadata change does).

@@ -66,24 +66,13 @@ func reconcileBehind(ctx SpecContext, stale *agentsv1alpha1.WebhookEndpoint) {
 	_, _ = behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stale)})
 }
 
-// endpointState reads an endpoint fresh for Eventually/Consistently.
 func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
-	return func() *agentsv1alpha1.WebhookEndpoint {
-		got := &agentsv1alpha1.WebhookEndpoint{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ep), got)).To(Succeed())
-		return got
-	}
+	return testenv.Fresh(ctx, k8sClient, ep)
 }
 
 func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
 	GinkgoHelper()
-	var got *agentsv1alpha1.WebhookEndpoint
-	Eventually(func(g Gomega) {
-		got = endpointState(ctx, ep)()
-		g.Expect(conditionOf(got.Status.Conditions, agentsv1alpha1.ConditionReady)).To(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
-		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
-	}).Should(Succeed())
-	return got
+	return testenv.ReadyEndpoint(ctx, k8sClient, ep)
 }
 
 func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {

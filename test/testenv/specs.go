@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+)
+
+// What the operator's envtest specs build and check the same way, whichever
+// suite they are in: one namespace per spec, an Agent and an endpoint as a
+// spec starts them, and conditions read back through an uncached client.
+
+// NewNamespace creates a namespace for one spec through c.
+func NewNamespace(ctx context.Context, c client.Client) string {
+	ginkgo.GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-"}}
+	gomega.Expect(c.Create(ctx, ns)).To(gomega.Succeed())
+	return ns.Name
+}
+
+// Agent is an Agent named name in ns that no run reaches.
+func Agent(ns, name string) *agentsv1alpha1.Agent {
+	return &agentsv1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		// Port 1 refuses connections: runs stay queued or retrying unless a spec
+		// points the Agent at a test agent (18090 would reach a running make dev).
+		// protocolVersion is set, so no card is read: specs that read cards clear it.
+		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
+	}
+}
+
+// Endpoint is a WebhookEndpoint named name in ns of Agent agent, owned by
+// alice@example.com of team-a.
+func Endpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
+	return &agentsv1alpha1.WebhookEndpoint{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: agentsv1alpha1.WebhookEndpointSpec{
+			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: agent},
+			Prompt:         "Triage this.",
+			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
+			Owner:          &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a"}},
+		},
+	}
+}
+
+// Fresh returns a function that reads obj from the API server through c,
+// into a new object each time.
+func Fresh[T client.Object](ctx context.Context, c client.Client, obj T) func() T {
+	return func() T {
+		got, ok := obj.DeepCopyObject().(T)
+		gomega.Expect(ok).To(gomega.BeTrue())
+		gomega.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), got)).To(gomega.Succeed())
+		return got
+	}
+}
+
+// ReadyEndpoint waits until ep is Ready (Available) for its current
+// generation, and returns it as read through c.
+func ReadyEndpoint(ctx context.Context, c client.Client, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
+	ginkgo.GinkgoHelper()
+	var got *agentsv1alpha1.WebhookEndpoint
+	gomega.Eventually(func(g gomega.Gomega) {
+		got = &agentsv1alpha1.WebhookEndpoint{}
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(ep), got)).To(gomega.Succeed())
+		g.Expect(ConditionOf(got.Status.Conditions, agentsv1alpha1.ConditionReady)).To(HaveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
+		g.Expect(got.Status.ObservedGeneration).To(gomega.Equal(got.Generation))
+	}).Should(gomega.Succeed())
+	return got
+}
+
+// ConditionOf is the condition of type t in conds, or nil.
+func ConditionOf(conds []metav1.Condition, t string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// HaveCondition matches a *metav1.Condition with the status and reason.
+func HaveCondition(status metav1.ConditionStatus, reason string) gomega.OmegaMatcher {
+	return gomega.And(gomega.Not(gomega.BeNil()), gomega.HaveField("Status", status), gomega.HaveField("Reason", reason))
+}

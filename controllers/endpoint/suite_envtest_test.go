@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The hookrun Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package endpoint
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
+	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/test/testenv"
+)
+
+// The WebhookEndpoint controller's envtest specs: this controller alone, in
+// a real manager as the operator's service account, against a real API
+// server with hookrun's access control (testenv.StartCluster). Specs that
+// need the other controllers too are the whole-operator suites of package
+// controllers.
+
+const suitePublicBaseURL = "https://hooks.example.com"
+
+var (
+	scheme    *runtime.Scheme
+	k8sClient client.Client
+	fakeClock = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+)
+
+func TestEndpointController(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(20 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	SetDefaultConsistentlyDuration(time.Second)
+	RunSpecs(t, "WebhookEndpoint controller suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
+	scheme = testenv.Scheme()
+	cluster, err := testenv.StartCluster(ctx, scheme, nil)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cluster.Stop)
+	k8sClient = cluster.Client
+
+	asOperator := testenv.AsServiceAccount(cluster.Config, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
+	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Cache:                  cached.Options(clusterinstall.Namespace),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	Expect(cached.SetupIndexes(mgrCtx, mgr.GetFieldIndexer())).To(Succeed())
+	checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
+	Expect(err).NotTo(HaveOccurred())
+	Expect((&Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MetadataReader: mgr.GetCache(),
+		Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: fakeClock, Rand: rand.Reader,
+		Membership: checker, PublicBaseURL: suitePublicBaseURL, RunCountDelay: 500 * time.Millisecond,
+		OwnerRecheckInterval: 200 * time.Millisecond, Namespace: clusterinstall.Namespace,
+	}).SetupWithManager(mgr)).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(mgrCtx)).To(Succeed())
+	}()
+	DeferCleanup(func() { cancel(); <-done })
+})
+
+// newNamespace, newAgent and newEndpoint start a spec's objects as every
+// operator suite does (testenv).
+func newNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	return testenv.NewNamespace(ctx, k8sClient)
+}
+
+func newAgent(ns, name string) *agentsv1alpha1.Agent { return testenv.Agent(ns, name) }
+
+func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
+	return testenv.Endpoint(ns, name, agent)
+}
+
+func endpointState(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
+	return testenv.Fresh(ctx, k8sClient, ep)
+}
+
+func readyEndpoint(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
+	GinkgoHelper()
+	return testenv.ReadyEndpoint(ctx, k8sClient, ep)
+}
+
+func conditionOf(conds []metav1.Condition, t string) *metav1.Condition {
+	return testenv.ConditionOf(conds, t)
+}
+
+func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
+	return testenv.HaveCondition(status, reason)
+}

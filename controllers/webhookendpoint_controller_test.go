@@ -133,17 +133,7 @@ func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentR
 
 // eventsFor lists the events.k8s.io events about obj with reason.
 func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
-	return func() []eventsv1.Event {
-		list := &eventsv1.EventList{}
-		Expect(k8sClient.List(ctx, list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-		var out []eventsv1.Event
-		for _, e := range list.Items {
-			if e.Regarding.UID == obj.GetUID() && e.Reason == reason {
-				out = append(out, e)
-			}
-		}
-		return out
-	}
+	return testenv.Events(ctx, k8sClient, obj, reason)
 }
 
 var _ = Describe("WebhookEndpoint reconciler", func() {

@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -130,4 +131,8 @@ func conditionOf(conds []metav1.Condition, t string) *metav1.Condition {
 
 func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
 	return testenv.HaveCondition(status, reason)
+}
+
+func eventsFor(ctx context.Context, obj client.Object, reason string) func() []eventsv1.Event {
+	return testenv.Events(ctx, k8sClient, obj, reason)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -103,4 +104,20 @@ func ConditionOf(conds []metav1.Condition, t string) *metav1.Condition {
 // HaveCondition matches a *metav1.Condition with the status and reason.
 func HaveCondition(status metav1.ConditionStatus, reason string) gomega.OmegaMatcher {
 	return gomega.And(gomega.Not(gomega.BeNil()), gomega.HaveField("Status", status), gomega.HaveField("Reason", reason))
+}
+
+// Events returns a function that lists, through c, the events.k8s.io
+// events about obj with reason.
+func Events(ctx context.Context, c client.Client, obj client.Object, reason string) func() []eventsv1.Event {
+	return func() []eventsv1.Event {
+		list := &eventsv1.EventList{}
+		gomega.Expect(c.List(ctx, list, client.InNamespace(obj.GetNamespace()))).To(gomega.Succeed())
+		var out []eventsv1.Event
+		for _, e := range list.Items {
+			if e.Regarding.UID == obj.GetUID() && e.Reason == reason {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
 }

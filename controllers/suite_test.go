@@ -53,6 +53,10 @@ import (
 
 const publicBaseURL = "https://hooks.example.com"
 
+// listedIssuer is in the suite operator's --oidc-issuers; the operator
+// never contacts an issuer (the receiver reads their keys).
+const listedIssuer = "https://token.actions.githubusercontent.com"
+
 // testCallTimeout bounds each A2A call of the suite's operator, so a spec
 // can outlast it quickly.
 const testCallTimeout = 2 * time.Second

@@ -40,6 +40,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
+	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -86,6 +87,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	mgrCtx, cancel := context.WithCancel(context.Background())
 	Expect(cached.SetupIndexes(mgrCtx, mgr.GetFieldIndexer())).To(Succeed())
+	issuers, err := oidc.ParseIssuers([]string{listedIssuer})
+	Expect(err).NotTo(HaveOccurred())
+	apiAudiences, err := oidc.APIAudiences(mgrCtx, mgr.GetConfig(), clusterinstall.Namespace)
+	Expect(err).NotTo(HaveOccurred())
 	checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
 	Expect(err).NotTo(HaveOccurred())
 	Expect((&Reconciler{
@@ -93,6 +98,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: fakeClock, Rand: rand.Reader,
 		Membership: checker, PublicBaseURL: suitePublicBaseURL, RunCountDelay: 500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond, Namespace: clusterinstall.Namespace,
+		OIDCIssuers: issuers, APIAudiences: apiAudiences,
 	}).SetupWithManager(mgr)).To(Succeed())
 	done := make(chan struct{})
 	go func() {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	jose "github.com/go-jose/go-jose/v4"
@@ -30,7 +30,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// listedIssuer is in the suite operator's --oidc-issuers; the operator
+// listedIssuer is among the suite controller's OIDC issuers; the operator
 // never contacts an issuer (the receiver reads their keys).
 const listedIssuer = "https://token.actions.githubusercontent.com"
 

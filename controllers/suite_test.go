@@ -172,8 +172,7 @@ func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
 // get reads obj fresh from the API server.
 func get[T client.Object](ctx context.Context, obj T) T {
 	GinkgoHelper()
-	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-	return obj
+	return testenv.Get(ctx, k8sClient, obj)
 }
 
 // conditionOf returns a matcher-friendly view of one condition.
@@ -189,16 +188,7 @@ func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
 // poke makes the operator reconcile obj now (any metadata change does).
 func poke[T client.Object](ctx context.Context, obj T) {
 	GinkgoHelper()
-	orig, ok := obj.DeepCopyObject().(T)
-	Expect(ok).To(BeTrue())
-	patch := client.MergeFrom(orig)
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann["test.hookrun.dev/poke"] = time.Now().Format(time.RFC3339Nano)
-	obj.SetAnnotations(ann)
-	Expect(k8sClient.Patch(ctx, obj, patch)).To(Succeed())
+	testenv.Poke(ctx, k8sClient, obj)
 }
 
 type lockedReader struct {

@@ -51,7 +51,7 @@ import (
 // need the other controllers too are the whole-operator suites of package
 // controllers.
 
-const suitePublicBaseURL = "https://hooks.example.com"
+const publicBaseURL = "https://hooks.example.com"
 
 var (
 	scheme    *runtime.Scheme
@@ -96,7 +96,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect((&Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MetadataReader: mgr.GetCache(),
 		Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: fakeClock, Rand: rand.Reader,
-		Membership: checker, PublicBaseURL: suitePublicBaseURL, RunCountDelay: 500 * time.Millisecond,
+		Membership: checker, PublicBaseURL: publicBaseURL, RunCountDelay: 500 * time.Millisecond,
 		OwnerRecheckInterval: 200 * time.Millisecond, Namespace: clusterinstall.Namespace,
 		OIDCIssuers: issuers, APIAudiences: apiAudiences,
 	}).SetupWithManager(mgr)).To(Succeed())
@@ -141,4 +141,21 @@ func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
 
 func eventsFor(ctx context.Context, obj client.Object, reason string) func() []eventsv1.Event {
 	return testenv.Events(ctx, k8sClient, obj, reason)
+}
+
+func get[T client.Object](ctx context.Context, obj T) T {
+	GinkgoHelper()
+	return testenv.Get(ctx, k8sClient, obj)
+}
+
+func poke[T client.Object](ctx context.Context, obj T) {
+	GinkgoHelper()
+	testenv.Poke(ctx, k8sClient, obj)
+}
+
+func referableLabels() map[string]string { return testenv.ReferableLabels() }
+
+func setReferable(ctx context.Context, ns, name string, on bool) {
+	GinkgoHelper()
+	testenv.SetReferable(ctx, k8sClient, ns, name, on)
 }

@@ -18,6 +18,7 @@ package testenv
 
 import (
 	"context"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -120,4 +121,44 @@ func Events(ctx context.Context, c client.Client, obj client.Object, reason stri
 		}
 		return out
 	}
+}
+
+// Get reads obj fresh from the API server through c.
+func Get[T client.Object](ctx context.Context, c client.Client, obj T) T {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(gomega.Succeed())
+	return obj
+}
+
+// Poke makes the operator reconcile obj now (any metadata change does).
+func Poke[T client.Object](ctx context.Context, c client.Client, obj T) {
+	ginkgo.GinkgoHelper()
+	orig, ok := obj.DeepCopyObject().(T)
+	gomega.Expect(ok).To(gomega.BeTrue())
+	patch := client.MergeFrom(orig)
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann["test.hookrun.dev/poke"] = time.Now().Format(time.RFC3339Nano)
+	obj.SetAnnotations(ann)
+	gomega.Expect(c.Patch(ctx, obj, patch)).To(gomega.Succeed())
+}
+
+// ReferableLabels mark a Secret for hookrun (DESIGN section 9).
+func ReferableLabels() map[string]string {
+	return map[string]string{agentsv1alpha1.LabelAllowReference: agentsv1alpha1.AllowReferenceTrue}
+}
+
+// SetReferable labels (or unlabels) Secret name of ns for hookrun, through c.
+func SetReferable(ctx context.Context, c client.Client, ns, name string, on bool) {
+	ginkgo.GinkgoHelper()
+	s := Get(ctx, c, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	patch := client.MergeFrom(s.DeepCopy())
+	if on {
+		s.Labels = ReferableLabels()
+	} else {
+		delete(s.Labels, agentsv1alpha1.LabelAllowReference)
+	}
+	gomega.Expect(c.Patch(ctx, s, patch)).To(gomega.Succeed())
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	cryptorand "crypto/rand"
@@ -31,7 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/endpoint"
 )
 
 // An endpoint ID pinned through spec.endpointIDSecretRef: read once from a
@@ -48,7 +47,7 @@ var _ = Describe("A pinned endpoint ID", func() {
 	// namespace each) and would hold it.
 	var id string
 	BeforeEach(func() {
-		b := make([]byte, endpoint.TokenBytes)
+		b := make([]byte, TokenBytes)
 		_, err := cryptorand.Read(b)
 		Expect(err).NotTo(HaveOccurred())
 		id = base64.RawURLEncoding.EncodeToString(b)
@@ -159,18 +158,18 @@ var _ = Describe("A pinned endpoint ID", func() {
 		Consistently(readyReason(ctx, holder), "2s").Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
 
 		// Deleting the holder hands the ID over, to another namespace only
-		// once the holder's namespace had endpoint.IDHandoverReserve to take it.
+		// once the holder's namespace had IDHandoverReserve to take it.
 		Expect(k8sClient.Delete(ctx, holder)).To(Succeed())
 		Eventually(readyReason(ctx, copycat)).Should(HaveField("Message", ContainSubstring("only an endpoint of its namespace may take it")))
 		Expect(endpointState(ctx, copycat)().Status.EndpointID).To(BeEmpty())
-		fakeClock.Step(endpoint.IDHandoverReserve)
+		fakeClock.Step(IDHandoverReserve)
 		poke(ctx, endpointState(ctx, copycat)())
 		Expect(readyEndpoint(ctx, copycat).Status.EndpointID).To(Equal(holder.Status.EndpointID))
 	})
 
 	// The handover: endpoints of another namespace stacked on a holder's ID
 	// never win it from the holder's own namespace, however many; they may
-	// take it only endpoint.IDHandoverReserve after the deletion.
+	// take it only IDHandoverReserve after the deletion.
 	It("hands a deleted holder's ID to an endpoint of its namespace pinning it, before any number of another namespace's, and to those only 10 minutes later", func(ctx SpecContext) {
 		holderNS := newNamespace(ctx)
 		Expect(k8sClient.Create(ctx, newAgent(holderNS, "triage"))).To(Succeed())
@@ -216,7 +215,7 @@ var _ = Describe("A pinned endpoint ID", func() {
 			}
 			return ids
 		}, "2s").Should(HaveEach(BeEmpty()), "no other namespace takes the ID within 10 minutes")
-		fakeClock.Step(endpoint.IDHandoverReserve - time.Second)
+		fakeClock.Step(IDHandoverReserve - time.Second)
 		poke(ctx, endpointState(ctx, stacked[0])())
 		Consistently(func() string { return endpointState(ctx, stacked[0])().Status.EndpointID }, "2s").Should(BeEmpty())
 		fakeClock.Step(time.Second)

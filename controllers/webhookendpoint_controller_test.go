@@ -18,8 +18,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"reflect"
 	"strings"
 	"time"
@@ -77,15 +75,10 @@ func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv
 
 func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
 	GinkgoHelper()
-	s := &corev1.Secret{}
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, s)).To(Succeed())
-	return s
+	return testenv.GeneratedSecret(ctx, k8sClient, ep)
 }
 
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
 
 // recordOwnerSkip does what the receiver does, as the receiver's service
 // account, when a call arrives after the endpoint's owner lost membership:

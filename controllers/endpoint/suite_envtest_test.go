@@ -29,9 +29,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -56,7 +59,10 @@ const publicBaseURL = "https://hooks.example.com"
 var (
 	scheme    *runtime.Scheme
 	k8sClient client.Client
-	fakeClock = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+	cfg       *rest.Config
+	// stopManager stops the manager startManager started.
+	stopManager func()
+	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 )
 
 func TestEndpointController(t *testing.T) {
@@ -74,22 +80,33 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	cluster, err := testenv.StartCluster(ctx, scheme, nil)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cluster.Stop)
-	k8sClient = cluster.Client
+	k8sClient, cfg = cluster.Client, cluster.Config
+	stopManager = startManager()
+	DeferCleanup(func() { stopManager() })
+})
 
-	asOperator := testenv.AsServiceAccount(cluster.Config, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
+// startManager starts a manager with the WebhookEndpoint controller alone,
+// wired as controllers.SetupOperator wires it, as the operator's service
+// account, and returns a function that stops it and waits until it has
+// stopped.
+func startManager() func() {
+	GinkgoHelper()
+	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
 	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 		Cache:                  cached.Options(clusterinstall.Namespace),
+		// Specs restart the manager; the controller's name stays the same.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	Expect(cached.SetupIndexes(mgrCtx, mgr.GetFieldIndexer())).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	Expect(cached.SetupIndexes(ctx, mgr.GetFieldIndexer())).To(Succeed())
 	issuers, err := oidc.ParseIssuers([]string{listedIssuer})
 	Expect(err).NotTo(HaveOccurred())
-	apiAudiences, err := oidc.APIAudiences(mgrCtx, mgr.GetConfig(), clusterinstall.Namespace)
+	apiAudiences, err := oidc.APIAudiences(ctx, mgr.GetConfig(), clusterinstall.Namespace)
 	Expect(err).NotTo(HaveOccurred())
 	checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
 	Expect(err).NotTo(HaveOccurred())
@@ -104,10 +121,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	go func() {
 		defer GinkgoRecover()
 		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
+		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
-	DeferCleanup(func() { cancel(); <-done })
-})
+	return func() {
+		cancel()
+		<-done
+	}
+}
 
 // newNamespace, newAgent and newEndpoint start a spec's objects as every
 // operator suite does (testenv).
@@ -159,3 +179,10 @@ func setReferable(ctx context.Context, ns, name string, on bool) {
 	GinkgoHelper()
 	testenv.SetReferable(ctx, k8sClient, ns, name, on)
 }
+
+func generatedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
+	GinkgoHelper()
+	return testenv.GeneratedSecret(ctx, k8sClient, ep)
+}
+
+func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }

@@ -18,6 +18,8 @@ package testenv
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -161,4 +163,20 @@ func SetReferable(ctx context.Context, c client.Client, ns, name string, on bool
 		delete(s.Labels, agentsv1alpha1.LabelAllowReference)
 	}
 	gomega.Expect(c.Patch(ctx, s, patch)).To(gomega.Succeed())
+}
+
+// GeneratedSecret reads, through c, the Secret the operator generated for ep.
+func GeneratedSecret(ctx context.Context, c client.Client, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
+	ginkgo.GinkgoHelper()
+	s := &corev1.Secret{}
+	gomega.Expect(c.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: agentsv1alpha1.GeneratedSecretName(ep.Name)}, s)).To(gomega.Succeed())
+	return s
+}
+
+// SHA256Hex is status.secretHash as a spec expects it for secret: "sha256:"
+// and the hex SHA-256, computed here rather than by api/v1alpha1.SecretHash,
+// which it checks.
+func SHA256Hex(secret []byte) string {
+	sum := sha256.Sum256(secret)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

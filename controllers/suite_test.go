@@ -33,13 +33,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
@@ -132,29 +129,14 @@ func startManager() func() { return startManagerWith(testOptions) }
 func startManagerWith(opts *OperatorOptions) func() {
 	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
 	asOperator.Wrap(operatorRequests.wrap)
-	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Client:                 client.Options{Cache: ClientCacheOptions()},
-		Cache:                  CacheOptions(testOptions.Namespace),
-		// Specs restart the manager; the controller names stay the same.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	return testenv.StartManager(asOperator, ctrl.Options{
+		Scheme: scheme,
+		Client: client.Options{Cache: ClientCacheOptions()},
+		Cache:  CacheOptions(testOptions.Namespace),
+	}, func(ctx context.Context, mgr ctrl.Manager) error {
+		return SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource,
+			TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(operatorSpans))})
 	})
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	Expect(SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource,
-		TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(operatorSpans))})).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
 }
 
 // newNamespace creates a namespace for one spec.

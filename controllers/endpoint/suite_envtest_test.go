@@ -31,13 +31,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/internal/cached"
@@ -90,43 +87,35 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // account, and returns a function that stops it and waits until it has
 // stopped.
 func startManager() func() {
-	GinkgoHelper()
 	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
-	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Cache:                  cached.Options(clusterinstall.Namespace),
-		// Specs restart the manager; the controller's name stays the same.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	return testenv.StartManager(asOperator, ctrl.Options{
+		Scheme: scheme,
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Cache:  cached.Options(clusterinstall.Namespace),
+	}, func(ctx context.Context, mgr ctrl.Manager) error {
+		issuers, err := oidc.ParseIssuers([]string{listedIssuer})
+		if err != nil {
+			return err
+		}
+		apiAudiences, err := oidc.APIAudiences(ctx, mgr.GetConfig(), clusterinstall.Namespace)
+		if err != nil {
+			return err
+		}
+		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
+		if err != nil {
+			return err
+		}
+		if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+		return (&Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MetadataReader: mgr.GetCache(),
+			Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: fakeClock, Rand: rand.Reader,
+			Membership: checker, PublicBaseURL: publicBaseURL, RunCountDelay: 500 * time.Millisecond,
+			OwnerRecheckInterval: 200 * time.Millisecond, Namespace: clusterinstall.Namespace,
+			OIDCIssuers: issuers, APIAudiences: apiAudiences,
+		}).SetupWithManager(mgr)
 	})
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	Expect(cached.SetupIndexes(ctx, mgr.GetFieldIndexer())).To(Succeed())
-	issuers, err := oidc.ParseIssuers([]string{listedIssuer})
-	Expect(err).NotTo(HaveOccurred())
-	apiAudiences, err := oidc.APIAudiences(ctx, mgr.GetConfig(), clusterinstall.Namespace)
-	Expect(err).NotTo(HaveOccurred())
-	checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
-	Expect(err).NotTo(HaveOccurred())
-	Expect((&Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), MetadataReader: mgr.GetCache(),
-		Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: fakeClock, Rand: rand.Reader,
-		Membership: checker, PublicBaseURL: publicBaseURL, RunCountDelay: 500 * time.Millisecond,
-		OwnerRecheckInterval: 200 * time.Millisecond, Namespace: clusterinstall.Namespace,
-		OIDCIssuers: issuers, APIAudiences: apiAudiences,
-	}).SetupWithManager(mgr)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
 }
 
 // newNamespace, newAgent and newEndpoint start a spec's objects as every

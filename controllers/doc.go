@@ -43,7 +43,10 @@ limitations under the License.
 // to api/, never back up (depguard rules in .golangci.yml).
 //
 // The envtest suites here run every controller together, in a real manager
-// against a real API server, through SetupOperator.
+// against a real API server, through SetupOperator; a spec of one
+// controller alone lives in that controller's package (so far
+// controllers/endpoint's suite). Both start their API server with
+// test/testenv.
 //
 // docs/operator.md has the map of packages.
 package controllers

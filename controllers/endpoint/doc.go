@@ -51,4 +51,11 @@ limitations under the License.
 //   - events.go: the pause and resume events;
 //   - watches.go: the map functions of the watches;
 //   - metrics.go: the endpoints-by-readiness gauge.
+//
+// Tests: a table test of each pure function beside its file, and an envtest
+// suite of this controller alone (suite_envtest_test.go: a real API server
+// with hookrun's access control, the controller in a manager as the
+// operator's service account) with the specs that need no other controller
+// (*_envtest_test.go: ID conflicts, pinned IDs, filters, OIDC senders,
+// signing keys). Specs of the whole operator stay in package controllers.
 package endpoint

@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package statustest holds the checks the controllers' unit tests share:
-// whether a status.Summary or a condition says what a test expects.
 package statustest
 
 import (

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -30,6 +29,8 @@ import (
 	. "github.com/onsi/gomega"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -186,7 +187,38 @@ func (l *lockedReader) Read(p []byte) (int, error) {
 
 func mustJSON(v any) []byte {
 	GinkgoHelper()
-	b, err := json.Marshal(v)
-	Expect(err).NotTo(HaveOccurred())
-	return b
+	return testenv.MustJSON(v)
+}
+
+func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
+	return testenv.Fresh(ctx, k8sClient, ep)
+}
+
+func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
+	GinkgoHelper()
+	return testenv.ReadyEndpoint(ctx, k8sClient, ep)
+}
+
+func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
+	GinkgoHelper()
+	return testenv.GeneratedSecret(ctx, k8sClient, ep)
+}
+
+func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
+
+// eventsFor lists the events.k8s.io events about obj with reason.
+func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
+	return testenv.Events(ctx, k8sClient, obj, reason)
+}
+
+// recordOwnerSkip records a call to ep after its owner lost membership, as
+// the receiver does (testenv.RecordOwnerSkip).
+func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
+	GinkgoHelper()
+	return testenv.RecordOwnerSkip(ctx, cfg, scheme, endpointState(ctx, ep)(), fakeClock.Now())
+}
+
+func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentRun, message string) {
+	GinkgoHelper()
+	testenv.SkipAsReceiver(ctx, c, run, message)
 }

@@ -175,3 +175,13 @@ func generatedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) *c
 }
 
 func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
+
+func recordOwnerSkip(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
+	GinkgoHelper()
+	return testenv.RecordOwnerSkip(ctx, cfg, scheme, endpointState(ctx, ep)(), fakeClock.Now())
+}
+
+func mustJSON(v any) []byte {
+	GinkgoHelper()
+	return testenv.MustJSON(v)
+}

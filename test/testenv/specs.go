@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -27,9 +28,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/hack/clusterinstall"
 )
 
 // What the operator's envtest specs build and check the same way, whichever
@@ -179,4 +183,55 @@ func GeneratedSecret(ctx context.Context, c client.Client, ep *agentsv1alpha1.We
 func SHA256Hex(secret []byte) string {
 	sum := sha256.Sum256(secret)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// RecordOwnerSkip does what the receiver does, as the receiver's service
+// account, when a call arrives after the endpoint's owner lost membership:
+// it records the call as a skipped run marked OwnerNotMember, naming the
+// owner. The receiver writes nothing else; the operator pauses the endpoint.
+func RecordOwnerSkip(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, cur *agentsv1alpha1.WebhookEndpoint, receivedAt time.Time) *agentsv1alpha1.AgentRun {
+	ginkgo.GinkgoHelper()
+	asReceiver, err := client.New(AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.ReceiverServiceAccount), client.Options{Scheme: scheme})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	run := &agentsv1alpha1.AgentRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: cur.Namespace, GenerateName: cur.Name + "-",
+			Labels: map[string]string{
+				agentsv1alpha1.LabelEndpoint:   cur.Name,
+				agentsv1alpha1.LabelAgent:      cur.Spec.AgentRef.Name,
+				agentsv1alpha1.LabelSkipReason: agentsv1alpha1.SkipReasonOwnerNotMember,
+			},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "WebhookEndpoint", Name: cur.Name, UID: cur.UID,
+			}},
+		},
+		Spec: agentsv1alpha1.AgentRunSpec{
+			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: cur.Name}, AgentRef: cur.Spec.AgentRef,
+			Prompt: cur.Spec.Prompt, ThreadStrategy: cur.Spec.ThreadStrategy, Owner: cur.Spec.Owner.DeepCopy(),
+			Trust: agentsv1alpha1.TrustStandard, ReceivedAt: metav1.NewTime(receivedAt),
+		},
+	}
+	gomega.Expect(asReceiver.Create(ctx, run)).To(gomega.Succeed())
+	SkipAsReceiver(ctx, asReceiver, run, "Skipped: the endpoint's owner "+cur.Spec.Owner.UserName()+" may no longer trigger Agent "+cur.Spec.AgentRef.Name)
+	return run
+}
+
+// SkipAsReceiver writes the status of a run just created as the receiver
+// does for a skipped call: its state, message and conditions in one write.
+func SkipAsReceiver(ctx context.Context, c client.Client, run *agentsv1alpha1.AgentRun, message string) {
+	ginkgo.GinkgoHelper()
+	patch := client.MergeFrom(run.DeepCopy())
+	run.Status.State = agentsv1alpha1.RunSkipped
+	run.Status.Message = message
+	run.Status.CompletedAt = &run.Spec.ReceivedAt
+	agentsv1alpha1.SetRunConditions(run)
+	gomega.Expect(c.Status().Patch(ctx, run, patch)).To(gomega.Succeed())
+}
+
+// MustJSON is v as JSON.
+func MustJSON(v any) []byte {
+	ginkgo.GinkgoHelper()
+	b, err := json.Marshal(v)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return b
 }

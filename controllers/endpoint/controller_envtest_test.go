@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"context"
@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,9 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/hack/clusterinstall"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // staleClient serves one object from an old copy, as a cache that is behind.
@@ -57,76 +53,11 @@ func (c staleClient) Get(ctx context.Context, key client.ObjectKey, obj client.O
 // stale, the endpoint as it was created (no ID, owner or secret yet).
 func reconcileBehind(ctx SpecContext, stale *agentsv1alpha1.WebhookEndpoint) {
 	GinkgoHelper()
-	behind := &endpoint.Reconciler{
+	behind := &Reconciler{
 		Client: staleClient{Client: k8sClient, stale: stale}, APIReader: k8sClient, MetadataReader: k8sClient,
 		Recorder: events.NewFakeRecorder(10), Clock: fakeClock, CacheClock: fakeClock, PublicBaseURL: publicBaseURL,
 	}
 	_, _ = behind.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stale)})
-}
-
-func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
-	return testenv.Fresh(ctx, k8sClient, ep)
-}
-
-func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
-	GinkgoHelper()
-	return testenv.ReadyEndpoint(ctx, k8sClient, ep)
-}
-
-func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
-	GinkgoHelper()
-	return testenv.GeneratedSecret(ctx, k8sClient, ep)
-}
-
-func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
-
-// recordOwnerSkip does what the receiver does, as the receiver's service
-// account, when a call arrives after the endpoint's owner lost membership:
-// it records the call as a skipped run marked OwnerNotMember, naming the
-// owner. The receiver writes nothing else; the operator pauses the endpoint.
-func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
-	GinkgoHelper()
-	cur := endpointState(ctx, ep)()
-	asReceiver, err := client.New(testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.ReceiverServiceAccount), client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	run := &agentsv1alpha1.AgentRun{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: cur.Namespace, GenerateName: cur.Name + "-",
-			Labels: map[string]string{
-				agentsv1alpha1.LabelEndpoint:   cur.Name,
-				agentsv1alpha1.LabelAgent:      cur.Spec.AgentRef.Name,
-				agentsv1alpha1.LabelSkipReason: agentsv1alpha1.SkipReasonOwnerNotMember,
-			},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "WebhookEndpoint", Name: cur.Name, UID: cur.UID,
-			}},
-		},
-		Spec: agentsv1alpha1.AgentRunSpec{
-			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: cur.Name}, AgentRef: cur.Spec.AgentRef,
-			Prompt: cur.Spec.Prompt, ThreadStrategy: cur.Spec.ThreadStrategy, Owner: cur.Spec.Owner.DeepCopy(),
-			Trust: agentsv1alpha1.TrustStandard, ReceivedAt: metav1.NewTime(fakeClock.Now()),
-		},
-	}
-	Expect(asReceiver.Create(ctx, run)).To(Succeed())
-	skipAsReceiver(ctx, asReceiver, run, "Skipped: the endpoint's owner "+cur.Spec.Owner.UserName()+" may no longer trigger Agent "+cur.Spec.AgentRef.Name)
-	return run
-}
-
-// skipAsReceiver writes the status of a run just created as the receiver
-// does for a skipped call: its state, message and conditions in one write.
-func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentRun, message string) {
-	GinkgoHelper()
-	patch := client.MergeFrom(run.DeepCopy())
-	run.Status.State = agentsv1alpha1.RunSkipped
-	run.Status.Message = message
-	run.Status.CompletedAt = &run.Spec.ReceivedAt
-	agentsv1alpha1.SetRunConditions(run)
-	Expect(c.Status().Patch(ctx, run, patch)).To(Succeed())
-}
-
-// eventsFor lists the events.k8s.io events about obj with reason.
-func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
-	return testenv.Events(ctx, k8sClient, obj, reason)
 }
 
 var _ = Describe("WebhookEndpoint reconciler", func() {

@@ -56,6 +56,7 @@ limitations under the License.
 // suite of this controller alone (suite_envtest_test.go: a real API server
 // with hookrun's access control, the controller in a manager as the
 // operator's service account) with the specs that need no other controller
-// (*_envtest_test.go: ID conflicts, pinned IDs, filters, OIDC senders,
-// signing keys). Specs of the whole operator stay in package controllers.
+// (*_envtest_test.go: IDs, secrets, rotation and pauses, ID conflicts,
+// pinned IDs, filters, OIDC senders, signing keys). Specs of the whole
+// operator stay in package controllers.
 package endpoint

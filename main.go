@@ -42,7 +42,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver"
 )
@@ -105,7 +105,7 @@ type role struct {
 	configure func(*ctrl.Options)
 	// setup adds the role's controllers and servers to the manager, their
 	// spans made by tp.
-	setup func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error
+	setup func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *sharedflags.Options) error
 	// service is the role's service.name in its traces.
 	service string
 }
@@ -132,7 +132,7 @@ func operatorRole() role {
 			o.Client = client.Options{Cache: controllers.ClientCacheOptions()}
 			o.Cache = controllers.CacheOptions(opts.Namespace)
 		},
-		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error {
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *sharedflags.Options) error {
 			opts.OIDCIssuers = shared.OIDCIssuers
 			return controllers.SetupOperator(ctx, mgr, opts, controllers.Dependencies{TracerProvider: tp})
 		},
@@ -155,7 +155,7 @@ func receiverRole() role {
 			// (its default of 30 s would cut them short).
 			o.GracefulShutdownTimeout = ptr.To(opts.StopTimeout())
 		},
-		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *manager.Options) error {
+		setup: func(ctx context.Context, mgr ctrl.Manager, tp trace.TracerProvider, shared *sharedflags.Options) error {
 			opts.OIDCIssuers = shared.OIDCIssuers
 			_, err := receiver.Setup(ctx, mgr, opts, receiver.Dependencies{TracerProvider: tp})
 			return err
@@ -166,7 +166,7 @@ func receiverRole() role {
 
 // newRoleCommand is the subcommand of r, with the shared flags and r's own.
 func newRoleCommand(r role) *cobra.Command {
-	shared := manager.NewOptions()
+	shared := sharedflags.NewOptions()
 	cmd := &cobra.Command{
 		Use:   r.name,
 		Short: r.short,
@@ -184,7 +184,7 @@ func newRoleCommand(r role) *cobra.Command {
 }
 
 // run starts r's manager and serves until ctx ends.
-func run(ctx context.Context, r role, shared *manager.Options) error {
+func run(ctx context.Context, r role, shared *sharedflags.Options) error {
 	cfg, err := shared.RESTConfig()
 	if err != nil {
 		return err

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/receiver"
 )
 
@@ -75,12 +75,12 @@ func TestFlagErrorsAreReported(t *testing.T) {
 }
 
 // TestSharedFlags: the operator and the receiver each take the flags of
-// manager.Options once, with its defaults, and share no other flag but
+// sharedflags.Options once, with its defaults, and share no other flag but
 // --namespace (the receiver's namespace to both, explained in each one's
-// terms): a flag both need belongs in manager.Options.
+// terms): a flag both need belongs in sharedflags.Options.
 func TestSharedFlags(t *testing.T) {
 	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
-	manager.NewOptions().BindFlags(shared, "component", "")
+	sharedflags.NewOptions().BindFlags(shared, "component", "")
 	roles := map[string]*pflag.FlagSet{"operator": newOperatorCommand().Flags(), "receiver": newReceiverCommand().Flags()}
 	for name, flags := range roles {
 		shared.VisitAll(func(want *pflag.Flag) {
@@ -96,7 +96,7 @@ func TestSharedFlags(t *testing.T) {
 	}
 	roles["operator"].VisitAll(func(f *pflag.Flag) {
 		if roles["receiver"].Lookup(f.Name) != nil && shared.Lookup(f.Name) == nil && f.Name != "namespace" {
-			t.Errorf("--%s is declared by both the operator and the receiver, not in manager.Options", f.Name)
+			t.Errorf("--%s is declared by both the operator and the receiver, not in sharedflags.Options", f.Name)
 		}
 	})
 }

@@ -18,18 +18,15 @@ package controllers
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
-	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // withoutMutatingAdmissionPolicy are the kube-apiserver flags that stop it
@@ -64,15 +61,6 @@ var _ = Describe("access control without MutatingAdmissionPolicy", Ordered, Cont
 // and the operator's manager) until the container's specs are done.
 func useSecondServer(ctx context.Context, flags map[string]string) {
 	GinkgoHelper()
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	for flag, value := range flags {
-		env.ControlPlane.GetAPIServer().Configure().Append(flag, value)
-	}
-	second, err := env.Start()
-	Expect(err).NotTo(HaveOccurred())
 	stopManager()
 	first := struct {
 		cfg         *rest.Config
@@ -80,20 +68,14 @@ func useSecondServer(ctx context.Context, flags map[string]string) {
 		watchClient client.WithWatch
 		mode        clusterinstall.OwnerDefaulting
 	}{cfg, k8sClient, watchClient, ownerDefaulting}
+	// The second API server stops after the cleanup below (cleanups run last
+	// in, first out): the manager on it stops first.
+	useCluster(ctx, flags)
 	DeferCleanup(func() {
 		stopManager()
 		cfg, k8sClient, watchClient, ownerDefaulting = first.cfg, first.k8sClient, first.watchClient, first.mode
 		stopManager = startManager()
-		Expect(env.Stop()).To(Succeed())
 	})
-	cfg = second
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	watchClient, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	ownerDefaulting, err = clusterinstall.DetectOwnerDefaulting(k8sClient)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clusterinstall.InstallAccessControlIn(ctx, k8sClient, testenv.Root(), ownerDefaulting)).To(Succeed())
 	stopManager = startManager()
 }
 

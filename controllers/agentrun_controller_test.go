@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	agentrun "github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 )
@@ -384,8 +384,8 @@ var _ = Describe("AgentRun dispatcher", func() {
 			},
 		})
 		key := func(name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
-		Expect(lookup.GetCachedOrLive(ctx, cacheLags, k8sClient, key("fresh"), &agentsv1alpha1.Agent{})).To(HaveField("Name", "fresh"), "read from the API server")
-		Expect(lookup.GetCachedOrLive(ctx, cacheLags, k8sClient, key("never-created"), &agentsv1alpha1.Agent{})).To(BeNil(), "gone there too")
+		Expect(cached.GetOrLive(ctx, cacheLags, k8sClient, key("fresh"), &agentsv1alpha1.Agent{})).To(HaveField("Name", "fresh"), "read from the API server")
+		Expect(cached.GetOrLive(ctx, cacheLags, k8sClient, key("never-created"), &agentsv1alpha1.Agent{})).To(BeNil(), "gone there too")
 	})
 
 	It("starts a run as soon as its payload Secret appears", func(ctx SpecContext) {

@@ -32,7 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -184,11 +184,11 @@ var _ = Describe("Traces of runs", func() {
 		}}, Spec: agentsv1alpha1.AgentRunSpec{Payload: &agentsv1alpha1.PayloadReference{SecretName: "p"}}}
 		run.Status.TraceID = senderTrace
 		queued := run.DeepCopy()
-		lookup.StripForCache(queued)
+		cached.Strip(queued)
 		Expect(queued.Annotations).To(HaveLen(2))
 		Expect(queued.Status.TraceID).To(Equal(senderTrace))
 		run.Status.State = agentsv1alpha1.RunSuccess
-		lookup.StripForCache(run)
+		cached.Strip(run)
 		Expect(run.Annotations).To(BeNil())
 		Expect(run.Status.TraceID).To(BeEmpty())
 	})

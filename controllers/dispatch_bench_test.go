@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -31,17 +30,15 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // BenchmarkQueueToSend measures, with free capacity, the time from a run and
@@ -68,10 +65,8 @@ func benchOperator(b *testing.B) (context.Context, client.Client) {
 		b.Fatal("KUBEBUILDER_ASSETS is not set: run `make bench`")
 	}
 	ctrl.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = agentsv1alpha1.AddToScheme(s)
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	s := testenv.Scheme()
+	env := testenv.Environment(nil)
 	cfg, err := env.Start()
 	must(b, err)
 	b.Cleanup(func() { _ = env.Stop() })

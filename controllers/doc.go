@@ -23,21 +23,30 @@ limitations under the License.
 //
 //   - endpoint: the WebhookEndpoint controller (ID, URL, secret, signing
 //     keys, filter, phase and conditions);
-//   - endpointruns: the run accounting of every endpoint (status.runs,
-//     retention of finished runs, status.rejections);
+//   - accounting: the run accounting of every endpoint (status.runs,
+//     retention of finished runs, status.rejections, the expiry of the
+//     receiver replicas' rejection reports);
 //   - run: AgentRun admission per Agent and execution per run (the call
 //     queue, the A2A message, outcome, traces, run metrics);
 //   - agent: the Agent controller (readiness, agent cards, the cleanup
 //     finalizer);
-//   - thread: the AgentThread controller (status derived from its runs);
-//   - report: deletes the receiver replicas' expired rejection reports;
-//   - lookup: what they share (cache reads, field indexes, secret
-//     references, run facts, the readiness summary, the status patch).
+//   - thread: the AgentThread controller (status derived from its runs).
 //
-// The leaf packages under it import nothing of controllers/, and some are
-// shared with the receiver: docs/operator.md lists them ("Leaf packages").
+// What they share is internal/, which only the operator imports:
+// internal/status (the readiness summary, the status patch),
+// internal/cached (reads through the cache, field indexes and their map
+// functions) and internal/secretref (Secrets named by reference). The pure
+// facts of runs are in api/v1alpha1. The leaf packages import nothing of
+// controllers/, and some are shared with the receiver: docs/operator.md
+// lists them ("Leaf packages"). Arrows run from this package to the
+// controllers, from them to internal/ and the leaf packages, and from all
+// to api/, never back up (depguard rules in .golangci.yml).
+//
 // The envtest suites here run every controller together, in a real manager
-// against a real API server, through SetupOperator.
+// against a real API server, through SetupOperator; a spec of one
+// controller alone lives in that controller's package (so far
+// controllers/endpoint's suite). Both start their API server with
+// test/testenv.
 //
 // docs/operator.md has the map of packages.
 package controllers

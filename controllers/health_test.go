@@ -314,7 +314,7 @@ func newThread(ns string) *agentsv1alpha1.AgentThread {
 }
 
 // endpointWithTakenID makes an endpoint in ns whose endpoint ID an older
-// endpoint in another namespace has (as endpoint_id_conflict_test.go does).
+// endpoint in another namespace has (as controllers/endpoint/id_conflict_envtest_test.go does).
 func endpointWithTakenID(ctx SpecContext, ns string) *agentsv1alpha1.WebhookEndpoint {
 	GinkgoHelper()
 	otherNS := newNamespace(ctx)

@@ -23,8 +23,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/hookrun/hookrun/controllers/accounting"
 	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/controllers/endpointruns"
 
 	"github.com/spf13/pflag"
 
@@ -46,7 +46,7 @@ const (
 )
 
 // OperatorOptions are the settings of `hookrun operator` but those it shares
-// with the receiver (controllers/manager.Options).
+// with the receiver (controllers/sharedflags.Options).
 type OperatorOptions struct {
 	// PublicBaseURL is the externally reachable base of the receiver, for
 	// example https://hooks.example.com; endpoint URLs are
@@ -84,7 +84,7 @@ type OperatorOptions struct {
 	AgentAllowedHosts []string
 	AgentAllowedCIDRs []string
 	// OIDCIssuers are the issuers besides the cluster's that OIDC senders
-	// may name: manager.Options' --oidc-issuers, which the receiver shares.
+	// may name: sharedflags.Options' --oidc-issuers, which the receiver shares.
 	OIDCIssuers []string
 }
 
@@ -100,7 +100,7 @@ func NewOperatorOptions() *OperatorOptions {
 		RunHistoryLimit:      DefaultRunHistoryLimit,
 		RunTTL:               DefaultRunTTL,
 		PayloadTTL:           DefaultPayloadTTL,
-		RunCountDelay:        endpointruns.DefaultRunCountDelay,
+		RunCountDelay:        accounting.DefaultRunCountDelay,
 		OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:      DefaultDispatchWorkers,
 		A2ACallTimeout:       DefaultA2ACallTimeout,

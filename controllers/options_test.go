@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrun/hookrun/controllers/accounting"
 	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/controllers/endpointruns"
 
 	"github.com/spf13/pflag"
 )
@@ -45,7 +45,7 @@ func TestOperatorOptionsFlags(t *testing.T) {
 	want := OperatorOptions{
 		PublicBaseURL: "https://hooks.example.com", LeaderElect: true, LeaderElectionNamespace: "leases",
 		RunHistoryLimit: 5, RunTTL: time.Hour, PayloadTTL: 10 * time.Minute,
-		RunCountDelay: endpointruns.DefaultRunCountDelay, OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
+		RunCountDelay: accounting.DefaultRunCountDelay, OwnerRecheckInterval: endpoint.DefaultOwnerRecheckInterval,
 		DispatchWorkers:   12,
 		A2ACallTimeout:    5 * time.Second,
 		Namespace:         "hookrun-receivers",

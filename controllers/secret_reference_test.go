@@ -23,27 +23,18 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // referableLabels mark a Secret for hookrun (DESIGN section 9).
-func referableLabels() map[string]string {
-	return map[string]string{agentsv1alpha1.LabelAllowReference: agentsv1alpha1.AllowReferenceTrue}
-}
+func referableLabels() map[string]string { return testenv.ReferableLabels() }
 
 // setReferable labels (or unlabels) Secret name of ns for hookrun.
 func setReferable(ctx SpecContext, ns, name string, on bool) {
 	GinkgoHelper()
-	s := get(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
-	patch := client.MergeFrom(s.DeepCopy())
-	if on {
-		s.Labels = referableLabels()
-	} else {
-		delete(s.Labels, agentsv1alpha1.LabelAllowReference)
-	}
-	Expect(k8sClient.Patch(ctx, s, patch)).To(Succeed())
+	testenv.SetReferable(ctx, k8sClient, ns, name, on)
 }
 
 // A reference makes the operator read a Secret with its own rights: only

@@ -31,13 +31,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hookrun/hookrun/controllers/a2a"
+	"github.com/hookrun/hookrun/controllers/accounting"
 	"github.com/hookrun/hookrun/controllers/agent"
 	"github.com/hookrun/hookrun/controllers/endpoint"
-	"github.com/hookrun/hookrun/controllers/endpointruns"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
-	"github.com/hookrun/hookrun/controllers/report"
 	"github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/controllers/thread"
 	"github.com/hookrun/hookrun/controllers/tracing"
@@ -73,8 +73,8 @@ const ServiceName = run.ServiceName
 const MetadataKey = run.MetadataKey
 
 // CacheOptions are the operator's cache options: what it caches of which
-// kind, in which namespaces (see lookup.CacheOptions).
-func CacheOptions(namespace string) cache.Options { return lookup.CacheOptions(namespace) }
+// kind, in which namespaces (see cached.Options).
+func CacheOptions(namespace string) cache.Options { return cached.Options(namespace) }
 
 // SetupOperator registers the field indexes and every reconciler of the
 // operator with mgr. Zero-valued dependencies get production defaults.
@@ -116,7 +116,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		}
 		deps.Membership = checker
 	}
-	if err := lookup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	run.ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
@@ -125,7 +125,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		Client:               mgr.GetClient(),
 		APIReader:            mgr.GetAPIReader(),
 		MetadataReader:       mgr.GetCache(),
-		Recorder:             mgr.GetEventRecorder(lookup.FieldOwner),
+		Recorder:             mgr.GetEventRecorder(status.FieldOwner),
 		Clock:                deps.Clock,
 		Rand:                 deps.Rand,
 		Membership:           deps.Membership,
@@ -139,7 +139,7 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 	cards := agent.NewCardRefreshes()
 	for name, r := range map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"WebhookEndpoint": endpoints,
-		"WebhookEndpoint runs": &endpointruns.Reconciler{
+		"WebhookEndpoint runs": &accounting.Reconciler{
 			Client: mgr.GetClient(), MetadataReader: mgr.GetCache(), Clock: deps.Clock,
 			RunHistoryLimit: opts.RunHistoryLimit, RunTTL: opts.RunTTL, PayloadTTL: opts.PayloadTTL,
 			RunCountDelay: opts.RunCountDelay, Namespace: opts.Namespace,
@@ -151,14 +151,14 @@ func SetupOperator(ctx context.Context, mgr ctrl.Manager, opts *OperatorOptions,
 		"AgentThread": &thread.Reconciler{Client: mgr.GetClient()},
 		"AgentRun admission": &run.AdmissionReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Metadata: mgr.GetCache(),
-			Recorder: mgr.GetEventRecorder(lookup.FieldOwner), Clock: deps.Clock, Tracer: tracer,
+			Recorder: mgr.GetEventRecorder(status.FieldOwner), Clock: deps.Clock, Tracer: tracer,
 		},
 		"AgentRun execution": &run.ExecutionReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(lookup.FieldOwner),
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(status.FieldOwner),
 			Clock: deps.Clock, Rand: deps.Rand, NewClient: deps.A2A, Workers: opts.DispatchWorkers, CallTimeout: callTimeout, Tracer: tracer,
 			Cards: cards,
 		},
-		"rejection report": &report.Reconciler{Client: mgr.GetClient(), Clock: deps.Clock},
+		"rejection report": &accounting.ReportReconciler{Client: mgr.GetClient(), Clock: deps.Clock},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

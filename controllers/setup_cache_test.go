@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 var _ = Describe("The operator's cache", func() {
@@ -108,7 +108,7 @@ var _ = Describe("The operator's cache", func() {
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
 		c := startCache(ctx)
-		cached := lookup.SecretMetadata(ns, "applied")
+		cached := cached.SecretMetadata(ns, "applied")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Annotations).To(Equal(map[string]string{agentsv1alpha1.AnnotationKeyHash: "sha256:00"}))
 	})
@@ -134,7 +134,7 @@ var _ = Describe("The operator's cache", func() {
 		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 
 		c := startCache(ctx)
-		cached := lookup.SecretMetadata(ns, "stuffed")
+		cached := cached.SecretMetadata(ns, "stuffed")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Labels).To(Equal(map[string]string{agentsv1alpha1.LabelEndpoint: "hook"}))
 		Expect(cached.Annotations).To(Equal(map[string]string{
@@ -164,7 +164,7 @@ var _ = Describe("The operator's cache", func() {
 		})
 
 		c := startCache(ctx)
-		cached := lookup.SecretMetadata(ns, "stuffed-meta")
+		cached := cached.SecretMetadata(ns, "stuffed-meta")
 		Eventually(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cached), cached) }).Should(Succeed())
 		Expect(cached.Finalizers).To(BeEmpty())
 		Expect(cached.OwnerReferences).To(Equal([]metav1.OwnerReference{ours}))

@@ -18,11 +18,9 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -32,19 +30,14 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
@@ -58,16 +51,19 @@ import (
 
 const publicBaseURL = "https://hooks.example.com"
 
+// listedIssuer is in the suite operator's --oidc-issuers; the operator
+// never contacts an issuer (the receiver reads their keys).
+const listedIssuer = "https://token.actions.githubusercontent.com"
+
 // testCallTimeout bounds each A2A call of the suite's operator, so a spec
 // can outlast it quickly.
 const testCallTimeout = 2 * time.Second
 
 var (
-	testEnv     *envtest.Environment
 	cfg         *rest.Config
 	k8sClient   client.Client
 	watchClient client.WithWatch
-	scheme      = runtime.NewScheme()
+	scheme      = testenv.Scheme()
 	fakeClock   = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 	stopManager func()
 	// ownerDefaulting is the mode of the owner policies installed on the
@@ -105,30 +101,24 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(agentsv1alpha1.AddToScheme(scheme)).To(Succeed())
-
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	var err error
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(testEnv.Stop)
-
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	watchClient, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	// The operator's RBAC, service account and the admission policies, as
-	// installed in a cluster: the operator below runs as its service account.
-	ownerDefaulting, err = clusterinstall.DetectOwnerDefaulting(k8sClient)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clusterinstall.InstallAccessControlIn(context.Background(), k8sClient, testenv.Root(), ownerDefaulting)).To(Succeed())
+	// The API server, with the operator's RBAC, service account and the
+	// admission policies as installed in a cluster: the operator below runs
+	// as its service account.
+	useCluster(context.Background(), nil)
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
 })
+
+// useCluster starts an API server (flags added to envtest's) and points
+// the suite's cfg, k8sClient, watchClient and ownerDefaulting at it; it
+// stops at the end of the container it is called in.
+func useCluster(ctx context.Context, flags map[string]string) {
+	GinkgoHelper()
+	cluster, err := testenv.StartCluster(ctx, scheme, flags)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cluster.Stop)
+	cfg, k8sClient, watchClient, ownerDefaulting = cluster.Config, cluster.Client, cluster.Watch, cluster.OwnerDefaulting
+}
 
 // startManager starts the operator's manager, as `hookrun operator` wires
 // it, as the operator's service account (impersonated: its ClusterRole is
@@ -140,96 +130,48 @@ func startManager() func() { return startManagerWith(testOptions) }
 func startManagerWith(opts *OperatorOptions) func() {
 	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
 	asOperator.Wrap(operatorRequests.wrap)
-	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Client:                 client.Options{Cache: ClientCacheOptions()},
-		Cache:                  CacheOptions(testOptions.Namespace),
-		// Specs restart the manager; the controller names stay the same.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	return testenv.StartManager(asOperator, ctrl.Options{
+		Scheme: scheme,
+		Client: client.Options{Cache: ClientCacheOptions()},
+		Cache:  CacheOptions(testOptions.Namespace),
+	}, func(ctx context.Context, mgr ctrl.Manager) error {
+		return SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource,
+			TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(operatorSpans))})
 	})
-	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	Expect(SetupOperator(ctx, mgr, opts, Dependencies{Clock: fakeClock, Rand: randomSource,
-		TracerProvider: tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(operatorSpans))})).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
 }
 
 // newNamespace creates a namespace for one spec.
 func newNamespace(ctx context.Context) string {
 	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-"}}
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	return ns.Name
+	return testenv.NewNamespace(ctx, k8sClient)
 }
 
-func newAgent(ns, name string) *agentsv1alpha1.Agent {
-	return &agentsv1alpha1.Agent{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		// Port 1 refuses connections: runs stay queued or retrying unless a spec
-		// points the Agent at a test agent (18090 would reach a running make dev).
-		// protocolVersion is set, so no card is read: specs that read cards clear it.
-		Spec: agentsv1alpha1.AgentSpec{A2A: agentsv1alpha1.A2AEndpoint{URL: "http://127.0.0.1:1/", ProtocolVersion: agentsv1alpha1.A2AProtocolV10}},
-	}
-}
+func newAgent(ns, name string) *agentsv1alpha1.Agent { return testenv.Agent(ns, name) }
 
 func newEndpoint(ns, name, agent string) *agentsv1alpha1.WebhookEndpoint {
-	return &agentsv1alpha1.WebhookEndpoint{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: agentsv1alpha1.WebhookEndpointSpec{
-			AgentRef:       agentsv1alpha1.LocalObjectReference{Name: agent},
-			Prompt:         "Triage this.",
-			ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-			Owner:          &agentsv1alpha1.Owner{User: "alice@example.com", Groups: []string{"team-a"}},
-		},
-	}
+	return testenv.Endpoint(ns, name, agent)
 }
 
 // get reads obj fresh from the API server.
 func get[T client.Object](ctx context.Context, obj T) T {
 	GinkgoHelper()
-	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-	return obj
+	return testenv.Get(ctx, k8sClient, obj)
 }
 
 // conditionOf returns a matcher-friendly view of one condition.
 func conditionOf(conds []metav1.Condition, t string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
+	return testenv.ConditionOf(conds, t)
 }
 
 // haveCondition matches a *metav1.Condition with the status and reason.
 func haveCondition(status metav1.ConditionStatus, reason string) OmegaMatcher {
-	return And(Not(BeNil()), HaveField("Status", status), HaveField("Reason", reason))
+	return testenv.HaveCondition(status, reason)
 }
 
 // poke makes the operator reconcile obj now (any metadata change does).
 func poke[T client.Object](ctx context.Context, obj T) {
 	GinkgoHelper()
-	orig, ok := obj.DeepCopyObject().(T)
-	Expect(ok).To(BeTrue())
-	patch := client.MergeFrom(orig)
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann["test.hookrun.dev/poke"] = time.Now().Format(time.RFC3339Nano)
-	obj.SetAnnotations(ann)
-	Expect(k8sClient.Patch(ctx, obj, patch)).To(Succeed())
+	testenv.Poke(ctx, k8sClient, obj)
 }
 
 type lockedReader struct {
@@ -245,7 +187,38 @@ func (l *lockedReader) Read(p []byte) (int, error) {
 
 func mustJSON(v any) []byte {
 	GinkgoHelper()
-	b, err := json.Marshal(v)
-	Expect(err).NotTo(HaveOccurred())
-	return b
+	return testenv.MustJSON(v)
+}
+
+func endpointState(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) func() *agentsv1alpha1.WebhookEndpoint {
+	return testenv.Fresh(ctx, k8sClient, ep)
+}
+
+func readyEndpoint(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.WebhookEndpoint {
+	GinkgoHelper()
+	return testenv.ReadyEndpoint(ctx, k8sClient, ep)
+}
+
+func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev1.Secret {
+	GinkgoHelper()
+	return testenv.GeneratedSecret(ctx, k8sClient, ep)
+}
+
+func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
+
+// eventsFor lists the events.k8s.io events about obj with reason.
+func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
+	return testenv.Events(ctx, k8sClient, obj, reason)
+}
+
+// recordOwnerSkip records a call to ep after its owner lost membership, as
+// the receiver does (testenv.RecordOwnerSkip).
+func recordOwnerSkip(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *agentsv1alpha1.AgentRun {
+	GinkgoHelper()
+	return testenv.RecordOwnerSkip(ctx, cfg, scheme, endpointState(ctx, ep)(), fakeClock.Now())
+}
+
+func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentRun, message string) {
+	GinkgoHelper()
+	testenv.SkipAsReceiver(ctx, c, run, message)
 }

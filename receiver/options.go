@@ -64,7 +64,7 @@ const (
 const StorePasswordEnv = "HOOKRUN_RATE_LIMIT_STORE_PASSWORD"
 
 // Options are the settings of `hookrun receiver` but those it shares with
-// the operator (controllers/manager.Options).
+// the operator (controllers/sharedflags.Options).
 type Options struct {
 	// ListenAddress serves the receive route.
 	ListenAddress string
@@ -102,7 +102,7 @@ type Options struct {
 	// (only when a count changed).
 	RejectionReportInterval time.Duration
 	// OIDCIssuers are the issuers besides the cluster's whose tokens OIDC
-	// senders may use (spec.sender.oidc.issuer): manager.Options'
+	// senders may use (spec.sender.oidc.issuer): sharedflags.Options'
 	// --oidc-issuers, which the operator shares.
 	OIDCIssuers []string
 	// OIDCMaxTokenLifetime is the longest an OIDC sender's token may live

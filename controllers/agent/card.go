@@ -31,7 +31,8 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // When an Agent's card is read again (DESIGN §11): every cardRefresh, when
@@ -56,12 +57,12 @@ const CardRetry = 30 * time.Second
 // Agent's spec.a2a.tls (nil: the operator's defaults), and picks the
 // interface runs are sent to; a2a.ReadCard with the operator's
 // egress-checked clients.
-type CardReader func(ctx context.Context, agentURL string, tls *lookup.AgentTLS) (a2a.Interface, error)
+type CardReader func(ctx context.Context, agentURL string, tls *secretref.AgentTLS) (a2a.Interface, error)
 
 // NewHTTPCardReader is the production CardReader, with the clients runs
 // are sent with.
 func NewHTTPCardReader(allow *a2a.AllowList, clients *a2a.Clients) CardReader {
-	return func(ctx context.Context, agentURL string, t *lookup.AgentTLS) (a2a.Interface, error) {
+	return func(ctx context.Context, agentURL string, t *secretref.AgentTLS) (a2a.Interface, error) {
 		hc := clients.Plain()
 		if t != nil {
 			var err error
@@ -170,7 +171,7 @@ func (c *CardRefreshes) forget(agent types.NamespacedName) {
 // agent card when spec.a2a.protocolVersion is unset and a read is due.
 // urlRefused: the allow-list refuses spec.a2a.url, so nothing is read;
 // agentTLS: the Agent's TLS Secrets the card is read with (nil: none).
-func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, agentTLS *lookup.AgentTLS, urlRefused bool, now time.Time) cardState {
+func (r *Reconciler) resolveA2A(ctx context.Context, agent *agentsv1alpha1.Agent, agentTLS *secretref.AgentTLS, urlRefused bool, now time.Time) cardState {
 	key := types.NamespacedName{Namespace: agent.Namespace, Name: agent.Name}
 	spec := agent.Spec.A2A
 	switch {
@@ -321,15 +322,15 @@ func (c *CardRefreshes) attempted(key types.NamespacedName, a cardAttempt) {
 }
 
 // cardSummary is the Ready of an Agent whose card gives no interface.
-func cardSummary(state cardState) lookup.Summary {
+func cardSummary(state cardState) status.Summary {
 	if state.problem == "" {
-		return lookup.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, "spec.a2a.protocolVersion is unset and the agent card has not been read for the current spec yet; runs wait for it")
+		return status.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, "spec.a2a.protocolVersion is unset and the agent card has not been read for the current spec yet; runs wait for it")
 	}
 	msg := fmt.Sprintf("spec.a2a.protocolVersion is unset and the agent card gives no interface to send runs to: %s. Runs wait for a usable card until their timeout", state.problem)
 	if state.transient {
 		// No time left in the message: it would change at every look, and
 		// every change is a status write.
-		return lookup.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again after 30s, then less often up to every 5m")
+		return status.Reconciling(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; the card is read again after 30s, then less often up to every 5m")
 	}
-	return lookup.Stalled(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; fix the card, or set spec.a2a.protocolVersion to send JSON-RPC to spec.a2a.url")
+	return status.Stalled(agentsv1alpha1.ReasonAgentCardInvalid, msg+"; fix the card, or set spec.a2a.protocolVersion to send JSON-RPC to spec.a2a.url")
 }

@@ -29,7 +29,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
 )
 
 // cardBench is an Reconciler whose card reads are counted and answered
@@ -44,7 +44,7 @@ func newCardBench() *cardBench {
 	b := &cardBench{answer: func() (a2a.Interface, error) {
 		return a2a.Interface{URL: "http://agent/rest", Binding: a2a.BindingHTTPJSON, Version: a2a.V10}, nil
 	}}
-	b.r = &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(context.Context, string, *lookup.AgentTLS) (a2a.Interface, error) {
+	b.r = &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(context.Context, string, *secretref.AgentTLS) (a2a.Interface, error) {
 		b.reads++
 		return b.answer()
 	}}
@@ -317,7 +317,7 @@ func TestCardReadsOfANamespaceHoldHalfTheWorkers(t *testing.T) {
 	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	hang := make(chan struct{})
 	started := make(chan string, agentWorkers)
-	r := &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(ctx context.Context, url string, _ *lookup.AgentTLS) (a2a.Interface, error) {
+	r := &Reconciler{Cards: NewCardRefreshes(), ReadCard: func(ctx context.Context, url string, _ *secretref.AgentTLS) (a2a.Interface, error) {
 		started <- url
 		if url == "http://hangs/" {
 			select {

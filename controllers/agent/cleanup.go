@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // Deleting an Agent deletes its WebhookEndpoints and AgentThreads. Users
@@ -169,11 +169,11 @@ func (r *Reconciler) cleanupStep(ctx context.Context, agent *agentsv1alpha1.Agen
 // spec.agentRef names it, as the cache shows them.
 func (r *Reconciler) dependents(ctx context.Context, agent *agentsv1alpha1.Agent) ([]client.Object, error) {
 	eps := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, eps, client.InNamespace(agent.Namespace), client.MatchingFields{lookup.IndexEndpointAgent: agent.Name}); err != nil {
+	if err := r.List(ctx, eps, client.InNamespace(agent.Namespace), client.MatchingFields{cached.IndexEndpointAgent: agent.Name}); err != nil {
 		return nil, fmt.Errorf("listing the endpoints of Agent %s: %w", agent.Name, err)
 	}
 	threads := &agentsv1alpha1.AgentThreadList{}
-	if err := r.List(ctx, threads, client.InNamespace(agent.Namespace), client.MatchingFields{lookup.IndexThreadAgent: agent.Name}); err != nil {
+	if err := r.List(ctx, threads, client.InNamespace(agent.Namespace), client.MatchingFields{cached.IndexThreadAgent: agent.Name}); err != nil {
 		return nil, fmt.Errorf("listing the threads of Agent %s: %w", agent.Name, err)
 	}
 	out := make([]client.Object, 0, len(eps.Items)+len(threads.Items))

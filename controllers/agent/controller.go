@@ -33,7 +33,9 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // Reconciler reports whether an Agent can take runs, and keeps its
@@ -77,31 +79,31 @@ const (
 // agent card gave. A URL or token the operator cannot use is Stalled; an
 // archived Agent is as asked: Ready (kstatus Current) with reason
 // AgentArchived.
-func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *lookup.TLSSecretError, urlRefused bool, card cardState) lookup.Summary {
+func agentSummary(agent *agentsv1alpha1.Agent, auth authSecretState, tlsBad *secretref.TLSSecretError, urlRefused bool, card cardState) status.Summary {
 	ref := agent.Spec.A2A.AuthSecretRef
 	switch {
 	case urlRefused:
-		return lookup.Stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
+		return status.Stalled(agentsv1alpha1.ReasonAgentURLNotAllowed,
 			fmt.Sprintf("The host of spec.a2a.url is not on the operator's agent allow-list (--agent-allowed-hosts, --agent-allowed-cidrs); runs fail unsent. Use an allowed URL or ask the cluster's operators to allow %s",
 				a2a.Sanitize(hostOfURL(agent.Spec.A2A.URL))))
 	case auth == authSecretMissing:
-		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.a2a.authSecretRef does not exist; runs cannot authenticate to the agent", ref.Name))
 	case auth == authSecretKeyMissing:
-		return lookup.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAuthSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q (spec.a2a.authSecretRef.key); runs cannot authenticate to the agent", ref.Name, ref.Key))
 	case auth == authSecretNotReferable:
-		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
-			lookup.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
+		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable,
+			secretref.NotReferableMessage("spec.a2a.authSecretRef", ref.Name)+"; runs fail until then")
 	case tlsBad != nil:
-		return lookup.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
+		return status.Stalled(tlsBad.Reason, tlsBad.Error()+"; runs cannot reach the agent over TLS until then")
 	case agent.Spec.Archived:
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
+		return status.Current(agentsv1alpha1.ReasonAgentArchived,
 			"Archived, as spec.archived asks: its endpoints answer 422 agent_unavailable until spec.archived is false")
 	case card.problem != "" || agent.Status.A2A == nil:
 		return cardSummary(card)
 	default:
-		return lookup.Current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
+		return status.Current(agentsv1alpha1.ReasonAvailable, sendsTo(agent.Status.A2A))
 	}
 }
 
@@ -139,12 +141,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	sum := agentSummary(agent, auth, tlsBad, urlRefused, card)
 	if err != nil {
-		sum = lookup.ReconcileFailed(err)
+		sum = status.ReconcileFailed(err)
 	} else {
 		agent.Status.ObservedGeneration = agent.Generation
 	}
-	lookup.SetSummary(&agent.Status.Conditions, sum, agent.Generation)
-	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
+	status.SetSummary(&agent.Status.Conditions, sum, agent.Generation)
+	return ctrl.Result{RequeueAfter: card.next}, errors.Join(err, status.PatchIfChanged(ctx, r.Client, before, agent, &before.Status, &agent.Status))
 }
 
 // hostOfURL is the host of an agent URL (the API validates it as a URL).
@@ -161,11 +163,11 @@ func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.
 	if ref == nil {
 		return authSecretNotNeeded, nil
 	}
-	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+	secret, err := secretref.Get(ctx, r.APIReader, agent.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return authSecretMissing, nil
-	case errors.Is(err, lookup.ErrSecretNotReferable):
+	case errors.Is(err, secretref.ErrNotReferable):
 		return authSecretNotReferable, nil
 	case err != nil:
 		return authSecretNotNeeded, fmt.Errorf("reading Secret %s: %w", ref.Name, err)
@@ -178,12 +180,12 @@ func (r *Reconciler) authSecretState(ctx context.Context, agent *agentsv1alpha1.
 // tlsState reads and parses the Secrets of spec.a2a.tls: nil when the
 // Agent has none; a *TLSSecretError (the second result) when one cannot be
 // used; any other error is transient.
-func (r *Reconciler) tlsState(ctx context.Context, agent *agentsv1alpha1.Agent) (*lookup.AgentTLS, *lookup.TLSSecretError, error) {
-	t, err := lookup.ReadAgentTLS(ctx, r.APIReader, agent)
+func (r *Reconciler) tlsState(ctx context.Context, agent *agentsv1alpha1.Agent) (*secretref.AgentTLS, *secretref.TLSSecretError, error) {
+	t, err := secretref.ReadAgentTLS(ctx, r.APIReader, agent)
 	if err == nil && t != nil {
 		_, err = t.Config()
 	}
-	var bad *lookup.TLSSecretError
+	var bad *secretref.TLSSecretError
 	switch {
 	case errors.As(err, &bad):
 		return nil, bad, nil
@@ -207,7 +209,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// agent never answers must not hold every other Agent's reconcile.
 		WithOptions(controller.Options{MaxConcurrentReconciles: agentWorkers}).
 		Watches(&corev1.Secret{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, lookup.IndexAgentSecrets)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.AgentList{}, cached.IndexAgentSecrets)),
 			builder.OnlyMetadata).
 		WatchesRawSource(r.Cards.source())
 	return r.watchDependents(b).Complete(r)

@@ -22,8 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 )
 
 func TestAgentSummary(t *testing.T) {
@@ -42,7 +42,7 @@ func TestAgentSummary(t *testing.T) {
 		name       string
 		agent      *agentsv1alpha1.Agent
 		auth       authSecretState
-		tlsBad     *lookup.TLSSecretError
+		tlsBad     *secretref.TLSSecretError
 		urlRefused bool
 		card       cardState
 		progress   agentsv1alpha1.Progress
@@ -57,9 +57,9 @@ func TestAgentSummary(t *testing.T) {
 			"kubectl label secret tok agents.hookrun.dev/allow-reference=true"},
 		{"URL not allowed", agent, authSecretFound, nil, true, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentURLNotAllowed, "allow a"},
 		{"archived with a missing token: the misconfiguration wins", archived, authSecretMissing, nil, false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAuthSecretNotFound, `Secret "tok"`},
-		{"CA Secret missing", archived, authSecretFound, &lookup.TLSSecretError{Field: lookup.FieldCASecretRef, Name: "ca", Reason: agentsv1alpha1.ReasonTLSSecretNotFound, Problem: "does not exist"},
+		{"CA Secret missing", archived, authSecretFound, &secretref.TLSSecretError{Field: secretref.FieldCASecretRef, Name: "ca", Reason: agentsv1alpha1.ReasonTLSSecretNotFound, Problem: "does not exist"},
 			false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonTLSSecretNotFound, `Secret "ca" named in spec.a2a.tls.caSecretRef does not exist; runs cannot reach the agent over TLS`},
-		{"client certificate malformed", agent, authSecretFound, &lookup.TLSSecretError{Field: lookup.FieldClientCertSecretRef, Name: "me", Reason: agentsv1alpha1.ReasonTLSSecretInvalid, Problem: "holds no usable certificate"},
+		{"client certificate malformed", agent, authSecretFound, &secretref.TLSSecretError{Field: secretref.FieldClientCertSecretRef, Name: "me", Reason: agentsv1alpha1.ReasonTLSSecretInvalid, Problem: "holds no usable certificate"},
 			false, cardState{}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonTLSSecretInvalid, `Secret "me" named in spec.a2a.tls.clientCertSecretRef holds no usable certificate`},
 		{"card read", discovered, authSecretFound, nil, false, cardState{}, agentsv1alpha1.ProgressCurrent, agentsv1alpha1.ReasonAvailable, "http://a/rest over A2A 1.0 (HTTP+JSON), as the agent card lists"},
 		{"card lists nothing usable", noCard, authSecretFound, nil, false, cardState{problem: "it lists: GRPC 1.0"}, agentsv1alpha1.ProgressStalled, agentsv1alpha1.ReasonAgentCardInvalid, "it lists: GRPC 1.0"},
@@ -67,7 +67,7 @@ func TestAgentSummary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckSummary(t, agentSummary(tc.agent, tc.auth, tc.tlsBad, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
+			statustest.CheckSummary(t, agentSummary(tc.agent, tc.auth, tc.tlsBad, tc.urlRefused, tc.card), tc.progress, tc.reason, tc.message)
 		})
 	}
 }

@@ -38,7 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 )
@@ -57,7 +58,7 @@ const (
 
 // Reconciler gives every WebhookEndpoint its ID, URL and secret, and keeps
 // its phase and conditions honest. Its runs are counted and pruned, and its
-// refusals summed, by package endpointruns.
+// refusals summed, by package accounting.
 type Reconciler struct {
 	client.Client
 	// APIReader reads around the cache: Secret data, and the live endpoint
@@ -107,9 +108,9 @@ type endpointScope struct {
 	idHeldElsewhere bool
 	// idProblem: the pinned ID (spec.endpointIDSecretRef) cannot be used
 	// yet, and why; it comes before everything else in Ready.
-	idProblem *lookup.Summary
+	idProblem *status.Summary
 	// filterProblem: spec.filter does not compile, and why.
-	filterProblem *lookup.Summary
+	filterProblem *status.Summary
 	// runs are the endpoint's AgentRuns (from the cache), once listed.
 	runs       []agentsv1alpha1.AgentRun
 	runsListed bool
@@ -178,7 +179,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			errs = append(errs, err)
 		}
 	}
-	return lookup.Result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
+	return status.Result(ctrl.Result{RequeueAfter: s.requeueAfter}, errors.Join(errs...))
 }
 
 // writeStatus ends a reconcile that is returning phasesErr: Ready,
@@ -194,11 +195,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, before *agentsv1alpha1.Web
 	case s.filterProblem != nil && !s.idHeldElsewhere:
 		sum = *s.filterProblem
 	}
-	lookup.SetSummary(&ep.Status.Conditions, sum, ep.Generation)
+	status.SetSummary(&ep.Status.Conditions, sum, ep.Generation)
 	if phasesErr == nil {
 		ep.Status.ObservedGeneration = ep.Generation
 	}
-	if err := lookup.PatchStatusIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
+	if err := status.PatchIfChanged(ctx, r.Client, before, ep, &before.Status, &ep.Status); err != nil {
 		return errors.Join(phasesErr, err)
 	}
 	for _, f := range s.afterStatus {
@@ -326,13 +327,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// 85 s to bring 1,000 new endpoints to Ready (make bench).
 		WithOptions(controller.Options{MaxConcurrentReconciles: endpointWorkers}).
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointAgent)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentThread{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointThread)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointThread)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.endpointsForSecret), builder.OnlyMetadata).
-		Watches(&agentsv1alpha1.AgentRun{}, lookup.RunEndpointAfter(r.RunCountDelay)).
+		Watches(&agentsv1alpha1.AgentRun{}, cached.RunEndpointAfter(r.RunCountDelay)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsSharingID),
 			builder.WithPredicates(notAnAccountingWrite)).
 		Watches(&agentsv1alpha1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.endpointsWaitingForID),
@@ -348,7 +349,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) endpointRuns(ctx context.Context, s *endpointScope) ([]agentsv1alpha1.AgentRun, error) {
 	if !s.runsListed {
 		runs := &agentsv1alpha1.AgentRunList{}
-		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{lookup.IndexRunEndpoint: s.ep.Name}); err != nil {
+		if err := r.List(ctx, runs, client.InNamespace(s.ep.Namespace), client.MatchingFields{cached.IndexRunEndpoint: s.ep.Name}); err != nil {
 			return nil, fmt.Errorf("listing AgentRuns: %w", err)
 		}
 		s.runs, s.runsListed = runs.Items, true

@@ -17,7 +17,7 @@ limitations under the License.
 // Package endpoint holds the WebhookEndpoint controller: it gives every
 // endpoint its ID, URL and secret, and keeps its phase and conditions
 // honest. Its run accounting (status.runs, status.rejections, retention) is
-// package endpointruns's.
+// package accounting's.
 //
 // Reconcile reads like its table of contents: an ordered list of phases
 // (identity, filter, agent, thread, secret, signing key, phase), each
@@ -51,4 +51,12 @@ limitations under the License.
 //   - events.go: the pause and resume events;
 //   - watches.go: the map functions of the watches;
 //   - metrics.go: the endpoints-by-readiness gauge.
+//
+// Tests: a table test of each pure function beside its file, and an envtest
+// suite of this controller alone (suite_envtest_test.go: a real API server
+// with hookrun's access control, the controller in a manager as the
+// operator's service account) with the specs that need no other controller
+// (*_envtest_test.go: IDs, secrets, rotation and pauses, ID conflicts,
+// pinned IDs, filters, OIDC senders, signing keys). Specs of the whole
+// operator stay in package controllers.
 package endpoint

@@ -27,7 +27,8 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/oidc"
 )
 
@@ -39,24 +40,24 @@ import (
 // receiver checks them too and answers 422 filter_invalid or
 // fields_invalid, or 403 for the OIDC problems; this only tells the owner
 // why.
-func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuers, apiAudiences []string) *lookup.Summary {
+func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuers, apiAudiences []string) *status.Summary {
 	if o := spec.OIDCOf(); o != nil {
 		if oidc.IsAPIAudience(o.Audience, apiAudiences) {
-			s := lookup.Stalled(agentsv1alpha1.ReasonOIDCAudienceInvalid,
+			s := status.Stalled(agentsv1alpha1.ReasonOIDCAudienceInvalid,
 				"spec.sender.oidc.audience "+o.Audience+" is one the Kubernetes API server accepts: a sender's token for it would also be an API credential, "+
 					"and every Pod's default token of this namespace would call the endpoint. Every call is refused 403 until another audience is set "+
 					"(the endpoint's URL is a good one)")
 			return &s
 		}
 		if !issuers.Allows(o.Issuer) {
-			s := lookup.Stalled(agentsv1alpha1.ReasonOIDCIssuerNotAllowed,
+			s := status.Stalled(agentsv1alpha1.ReasonOIDCIssuerNotAllowed,
 				"spec.sender.oidc.issuer "+o.Issuer+" is not among the issuers the receiver trusts (--oidc-issuers, chart value receiver.oidcIssuers). "+
 					"Every call is refused 403 and the issuer is not contacted until an administrator lists it")
 			return &s
 		}
 		if o.Claims != "" {
 			if _, err := filter.CompileClaims(o.Claims); err != nil {
-				s := lookup.Stalled(agentsv1alpha1.ReasonOIDCClaimsInvalid,
+				s := status.Stalled(agentsv1alpha1.ReasonOIDCClaimsInvalid,
 					"spec.sender.oidc.claims is not a valid expression: "+err.Error()+". Every call is refused 403 until it is fixed")
 				return &s
 			}
@@ -64,14 +65,14 @@ func filterSummary(spec *agentsv1alpha1.WebhookEndpointSpec, issuers oidc.Issuer
 	}
 	if spec.Filter != "" {
 		if _, err := filter.Compile(spec.Filter); err != nil {
-			s := lookup.Stalled(agentsv1alpha1.ReasonFilterInvalid,
+			s := status.Stalled(agentsv1alpha1.ReasonFilterInvalid,
 				"spec.filter is not a valid filter: "+err.Error()+". Calls answer 422 filter_invalid until it is fixed")
 			return &s
 		}
 	}
 	if len(spec.Fields) > 0 {
 		if _, err := filter.CompileFields(spec.Fields); err != nil {
-			s := lookup.Stalled(agentsv1alpha1.ReasonFieldsInvalid,
+			s := status.Stalled(agentsv1alpha1.ReasonFieldsInvalid,
 				"spec.fields are not valid: "+err.Error()+". Calls answer 422 fields_invalid until they are fixed")
 			return &s
 		}
@@ -89,14 +90,14 @@ type filterVerdicts struct {
 
 type filterVerdict struct {
 	generation int64
-	problem    *lookup.Summary
+	problem    *status.Summary
 }
 
 // of returns the verdict on ep's filter and fields, compiling them if its
 // generation has none yet; the fields are read around the cache, which
-// keeps none (lookup.SpecWithFields): the filter's verdict is then that
+// keeps none (cached.SpecWithFields): the filter's verdict is then that
 // of the spec read, at its generation.
-func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers, apiAudiences []string) (*lookup.Summary, error) {
+func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agentsv1alpha1.WebhookEndpoint, issuers oidc.Issuers, apiAudiences []string) (*status.Summary, error) {
 	key := client.ObjectKeyFromObject(ep)
 	f.mu.Lock()
 	v, ok := f.m[key]
@@ -104,7 +105,7 @@ func (f *filterVerdicts) of(ctx context.Context, reader client.Reader, ep *agent
 	if ok && v.generation >= ep.Generation {
 		return v.problem, nil
 	}
-	spec, generation, err := lookup.SpecWithFields(ctx, reader, ep)
+	spec, generation, err := cached.SpecWithFields(ctx, reader, ep)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // An endpoint's ID is random, or pinned: read once from the Secret key that
@@ -70,7 +72,7 @@ func pinnedID(secret *corev1.Secret, key string, readErr error) (string, pinnedI
 	switch {
 	case apierrors.IsNotFound(readErr):
 		return "", pinnedIDSecretNotFound
-	case errors.Is(readErr, lookup.ErrSecretNotReferable):
+	case errors.Is(readErr, secretref.ErrNotReferable):
 		return "", pinnedIDSecretNotReferable
 	case readErr != nil:
 		return "", pinnedIDReadFailed
@@ -88,19 +90,19 @@ func pinnedID(secret *corev1.Secret, key string, readErr error) (string, pinnedI
 // pinnedIDSummary is the endpoint's summary while its pinned ID cannot be
 // used: it has no ID and no URL, and only a change of the Secret helps
 // (Stalled). size is the length of a malformed value.
-func pinnedIDSummary(outcome pinnedIDOutcome, ref *agentsv1alpha1.SecretKeyReference, size int) lookup.Summary {
+func pinnedIDSummary(outcome pinnedIDOutcome, ref *agentsv1alpha1.SecretKeyReference, size int) status.Summary {
 	const noURL = "The endpoint has no ID and no URL until then (the value is read once)"
 	switch outcome {
 	case pinnedIDSecretNotFound:
-		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q named in spec.endpointIDSecretRef does not exist. %s", ref.Name, noURL))
 	case pinnedIDSecretNotReferable:
-		return lookup.Stalled(agentsv1alpha1.ReasonSecretNotReferable, lookup.NotReferableMessage("spec.endpointIDSecretRef", ref.Name)+". "+noURL)
+		return status.Stalled(agentsv1alpha1.ReasonSecretNotReferable, secretref.NotReferableMessage("spec.endpointIDSecretRef", ref.Name)+". "+noURL)
 	case pinnedIDKeyMissing:
-		return lookup.Stalled(agentsv1alpha1.ReasonSecretKeyMissing,
+		return status.Stalled(agentsv1alpha1.ReasonSecretKeyMissing,
 			fmt.Sprintf("Secret %q has no key %q (spec.endpointIDSecretRef.key). %s", ref.Name, ref.Key, noURL))
 	default: // pinnedIDMalformed
-		return lookup.Stalled(agentsv1alpha1.ReasonEndpointIDInvalid,
+		return status.Stalled(agentsv1alpha1.ReasonEndpointIDInvalid,
 			fmt.Sprintf("Key %q of Secret %q holds %d bytes that are not an endpoint ID: it must be 43 characters of base64url without padding "+
 				"(A-Z a-z 0-9 - _, no newline), the text form of 32 random bytes, for example from "+
 				"head -c 32 /dev/urandom | basenc --base64url | tr -d '=\\n'. %s",
@@ -120,7 +122,7 @@ func (r *Reconciler) newEndpointID(ctx context.Context, s *endpointScope) (strin
 		}
 		return id, nil
 	}
-	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, s.ep.Namespace, ref.Name)
+	secret, err := secretref.Get(ctx, r.APIReader, s.ep.Namespace, ref.Name)
 	id, outcome := pinnedID(secret, ref.Key, err)
 	switch outcome {
 	case pinnedIDValid:
@@ -163,7 +165,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 				}
 			}
 			r.idWaiters.sawHolder(id, first.Namespace)
-			problem := lookup.Stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+			problem := status.Stalled(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint holds the endpoint ID that Secret %q pins and receives its calls. "+
 					"This one gets no ID and no URL until that endpoint is deleted", s.ep.Spec.EndpointIDSecretRef.Name))
 			s.idProblem = &problem
@@ -171,7 +173,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 		}
 		if until, reserved := r.idWaiters.reservedFor(id, s.ep.Namespace, r.Clock.Now()); reserved {
 			// Time, not a change from outside, ends this wait: reconciling.
-			problem := lookup.Reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+			problem := status.Reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"The WebhookEndpoint that held the endpoint ID that Secret %q pins was deleted; until %s only an endpoint of its namespace may take it. "+
 					"This one gets no ID and no URL until then", s.ep.Spec.EndpointIDSecretRef.Name, until.UTC().Format(time.RFC3339)))
 			s.idProblem = &problem
@@ -179,7 +181,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 			return nil
 		}
 		if !r.idWaiters.claim(id, client.ObjectKeyFromObject(s.ep), r.CacheClock.Now()) {
-			problem := lookup.Reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
+			problem := status.Reconciling(agentsv1alpha1.ReasonEndpointIDConflict, fmt.Sprintf(
 				"Another WebhookEndpoint is taking the endpoint ID that Secret %q pins right now; this one looks again in a second", s.ep.Spec.EndpointIDSecretRef.Name))
 			s.idProblem = &problem
 			s.requeueWithin(time.Second)
@@ -206,7 +208,7 @@ func (r *Reconciler) reconcileIdentity(ctx context.Context, s *endpointScope) er
 // endpointsWithID lists the endpoints other than ep whose status has id.
 func (r *Reconciler) endpointsWithID(ctx context.Context, id string, ep *agentsv1alpha1.WebhookEndpoint) ([]agentsv1alpha1.WebhookEndpoint, error) {
 	same := &agentsv1alpha1.WebhookEndpointList{}
-	if err := r.List(ctx, same, client.MatchingFields{lookup.IndexEndpointID: id}); err != nil {
+	if err := r.List(ctx, same, client.MatchingFields{cached.IndexEndpointID: id}); err != nil {
 		return nil, fmt.Errorf("listing endpoints with this endpoint ID: %w", err)
 	}
 	others := same.Items[:0]

@@ -29,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 )
 
 // Table tests of the pinned endpoint ID's decisions.
@@ -76,7 +76,7 @@ func TestPinnedID(t *testing.T) {
 	}{
 		{"valid", secret(pinnedTestID), nil, pinnedTestID, pinnedIDValid},
 		{"missing Secret", nil, notFound, "", pinnedIDSecretNotFound},
-		{"not labelled", nil, lookup.ErrSecretNotReferable, "", pinnedIDSecretNotReferable},
+		{"not labelled", nil, secretref.ErrNotReferable, "", pinnedIDSecretNotReferable},
 		{"transient error", nil, errors.New("connection refused"), "", pinnedIDReadFailed},
 		{"no such key", &corev1.Secret{Data: map[string][]byte{"other": []byte(pinnedTestID)}}, nil, "", pinnedIDKeyMissing},
 		{"trailing newline", secret(pinnedTestID + "\n"), nil, "", pinnedIDMalformed},
@@ -110,8 +110,8 @@ func TestPinnedIDSummary(t *testing.T) {
 			if got.Progress != agentsv1alpha1.ProgressStalled {
 				t.Errorf("progress %d, want Stalled", got.Progress)
 			}
-			lookuptest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
-			lookuptest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
+			statustest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, tc.msg)
+			statustest.CheckCondition(t, got.Ready, agentsv1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, "no ID and no URL")
 		})
 	}
 }

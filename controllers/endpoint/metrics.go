@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // endpointReadiness counts WebhookEndpoints by namespace and Ready condition
@@ -43,7 +43,7 @@ func init() {
 // readiness) at the manager's cache r; they report once elected is closed.
 func ServeMetricsFrom(r client.Reader, elected <-chan struct{}) { endpointReadiness.Use(r, elected) }
 
-var endpointReadiness = &lookup.ScrapeGauge{
+var endpointReadiness = &cached.ScrapeGauge{
 	Desc: prometheus.NewDesc("hookrun_endpoints",
 		"WebhookEndpoints by namespace and Ready condition: ready (True, False, Unknown) and reason.",
 		[]string{"namespace", "ready", "reason"}, nil),

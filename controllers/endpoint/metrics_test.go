@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // readinessEndpoint is an endpoint whose Ready condition is status/reason,
@@ -76,7 +76,7 @@ func TestEndpointReadinessOnTheLeader(t *testing.T) {
 		readinessEndpoint("team-a", "broken", metav1.ConditionFalse, "AgentNotFound"),
 	).Build()
 	elected := make(chan struct{})
-	collector := &lookup.ScrapeGauge{Desc: endpointReadiness.Desc, Gather: endpointReadiness.Gather}
+	collector := &cached.ScrapeGauge{Desc: endpointReadiness.Desc, Gather: endpointReadiness.Gather}
 	collector.Use(c, elected)
 	if n := testutil.CollectAndCount(collector); n != 0 {
 		t.Errorf("before election: %d series, want none", n)

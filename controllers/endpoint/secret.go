@@ -31,7 +31,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // reconcileSecret keeps status.secretHash in step with the endpoint's
@@ -206,7 +208,7 @@ func (r *Reconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alph
 			Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion,
 		})
 	}
-	err := r.Create(ctx, secret, client.FieldOwner(lookup.FieldOwner))
+	err := r.Create(ctx, secret, client.FieldOwner(status.FieldOwner))
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return false, nil
@@ -219,7 +221,7 @@ func (r *Reconciler) createGeneratedSecret(ctx context.Context, ep *agentsv1alph
 // applyGeneratedSecret creates or overwrites the generated Secret, owned by
 // the endpoint, with server-side apply.
 func (r *Reconciler) applyGeneratedSecret(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name, value string) error {
-	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, generatedSecretApply(ep, name, value), client.FieldOwner(status.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s: %w", name, err)
 	}
 	return nil
@@ -234,12 +236,12 @@ func (r *Reconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) e
 	ep.Status.SecretName = ref.Name
 	ep.Status.SecretHash = ""
 
-	secret, err := lookup.GetReferableSecret(ctx, r.APIReader, ep.Namespace, ref.Name)
+	secret, err := secretref.Get(ctx, r.APIReader, ep.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		s.setCondition(secretReadyCondition(secretRefNotFound, ref.Name, ref.Key, 0))
 		return nil
-	case errors.Is(err, lookup.ErrSecretNotReferable):
+	case errors.Is(err, secretref.ErrNotReferable):
 		s.setCondition(secretReadyCondition(secretRefNotReferable, ref.Name, ref.Key, 0))
 		return nil
 	case err != nil:
@@ -273,7 +275,7 @@ func (r *Reconciler) reconcileSecretRef(ctx context.Context, s *endpointScope) e
 func (r *Reconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope) error {
 	ep := s.ep
 	name := agentsv1alpha1.GeneratedSecretName(ep.Name)
-	obj := lookup.SecretMetadata(ep.Namespace, name)
+	obj := cached.SecretMetadata(ep.Namespace, name)
 	if err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return client.IgnoreNotFound(err)
 	}
@@ -290,7 +292,7 @@ func (r *Reconciler) deleteGeneratedSecret(ctx context.Context, s *endpointScope
 // controlled by ep (read from the API server: the decision must not rest on
 // a lagging cache).
 func (r *Reconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, name string) (bool, error) {
-	obj := lookup.SecretMetadata(ep.Namespace, name)
+	obj := cached.SecretMetadata(ep.Namespace, name)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -304,7 +306,7 @@ func (r *Reconciler) secretNameTaken(ctx context.Context, ep *agentsv1alpha1.Web
 // secretExists looks in the metadata cache and, when the cache says no,
 // confirms with the API server (the cache may lag our own write).
 func (r *Reconciler) secretExists(ctx context.Context, namespace, name string) (bool, error) {
-	obj := lookup.SecretMetadata(namespace, name)
+	obj := cached.SecretMetadata(namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
 		err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj)

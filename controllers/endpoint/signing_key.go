@@ -32,7 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // Signed senders (GitHub, HMAC, StandardWebhooks, Stripe, Slack) are
@@ -95,7 +96,7 @@ func (r *Reconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) 
 		return r.deleteSigningKeys(ctx, ep.Namespace, ep.Name, "")
 	}
 	name := agentsv1alpha1.SigningKeySecretName(string(ep.UID))
-	cached := lookup.SecretMetadata(r.Namespace, name)
+	cached := cached.SecretMetadata(r.Namespace, name)
 	err := r.MetadataReader.Get(ctx, client.ObjectKeyFromObject(cached), cached)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, name, err)
@@ -139,7 +140,7 @@ func (r *Reconciler) reconcileSigningKey(ctx context.Context, s *endpointScope) 
 		}).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(data)
-	if err := r.Apply(ctx, ac, client.FieldOwner(lookup.FieldOwner), client.ForceOwnership); err != nil {
+	if err := r.Apply(ctx, ac, client.FieldOwner(status.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing signing-key Secret %s/%s: %w", r.Namespace, name, err)
 	}
 	return nil
@@ -214,7 +215,7 @@ func (r *Reconciler) deleteSigningKeys(ctx context.Context, namespace, name stri
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := r.MetadataReader.List(ctx, list, client.InNamespace(r.Namespace),
-		client.MatchingFields{lookup.IndexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
+		client.MatchingFields{cached.IndexSigningKeyEndpoint: namespace + "/" + name}); err != nil {
 		return fmt.Errorf("listing signing-key Secrets of %s/%s: %w", namespace, name, err)
 	}
 	var errs []error

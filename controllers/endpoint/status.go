@@ -25,7 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // Pure functions that turn what the endpoint reconciler observed into
@@ -123,7 +125,7 @@ func secretReadyCondition(outcome secretOutcome, name, key string, size int) met
 			fmt.Sprintf("Secret %q has no key %q (spec.secretRef.key); calls answer 403 until it does", name, key))
 	case secretRefNotReferable:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNotReferable,
-			lookup.NotReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
+			secretref.NotReferableMessage("spec.secretRef", name)+". Calls answer 403 until then")
 	case secretNameTaken:
 		return agentsv1alpha1.NewCondition(t, false, agentsv1alpha1.ReasonSecretNameTaken,
 			fmt.Sprintf("A Secret %q exists that this endpoint did not create; the operator will not overwrite it. "+
@@ -212,7 +214,7 @@ func isOwnerSkip(run *agentsv1alpha1.AgentRun, uid types.UID) bool {
 		run.EffectiveState() != agentsv1alpha1.RunSkipped {
 		return false
 	}
-	return lookup.OwnedBy(run.OwnerReferences, uid)
+	return cached.OwnedBy(run.OwnerReferences, uid)
 }
 
 // sameOwner tells whether a and b are one owner: the same user and the same
@@ -232,39 +234,39 @@ func sameOwner(a, b *agentsv1alpha1.Owner) bool {
 // fix is wrong (a missing Agent, thread or Secret, an ID conflict, an owner
 // who is no longer a member), and Reconciling on a transient error
 // (reconcileErr, this reconcile's).
-func endpointSummary(status *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) lookup.Summary {
+func endpointSummary(st *agentsv1alpha1.WebhookEndpointStatus, idHeldElsewhere bool, reconcileErr error) status.Summary {
 	if idHeldElsewhere {
-		return lookup.Stalled(agentsv1alpha1.ReasonEndpointIDConflict,
+		return status.Stalled(agentsv1alpha1.ReasonEndpointIDConflict,
 			"Another WebhookEndpoint has held this endpoint ID longer and receives its calls; this one is not served. "+
 				"Delete this endpoint and create it again for a new ID, or give it another one")
 	}
 	if reconcileErr != nil {
-		return lookup.ReconcileFailed(reconcileErr)
+		return status.ReconcileFailed(reconcileErr)
 	}
 	var archived *metav1.Condition
 	for _, ct := range []string{agentsv1alpha1.ConditionAgentReady, agentsv1alpha1.ConditionThreadReady, agentsv1alpha1.ConditionSecretReady} {
-		c := meta.FindStatusCondition(status.Conditions, ct)
+		c := meta.FindStatusCondition(st.Conditions, ct)
 		switch {
 		case c == nil:
-			return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
+			return status.Reconciling(agentsv1alpha1.ReasonReconcileFailed, ct+" is not known yet")
 		case c.Reason == agentsv1alpha1.ReasonAgentArchived:
 			archived = c
 		case c.Status != metav1.ConditionTrue:
-			return lookup.Stalled(c.Reason, c.Message)
+			return status.Stalled(c.Reason, c.Message)
 		}
 	}
-	if status.URL == "" {
-		return lookup.Reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
+	if st.URL == "" {
+		return status.Reconciling(agentsv1alpha1.ReasonReconcileFailed, "The endpoint has no URL yet")
 	}
 	switch {
-	case status.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
-		return lookup.Stalled(agentsv1alpha1.ReasonOwnerNotMember,
+	case st.PauseReason == agentsv1alpha1.PauseReasonOwnerNotMember:
+		return status.Stalled(agentsv1alpha1.ReasonOwnerNotMember,
 			"Paused: the owner may no longer trigger the Agent. Calls answer 422 until the owner is a member again or another member sets spec.owner to themselves")
-	case status.PauseReason == agentsv1alpha1.PauseReasonPaused:
-		return lookup.Current(agentsv1alpha1.ReasonPaused,
+	case st.PauseReason == agentsv1alpha1.PauseReasonPaused:
+		return status.Current(agentsv1alpha1.ReasonPaused,
 			"Paused by the owner, as spec.paused asks: calls answer 422 \"Endpoint is paused\". Set spec.paused to false to resume")
 	case archived != nil:
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
+		return status.Current(agentsv1alpha1.ReasonAgentArchived, archived.Message)
 	}
-	return lookup.Current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+status.URL)
+	return status.Current(agentsv1alpha1.ReasonAvailable, "Accepting calls at "+st.URL)
 }

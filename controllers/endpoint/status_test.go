@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 )
 
 // Table tests of the pure functions behind the conditions and the phase.
@@ -48,7 +48,7 @@ func TestAgentReadyCondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckCondition(t, agentReadyCondition("triage", tc.agent), agentsv1alpha1.ConditionAgentReady, tc.status, tc.reason, tc.msg)
+			statustest.CheckCondition(t, agentReadyCondition("triage", tc.agent), agentsv1alpha1.ConditionAgentReady, tc.status, tc.reason, tc.msg)
 		})
 	}
 }
@@ -77,7 +77,7 @@ func TestThreadReadyCondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckCondition(t, threadReadyCondition(&tc.spec, tc.thread), agentsv1alpha1.ConditionThreadReady, tc.status, tc.reason, tc.msg)
+			statustest.CheckCondition(t, threadReadyCondition(&tc.spec, tc.thread), agentsv1alpha1.ConditionThreadReady, tc.status, tc.reason, tc.msg)
 		})
 	}
 }
@@ -102,7 +102,7 @@ func TestSecretReadyCondition(t *testing.T) {
 		{secretRefNotReferable, metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable, "kubectl label secret s agents.hookrun.dev/allow-reference=true"},
 	}
 	for _, tc := range cases {
-		lookuptest.CheckCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
+		statustest.CheckCondition(t, secretReadyCondition(tc.outcome, "s", "k", 7), agentsv1alpha1.ConditionSecretReady, tc.status, tc.reason, tc.msg)
 	}
 }
 
@@ -297,7 +297,7 @@ func TestEndpointSummary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckSummary(t, endpointSummary(&tc.status, tc.conflict, tc.err), tc.progress, tc.reason, "")
+			statustest.CheckSummary(t, endpointSummary(&tc.status, tc.conflict, tc.err), tc.progress, tc.reason, "")
 		})
 	}
 }

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // What makes the endpoint reconciler look at an endpoint again, besides the
@@ -77,12 +77,12 @@ func (r *Reconciler) endpointsWaitingForID(_ context.Context, o client.Object) [
 // and those without an ID whose spec.endpointIDSecretRef names it.
 func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []reconcile.Request {
 	if o.GetNamespace() == r.Namespace {
-		if req, ok := lookup.SigningKeyEndpoint(o); ok {
+		if req, ok := cached.SigningKeyEndpoint(o); ok {
 			return []reconcile.Request{req}
 		}
 	}
-	reqs := lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointSecretRef)(ctx, o)
-	reqs = append(reqs, lookup.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, lookup.IndexEndpointIDSecret)(ctx, o)...)
+	reqs := cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointSecretRef)(ctx, o)
+	reqs = append(reqs, cached.MapByIndex(r.Client, &agentsv1alpha1.WebhookEndpointList{}, cached.IndexEndpointIDSecret)(ctx, o)...)
 	// By name, not label: a foreign Secret holding the generated name blocks
 	// the endpoint, and its deletion must unblock it.
 	if ep, ok := strings.CutSuffix(o.GetName(), agentsv1alpha1.GeneratedSecretName("")); ok && ep != "" {
@@ -92,7 +92,7 @@ func (r *Reconciler) endpointsForSecret(ctx context.Context, o client.Object) []
 }
 
 // notAnAccountingWrite passes every event of an endpoint but an update
-// that changes the fields package endpointruns writes (status.runs,
+// that changes the fields package accounting writes (status.runs,
 // status.rejections) and nothing else: nothing this reconciler decides reads
 // them, and each run counted would otherwise cost a reconcile here. Any
 // other status write (its own, or someone's with access to /status) passes,

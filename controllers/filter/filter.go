@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package filter compiles and evaluates an endpoint's spec.filter, a CEL
-// expression that decides whether a call starts a run. The operator compiles
-// it to report FilterInvalid; the receiver compiles it once per endpoint
-// change and evaluates it for every call that passed the checks before it.
 package filter
 
 import (

@@ -39,7 +39,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // AdmissionReconciler moves runs out of queued. It is keyed by Agent:
@@ -66,7 +67,7 @@ type AdmissionReconciler struct {
 	// Tracer starts the spans of admission.
 	Tracer RunTracer
 
-	unconfirmed lookup.UnconfirmedWrites
+	unconfirmed cached.UnconfirmedWrites
 }
 
 // Reconcile looks at one Agent's unfinished runs.
@@ -74,13 +75,13 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.unconfirmed.Settle(ctx, r.Client, req); err != nil {
 		return ctrl.Result{}, err
 	}
-	agent, err := lookup.GetCachedOrLive(ctx, r.Client, r.APIReader, req.NamespacedName, &agentsv1alpha1.Agent{})
+	agent, err := cached.GetOrLive(ctx, r.Client, r.APIReader, req.NamespacedName, &agentsv1alpha1.Agent{})
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", req.Name, err)
 	}
 	runs := &agentsv1alpha1.AgentRunList{}
 	// Read-only, so not copied: with a long queue the copies were most of the cost.
-	if err := r.List(ctx, runs, client.InNamespace(req.Namespace), client.MatchingFields{lookup.IndexActiveRunAgent: req.Name},
+	if err := r.List(ctx, runs, client.InNamespace(req.Namespace), client.MatchingFields{cached.IndexActiveRunAgent: req.Name},
 		client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the runs of Agent %s: %w", req.Name, err)
 	}
@@ -93,7 +94,7 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if werr := r.unconfirmed.Await(ctx, r.Client, req, p.written); werr != nil {
 		err = errors.Join(err, werr)
 	}
-	return lookup.Result(ctrl.Result{RequeueAfter: p.wake}, err)
+	return status.Result(ctrl.Result{RequeueAfter: p.wake}, err)
 }
 
 // pass is one admission pass: what it wrote and when to look again.
@@ -101,7 +102,7 @@ type pass struct {
 	r       *AdmissionReconciler
 	agent   *agentsv1alpha1.Agent
 	now     time.Time
-	written []lookup.CacheWrite
+	written []cached.Write
 	wake    time.Duration
 }
 
@@ -158,7 +159,7 @@ func (p *pass) start(ctx context.Context, cached *agentsv1alpha1.AgentRun) error
 		return err
 	}
 	if thread == nil {
-		return p.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", lookup.ThreadKey(cached)))
+		return p.end(ctx, cached, fmt.Sprintf("AgentThread %s is missing or belongs to another agent", agentsv1alpha1.ThreadKey(cached)))
 	}
 	run := cached.DeepCopy()
 	started := metav1.NewTime(p.now)
@@ -201,7 +202,7 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 	err := p.r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case err == nil:
-		p.written = append(p.written, lookup.CacheWrite{Key: key, Shown: shown})
+		p.written = append(p.written, cached.Write{Key: key, Shown: shown})
 		return nil
 	case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsInvalid(err):
 		// Refused: nothing of this pass is in the run.
@@ -209,7 +210,7 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 		live := &agentsv1alpha1.AgentRun{}
 		if gerr := p.r.APIReader.Get(ctx, key, live); gerr == nil && live.ResourceVersion != before.ResourceVersion {
 			read := before.ResourceVersion
-			p.written = append(p.written, lookup.CacheWrite{Key: key, Shown: func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read }})
+			p.written = append(p.written, cached.Write{Key: key, Shown: func(cached *agentsv1alpha1.AgentRun) bool { return cached.ResourceVersion != read }})
 		}
 	}
 	return fmt.Errorf("writing the status of queued AgentRun %s: %w", run.Name, err)
@@ -218,14 +219,14 @@ func (p *pass) write(ctx context.Context, before, run *agentsv1alpha1.AgentRun, 
 // payloadExists tells from the cache whether a run's payload Secret exists.
 func (r *AdmissionReconciler) payloadExists(ctx context.Context) func(*agentsv1alpha1.AgentRun) bool {
 	return func(run *agentsv1alpha1.AgentRun) bool {
-		s := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
+		s := cached.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 		return r.Metadata.Get(ctx, client.ObjectKeyFromObject(s), s) == nil
 	}
 }
 
 // payloadGone asks the API server whether a run's payload Secret is missing.
 func (r *AdmissionReconciler) payloadGone(ctx context.Context, run *agentsv1alpha1.AgentRun) (bool, error) {
-	s := lookup.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
+	s := cached.SecretMetadata(run.Namespace, run.Spec.Payload.SecretName)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(s), s)
 	if apierrors.IsNotFound(err) {
 		return true, nil
@@ -240,7 +241,7 @@ func (r *AdmissionReconciler) payloadGone(ctx context.Context, run *agentsv1alph
 // AgentThread's context, which its runs carry from one to the next. It
 // returns nil when the thread is missing or another Agent's.
 func (r *AdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent) (*agentsv1alpha1.RunThread, error) {
-	name := lookup.ThreadKey(run)
+	name := agentsv1alpha1.ThreadKey(run)
 	if name == "" {
 		t := &agentsv1alpha1.RunThread{ContextID: r.NewContextID()}
 		if run.Spec.ThreadNamingHint == "" {
@@ -248,15 +249,15 @@ func (r *AdmissionReconciler) threadFor(ctx context.Context, run *agentsv1alpha1
 		}
 		return t, nil
 	}
-	th, err := lookup.GetCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: name}, &agentsv1alpha1.AgentThread{})
+	th, err := cached.GetOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: name}, &agentsv1alpha1.AgentThread{})
 	if err != nil || th == nil || th.Spec.AgentRef.Name != agent.Name {
 		return nil, err
 	}
-	runs, err := lookup.RunsOfThread(ctx, r.Client, th)
+	runs, err := cached.RunsOfThread(ctx, r.Client, th)
 	if err != nil {
 		return nil, err
 	}
-	contextID, _ := lookup.ThreadFromRuns(runs)
+	contextID, _ := agentsv1alpha1.ThreadFromRuns(runs)
 	for _, c := range []string{th.Status.ContextID, th.Spec.ContextID} {
 		if contextID == "" {
 			contextID = c
@@ -308,7 +309,7 @@ const admissionWorkers = 4
 // decides: a run queued, a run leaving the unfinished (a slot or its
 // thread freed), an unfinished run going away.
 var admissionMatters = predicate.Funcs{
-	CreateFunc: func(e event.CreateEvent) bool { return lookup.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
+	CreateFunc: func(e event.CreateEvent) bool { return cached.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
 		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)

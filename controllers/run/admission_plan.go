@@ -25,13 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
 )
 
 // The admission plan: which of an Agent's queued runs start, and which wait
 // for their payload. Pure functions, with table tests in
 // admission_plan_test.go; the admission reconciler (admission.go) calls them.
-// What a thread's runs say of it is lookup's (thread_runs.go), shared with
+// What a thread's runs say of it is api/v1alpha1's (agentrun_facts.go), shared with
 // the thread controller.
 
 // payloadGrace is how long a queued run may wait for its payload Secret
@@ -40,7 +39,7 @@ const payloadGrace = agentsv1alpha1.PayloadGrace
 
 // queueOrder sorts runs oldest first (see queuedBefore).
 func queueOrder(runs []*agentsv1alpha1.AgentRun) {
-	sort.SliceStable(runs, func(i, j int) bool { return lookup.QueuedBefore(runs[i], runs[j]) })
+	sort.SliceStable(runs, func(i, j int) bool { return agentsv1alpha1.QueuedBefore(runs[i], runs[j]) })
 }
 
 // activeRuns counts an Agent's running runs and their threads, and returns
@@ -56,7 +55,7 @@ func activeRuns(agentRuns []agentsv1alpha1.AgentRun) (running int, busyThreads m
 		switch r.EffectiveState() {
 		case agentsv1alpha1.RunRunning:
 			running++
-			if k := lookup.ThreadKey(r); k != "" {
+			if k := agentsv1alpha1.ThreadKey(r); k != "" {
 				busyThreads[k] = true
 			}
 		case agentsv1alpha1.RunQueued:
@@ -105,7 +104,7 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 	ready := make([]*agentsv1alpha1.AgentRun, 0, len(queued))
 	oldestOfThread := map[string]*agentsv1alpha1.AgentRun{}
 	for _, q := range queued {
-		if t := lookup.ThreadKey(q); t != "" && (oldestOfThread[t] == nil || lookup.QueuedBefore(q, oldestOfThread[t])) {
+		if t := agentsv1alpha1.ThreadKey(q); t != "" && (oldestOfThread[t] == nil || agentsv1alpha1.QueuedBefore(q, oldestOfThread[t])) {
 			oldestOfThread[t] = q
 		}
 		switch {
@@ -121,7 +120,7 @@ func planAdmission(agent *agentsv1alpha1.Agent, agentName string, runs []agentsv
 	}
 	eligible := ready[:0] // filtered in place
 	for _, q := range ready {
-		if t := lookup.ThreadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
+		if t := agentsv1alpha1.ThreadKey(q); t == "" || (!busyThreads[t] && oldestOfThread[t] == q) {
 			eligible = append(eligible, q)
 		}
 	}
@@ -195,7 +194,7 @@ func oldestN(runs []*agentsv1alpha1.AgentRun, n int) []*agentsv1alpha1.AgentRun 
 	for _, q := range runs {
 		if h.Len() < n {
 			heap.Push(h, q)
-		} else if lookup.QueuedBefore(q, (*h)[0]) {
+		} else if agentsv1alpha1.QueuedBefore(q, (*h)[0]) {
 			(*h)[0] = q
 			heap.Fix(h, 0)
 		}
@@ -209,7 +208,7 @@ func oldestN(runs []*agentsv1alpha1.AgentRun, n int) []*agentsv1alpha1.AgentRun 
 type newestOnTop []*agentsv1alpha1.AgentRun
 
 func (h newestOnTop) Len() int           { return len(h) }
-func (h newestOnTop) Less(i, j int) bool { return lookup.QueuedBefore(h[j], h[i]) }
+func (h newestOnTop) Less(i, j int) bool { return agentsv1alpha1.QueuedBefore(h[j], h[i]) }
 func (h newestOnTop) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *newestOnTop) Push(x any)        { *h = append(*h, x.(*agentsv1alpha1.AgentRun)) } //nolint:errcheck,forcetypeassert // only runs are pushed
 func (h *newestOnTop) Pop() any {

@@ -27,8 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
+	"github.com/hookrun/hookrun/controllers/internal/status"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 )
 
 // Table tests of the queue's pure decisions: admission and what a thread's
@@ -180,7 +180,7 @@ func admitBySorting(runs []agentsv1alpha1.AgentRun, maxConcurrent int, missing n
 	claimed := map[string]bool{}
 	started := []string{}
 	for _, q := range queued {
-		k := lookup.ThreadKey(q)
+		k := agentsv1alpha1.ThreadKey(q)
 		blocked := k != "" && (busyThreads[k] || claimed[k])
 		if k != "" {
 			claimed[k] = true
@@ -265,7 +265,7 @@ func TestWaitForPayload(t *testing.T) {
 	if !waitedForPayload(&run) || !payloadDeadline(&run).Equal(now.Add(payloadGrace)) {
 		t.Errorf("waitedForPayload %v, deadline %s; want true, %s", waitedForPayload(&run), payloadDeadline(&run), now.Add(payloadGrace))
 	}
-	lookuptest.CheckSetSummary(t, run.Status.Conditions, lookup.Reconciling(agentsv1alpha1.ReasonWaitingForPayload,
+	statustest.CheckSetSummary(t, run.Status.Conditions, status.Reconciling(agentsv1alpha1.ReasonWaitingForPayload,
 		"The payload Secret a does not exist; the run fails if it does not appear within 30s"), 3, true, false)
 }
 

@@ -25,19 +25,19 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/secretref"
 )
 
 // A2AClientFactory makes the client for one run: where the agent is sent
 // to (a2aTarget), its bearer token (may be empty), its TLS Secrets' data
 // (nil: the operator's defaults) and the run owner's user name. An error is
-// TLS data that does not parse (a *lookup.TLSSecretError).
-type A2AClientFactory func(target a2a.Interface, token string, tls *lookup.AgentTLS, userID string) (A2AClient, error)
+// TLS data that does not parse (a *secretref.TLSSecretError).
+type A2AClientFactory func(target a2a.Interface, token string, tls *secretref.AgentTLS, userID string) (A2AClient, error)
 
 // NewHTTPA2AClient is the production factory: its HTTP clients come from
 // clients, one per namespace and TLS material.
 func NewHTTPA2AClient(clients *a2a.Clients) A2AClientFactory {
-	return func(target a2a.Interface, token string, t *lookup.AgentTLS, userID string) (A2AClient, error) {
+	return func(target a2a.Interface, token string, t *secretref.AgentTLS, userID string) (A2AClient, error) {
 		hc := clients.Plain()
 		if t != nil {
 			var err error
@@ -61,12 +61,12 @@ func NewHTTPA2AClient(clients *a2a.Clients) A2AClientFactory {
 func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1.AgentRun, agent *agentsv1alpha1.Agent, target a2a.Interface) (A2AClient, error) {
 	var token string
 	if ref := agent.Spec.A2A.AuthSecretRef; ref != nil && !tokenWithheld(agent, target) {
-		s, err := lookup.GetReferableSecret(ctx, r.APIReader, agent.Namespace, ref.Name)
+		s, err := secretref.Get(ctx, r.APIReader, agent.Namespace, ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, finalError{msg: fmt.Sprintf("The agent's token Secret %s does not exist; create it and send the call again", ref.Name)}
-		case errors.Is(err, lookup.ErrSecretNotReferable):
-			return nil, finalError{msg: lookup.NotReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
+		case errors.Is(err, secretref.ErrNotReferable):
+			return nil, finalError{msg: secretref.NotReferableMessage("the Agent's spec.a2a.authSecretRef", ref.Name) + "; then send the call again"}
 		case err != nil:
 			return nil, fmt.Errorf("reading the agent's token Secret %s: %w", ref.Name, err)
 		}
@@ -76,7 +76,7 @@ func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1
 		}
 		token = string(v)
 	}
-	t, err := lookup.ReadAgentTLS(ctx, r.APIReader, agent)
+	t, err := secretref.ReadAgentTLS(ctx, r.APIReader, agent)
 	if err != nil {
 		return nil, tlsSecretFailure(err)
 	}
@@ -97,7 +97,7 @@ func (r *ExecutionReconciler) clientFor(ctx context.Context, run *agentsv1alpha1
 // tlsSecretFailure is final for a TLS Secret that cannot be used, and
 // err for the API server's errors.
 func tlsSecretFailure(err error) error {
-	var bad *lookup.TLSSecretError
+	var bad *secretref.TLSSecretError
 	if errors.As(err, &bad) {
 		return finalError{msg: "The agent's TLS " + bad.Error() + "; fix it and send the call again"}
 	}

@@ -30,7 +30,7 @@ limitations under the License.
 //     (mapped to their Agent), payload Secrets (metadata only) of queued runs;
 //   - writes: AgentRun status (queued to running, or to error/skipped when
 //     a run can never start), one write per run, each awaited in the cache
-//     (lookup.UnconfirmedWrites); events on the run.
+//     (cached.UnconfirmedWrites); events on the run.
 //
 // ExecutionReconciler (execution.go, call_queue.go, call_context.go):
 //   - watches: running AgentRuns; the call queue's wake-ups (a channel source);

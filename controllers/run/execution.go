@@ -38,7 +38,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/tracing"
 )
 
@@ -74,7 +74,7 @@ type ExecutionReconciler struct {
 	// Tracer starts the spans of A2A calls.
 	Tracer RunTracer
 
-	unconfirmed lookup.UnconfirmedWrites
+	unconfirmed cached.UnconfirmedWrites
 	calls       *callQueue
 	// Cards is where a send that failed asks for the Agent's card to be
 	// read again (agent.CardRefreshes); nil: nowhere.
@@ -127,8 +127,8 @@ func (r *ExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	// The next step, which may come at once, must see this one's write.
 	// Only execution writes a running run's status, so the cache shows the
 	// write once it shows that status, whatever else changed meanwhile.
-	recorded := lookup.CachedStatus(run)
-	return res, r.unconfirmed.Await(ctx, r.Client, req, []lookup.CacheWrite{{Key: client.ObjectKeyFromObject(run), Shown: func(cached *agentsv1alpha1.AgentRun) bool {
+	recorded := cached.Status(run)
+	return res, r.unconfirmed.Await(ctx, r.Client, req, []cached.Write{{Key: client.ObjectKeyFromObject(run), Shown: func(cached *agentsv1alpha1.AgentRun) bool {
 		return equality.Semantic.DeepEqual(cached.Status, recorded)
 	}}})
 }
@@ -137,7 +137,7 @@ func (r *ExecutionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 // changes run's status in memory only.
 func (r *ExecutionReconciler) step(ctx context.Context, run *agentsv1alpha1.AgentRun) (ctrl.Result, error) {
 	now := r.Clock.Now()
-	agent, err := lookup.GetCachedOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
+	agent, err := cached.GetOrLive(ctx, r.Client, r.APIReader, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.AgentRef.Name}, &agentsv1alpha1.Agent{})
 	switch {
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("reading Agent %s: %w", run.Spec.AgentRef.Name, err)
@@ -310,7 +310,7 @@ func (r *ExecutionReconciler) expire(ctx context.Context, run *agentsv1alpha1.Ag
 // writes a running run, so a merge patch without a lock is safe.
 func (r *ExecutionReconciler) record(ctx context.Context, before, run *agentsv1alpha1.AgentRun) (bool, error) {
 	agentsv1alpha1.SetRunConditions(run)
-	if !lookup.StatusChanged(before, run) {
+	if !cached.StatusChanged(before, run) {
 		return false, nil
 	}
 	refused := func(err error) bool { return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) }
@@ -324,7 +324,7 @@ func (r *ExecutionReconciler) record(ctx context.Context, before, run *agentsv1a
 		answer := run.Status
 		run.Status = *before.Status.DeepCopy()
 		Finish(&run.Status, agentsv1alpha1.RunError, fmt.Sprintf("The agent's answer cannot be recorded (task %q, context %q): %v",
-			a2a.Sanitize(answer.TaskID), a2a.Sanitize(lookup.ContextOf(&answer)), err), "", r.Clock.Now())
+			a2a.Sanitize(answer.TaskID), a2a.Sanitize(agentsv1alpha1.ContextOf(&answer)), err), "", r.Clock.Now())
 		agentsv1alpha1.SetRunConditions(run)
 		err = patch()
 	}
@@ -348,7 +348,7 @@ func (r *ExecutionReconciler) timedOut(run *agentsv1alpha1.AgentRun, agent *agen
 // SetupWithManager registers execution: it looks at running runs only, and
 // at those woken by their Agent's call queue.
 func (r *ExecutionReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return lookup.IsRunIn(o, agentsv1alpha1.RunRunning) })
+	running := predicate.NewPredicateFuncs(func(o client.Object) bool { return cached.IsRunIn(o, agentsv1alpha1.RunRunning) })
 	r.calls = newCallQueue(r.Workers)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&agentsv1alpha1.AgentRun{}, builder.WithPredicates(running)).

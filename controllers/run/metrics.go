@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // Dispatch metrics, on the operator's /metrics, by the run's Agent
@@ -153,7 +153,7 @@ func (g *goneAgents) isGone(namespace, name string) bool {
 
 // queueDepth counts queued runs from the operator's cache when scraped, on
 // the leader.
-var queueDepth = &lookup.ScrapeGauge{
+var queueDepth = &cached.ScrapeGauge{
 	Desc: prometheus.NewDesc("hookrun_runs_queued", "AgentRuns waiting to be sent, by namespace and agent.", []string{"namespace", "agent"}, nil),
 	Gather: func(ctx context.Context, r client.Reader, emit func(n int, labels ...string)) error {
 		runs := &agentsv1alpha1.AgentRunList{}

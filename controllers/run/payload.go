@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
 )
 
 // A run's payload: the Secret the receiver wrote beside it, read when the
@@ -99,5 +99,5 @@ func isPayloadOf(secretType corev1.SecretType, owners []metav1.OwnerReference, r
 	if secretType != agentsv1alpha1.SecretTypeWebhookPayload {
 		return false
 	}
-	return lookup.OwnedBy(owners, run.UID)
+	return cached.OwnedBy(owners, run.UID)
 }

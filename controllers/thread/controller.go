@@ -32,7 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup"
+	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/status"
 )
 
 // Reconciler reports whether a thread's Agent exists and derives
@@ -49,16 +50,16 @@ type Reconciler struct {
 // threadSummary is the AgentThread's Ready, Reconciling and Stalled; agent
 // is nil when it does not exist (Stalled). A thread of an archived Agent is
 // as asked: Ready (kstatus Current) with reason AgentArchived.
-func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) lookup.Summary {
+func threadSummary(th *agentsv1alpha1.AgentThread, agent *agentsv1alpha1.Agent) status.Summary {
 	if agent == nil {
-		return lookup.Stalled(agentsv1alpha1.ReasonAgentNotFound,
+		return status.Stalled(agentsv1alpha1.ReasonAgentNotFound,
 			fmt.Sprintf("Agent %q does not exist in this namespace; create it (spec.agentRef cannot change)", th.Spec.AgentRef.Name))
 	}
 	if agent.Spec.Archived {
-		return lookup.Current(agentsv1alpha1.ReasonAgentArchived,
+		return status.Current(agentsv1alpha1.ReasonAgentArchived,
 			fmt.Sprintf("Agent %q is archived; no runs are appended until it is unarchived", agent.Name))
 	}
-	return lookup.Current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
+	return status.Current(agentsv1alpha1.ReasonAvailable, fmt.Sprintf("Thread of Agent %q", agent.Name))
 }
 
 // Reconcile sets the thread's Ready condition and context.
@@ -81,23 +82,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	sum := threadSummary(th, agent)
 	if err != nil {
-		sum = lookup.ReconcileFailed(err)
+		sum = status.ReconcileFailed(err)
 	} else {
 		th.Status.ObservedGeneration = th.Generation
 	}
-	lookup.SetSummary(&th.Status.Conditions, sum, th.Generation)
-	return ctrl.Result{}, errors.Join(err, lookup.PatchStatusIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
+	status.SetSummary(&th.Status.Conditions, sum, th.Generation)
+	return ctrl.Result{}, errors.Join(err, status.PatchIfChanged(ctx, r.Client, before, th, &before.Status, &th.Status))
 }
 
 // deriveFromRuns sets the thread's context and latest run from its runs. A
 // thread whose runs are all gone keeps what it showed; an attached context
 // (spec.contextId) is its context until a run has one.
 func (r *Reconciler) deriveFromRuns(ctx context.Context, th *agentsv1alpha1.AgentThread) error {
-	runs, err := lookup.RunsOfThread(ctx, r.Client, th)
+	runs, err := cached.RunsOfThread(ctx, r.Client, th)
 	if err != nil {
 		return err
 	}
-	contextID, last := lookup.ThreadFromRuns(runs)
+	contextID, last := agentsv1alpha1.ThreadFromRuns(runs)
 	switch {
 	case contextID != "":
 		th.Status.ContextID = contextID
@@ -118,7 +119,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&agentsv1alpha1.AgentThread{}).
 		Named("agentthread").
 		Watches(&agentsv1alpha1.Agent{},
-			handler.EnqueueRequestsFromMapFunc(lookup.MapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, lookup.IndexThreadAgent)),
+			handler.EnqueueRequestsFromMapFunc(cached.MapByIndex(r.Client, &agentsv1alpha1.AgentThreadList{}, cached.IndexThreadAgent)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&agentsv1alpha1.AgentRun{}, handler.EnqueueRequestsFromMapFunc(threadOfRun), builder.WithPredicates(threadMatters)).
 		Complete(r)
@@ -127,20 +128,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // threadOfRun maps a run to the thread it is appended to.
 func threadOfRun(_ context.Context, o client.Object) []reconcile.Request {
 	run, ok := o.(*agentsv1alpha1.AgentRun)
-	if !ok || lookup.ThreadKey(run) == "" {
+	if !ok || agentsv1alpha1.ThreadKey(run) == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: lookup.ThreadKey(run)}}}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: run.Namespace, Name: agentsv1alpha1.ThreadKey(run)}}}
 }
 
 // threadMatters passes the run events that change what a thread derives:
 // a run's state or context changing, and a run going away.
 var threadMatters = predicate.Funcs{
-	CreateFunc: func(e event.CreateEvent) bool { return !lookup.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
+	CreateFunc: func(e event.CreateEvent) bool { return !cached.IsRunIn(e.Object, agentsv1alpha1.RunQueued) },
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		old, ok1 := e.ObjectOld.(*agentsv1alpha1.AgentRun)
 		run, ok2 := e.ObjectNew.(*agentsv1alpha1.AgentRun)
-		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || lookup.ContextOf(&old.Status) != lookup.ContextOf(&run.Status))
+		return ok1 && ok2 && (old.EffectiveState() != run.EffectiveState() || agentsv1alpha1.ContextOf(&old.Status) != agentsv1alpha1.ContextOf(&run.Status))
 	},
 	DeleteFunc: func(event.DeleteEvent) bool { return true },
 }

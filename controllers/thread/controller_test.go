@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/lookup/lookuptest"
+	"github.com/hookrun/hookrun/controllers/internal/status/statustest"
 )
 
 func TestThreadSummary(t *testing.T) {
@@ -43,7 +43,7 @@ func TestThreadSummary(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lookuptest.CheckSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
+			statustest.CheckSummary(t, threadSummary(th, tc.agent), tc.progress, tc.reason, tc.message)
 		})
 	}
 }

@@ -18,7 +18,7 @@ limitations under the License.
 // thread's Agent exists, and derives the thread's status from its runs.
 //
 // It is the only writer of thread status. What it shows is computed again
-// from the runs at every look (lookup.RunsOfThread, lookup.ThreadFromRuns,
+// from the runs at every look (cached.RunsOfThread, agentsv1alpha1.ThreadFromRuns,
 // which admission uses too to choose a run's context), so a write that
 // fails, or an operator that dies before making it, leaves nothing wrong for
 // long. The Agent's cleanup finalizer, not an owner reference, deletes a

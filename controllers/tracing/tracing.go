@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package tracing is hookrun's part of W3C Trace Context and OpenTelemetry:
-// the tracer provider both binaries use, the span and attribute names, and
-// how a run carries its trace from the receiver to the operator (the
-// annotations agents.hookrun.dev/traceparent and /tracestate, and
-// status.traceID).
 package tracing
 
 import (

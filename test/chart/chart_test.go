@@ -49,7 +49,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers"
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
 	"github.com/hookrun/hookrun/hack/devcluster"
@@ -295,7 +295,7 @@ func TestChartOperatorAgentEgress(t *testing.T) {
 	g.Expect(args).To(ContainElements(
 		"--agent-allowed-hosts=*.agents.example.com,triage.team-a.svc.cluster.local",
 		"--agent-allowed-cidrs=203.0.113.0/24,2001:db8::/32"))
-	opts, shared := controllers.NewOperatorOptions(), manager.NewOptions()
+	opts, shared := controllers.NewOperatorOptions(), sharedflags.NewOptions()
 	parseArgs(g, args, opts.BindFlags, sharedFlags(shared, "operator"))
 	g.Expect(opts.Validate()).To(Succeed())
 	g.Expect(shared.Validate()).To(Succeed())

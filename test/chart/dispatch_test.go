@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/hookrun/hookrun/controllers"
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -37,7 +37,7 @@ func TestChartOperatorDispatch(t *testing.T) {
 		container := onlyContainer(g, render(t, args...)[deploymentKey("operator")])
 		flags, _, err := unstructured.NestedStringSlice(container, "args")
 		g.Expect(err).NotTo(HaveOccurred())
-		opts, shared := controllers.NewOperatorOptions(), manager.NewOptions()
+		opts, shared := controllers.NewOperatorOptions(), sharedflags.NewOptions()
 		parseArgs(g, flags, opts.BindFlags, sharedFlags(shared, "operator"))
 		g.Expect(opts.Validate()).To(Succeed())
 		return opts

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/hookrun/hookrun/controllers"
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
@@ -50,7 +50,7 @@ func TestChartReceiverBounds(t *testing.T) {
 
 	args, _, err := unstructured.NestedStringSlice(container, "args")
 	g.Expect(err).NotTo(HaveOccurred())
-	opts, shared := receiver.NewOptions(), manager.NewOptions()
+	opts, shared := receiver.NewOptions(), sharedflags.NewOptions()
 	parseArgs(g, args, opts.BindFlags, sharedFlags(shared, "receiver"))
 	g.Expect(opts.Validate()).To(Succeed())
 	g.Expect(shared.Validate()).To(Succeed())
@@ -72,10 +72,10 @@ func TestChartOIDCIssuers(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		return args
 	}
-	rcv, shared := receiver.NewOptions(), manager.NewOptions()
+	rcv, shared := receiver.NewOptions(), sharedflags.NewOptions()
 	parseArgs(g, argsOf("hookrun-receiver"), rcv.BindFlags, sharedFlags(shared, "receiver"))
 	g.Expect(rcv.Validate()).To(Succeed())
-	op, opShared := controllers.NewOperatorOptions(), manager.NewOptions()
+	op, opShared := controllers.NewOperatorOptions(), sharedflags.NewOptions()
 	parseArgs(g, argsOf("hookrun-operator"), op.BindFlags, sharedFlags(opShared, "operator"))
 	g.Expect(op.Validate()).To(Succeed())
 	g.Expect(shared.Validate()).To(Succeed())
@@ -86,7 +86,7 @@ func TestChartOIDCIssuers(t *testing.T) {
 	objs = objects(t, helm(t, "template", "hookrun", chart, "--namespace", release,
 		"--set", "publicBaseURL=https://hooks.example.com", "--set", "receiver.oidcMaxTokenLifetime=90m"))
 	rcv = receiver.NewOptions()
-	parseArgs(g, argsOf("hookrun-receiver"), rcv.BindFlags, sharedFlags(manager.NewOptions(), "receiver"))
+	parseArgs(g, argsOf("hookrun-receiver"), rcv.BindFlags, sharedFlags(sharedflags.NewOptions(), "receiver"))
 	g.Expect(rcv.Validate()).To(Succeed())
 	g.Expect(rcv.OIDCMaxTokenLifetime).To(Equal(90 * time.Minute))
 
@@ -122,7 +122,7 @@ func TestChartReceiverDrains(t *testing.T) {
 		deployment := objects(t, helm(t, args...))["apps/v1/Deployment/"+release+"/hookrun-receiver"]
 		flags, _, err := unstructured.NestedStringSlice(onlyContainer(g, deployment), "args")
 		g.Expect(err).NotTo(HaveOccurred())
-		opts, shared := receiver.NewOptions(), manager.NewOptions()
+		opts, shared := receiver.NewOptions(), sharedflags.NewOptions()
 		parseArgs(g, flags, opts.BindFlags, sharedFlags(shared, "receiver"))
 		g.Expect(opts.Validate()).To(Succeed())
 		g.Expect(opts.ShutdownDelay).To(Equal(want), "receiver.shutdownDelay=%q", value)
@@ -163,7 +163,7 @@ func TestChartRateLimitStore(t *testing.T) {
 		env, _, err := unstructured.NestedSlice(container, "env")
 		g.Expect(err).NotTo(HaveOccurred())
 		opts := receiver.NewOptions()
-		parseArgs(g, flags, opts.BindFlags, sharedFlags(manager.NewOptions(), "receiver"))
+		parseArgs(g, flags, opts.BindFlags, sharedFlags(sharedflags.NewOptions(), "receiver"))
 		g.Expect(opts.Validate()).To(Succeed())
 		return opts, env
 	}

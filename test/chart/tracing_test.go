@@ -24,7 +24,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -40,7 +40,7 @@ func TestChartTracing(t *testing.T) {
 		return args
 	}
 	for _, component := range []string{"operator", "receiver"} {
-		shared := manager.NewOptions()
+		shared := sharedflags.NewOptions()
 		parseArgs(g, args(component, "--set", "tracing.otlpEndpoint=http://otel-collector.monitoring:4318"),
 			func(*pflag.FlagSet) {}, sharedFlags(shared, component))
 		g.Expect(shared.Validate()).To(Succeed())

@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/hookrun/hookrun/controllers"
-	"github.com/hookrun/hookrun/controllers/manager"
+	"github.com/hookrun/hookrun/controllers/sharedflags"
 	"github.com/hookrun/hookrun/receiver"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -82,11 +82,11 @@ func TestChartPodValues(t *testing.T) {
 	// extraArgs come after the chart's flags, so one given again wins.
 	operatorArgs, _, _ := unstructured.NestedStringSlice(onlyContainer(g, objs[deploymentKey("operator")]), "args")
 	g.Expect(operatorArgs[len(operatorArgs)-2:]).To(Equal([]string{"--kube-api-qps=200", "--zap-log-level=debug"}))
-	shared := manager.NewOptions()
+	shared := sharedflags.NewOptions()
 	parseArgs(g, operatorArgs, controllers.NewOperatorOptions().BindFlags, sharedFlags(shared, "operator"))
 	g.Expect(shared.KubeAPIQPS).To(BeNumerically("==", 200))
 	receiverArgs, _, _ := unstructured.NestedStringSlice(onlyContainer(g, objs[deploymentKey("receiver")]), "args")
-	shared = manager.NewOptions()
+	shared = sharedflags.NewOptions()
 	parseArgs(g, receiverArgs, receiver.NewOptions().BindFlags, sharedFlags(shared, "receiver"))
 	g.Expect(shared.KubeAPIQPS).To(BeNumerically("==", 200))
 	g.Expect(receiverArgs).To(ContainElements("--zap-log-level=info", "--zap-log-level=debug"))
@@ -162,7 +162,7 @@ func podValues(t *testing.T) string {
 }
 
 // sharedFlags binds o's flags as main does for component's subcommand.
-func sharedFlags(o *manager.Options, component string) func(*pflag.FlagSet) {
+func sharedFlags(o *sharedflags.Options, component string) func(*pflag.FlagSet) {
 	return func(fs *pflag.FlagSet) { o.BindFlags(fs, component, "") }
 }
 

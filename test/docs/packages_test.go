@@ -119,7 +119,7 @@ func leafPackagesOfDocs(t *testing.T) map[string]bool {
 // packages .golangci.yml's leaf-packages rule covers, those it marks as
 // imported by the receiver are the ones the receiver rule allows, and every
 // package a rule lets a controller or a leaf package import is listed (but
-// controllers/lookup, the controllers' shared package), so that the list
+// controllers/internal, what the controllers share), so that the list
 // and the rules cannot drift apart.
 func TestLeafPackagesList(t *testing.T) {
 	rules := depguardRules(t)
@@ -160,7 +160,7 @@ func TestLeafPackagesList(t *testing.T) {
 	for _, rule := range []string{"leaf-packages", "controller-packages"} {
 		for _, pkg := range rules[rule].Allow {
 			pkg = strings.TrimPrefix(pkg, module)
-			if pkg == "controllers/lookup" {
+			if pkg == "controllers/internal" {
 				continue
 			}
 			if _, ok := docs[pkg]; !ok {

@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testenv holds what only tests need: the root of the repository
-// the test was compiled from, and clients that act as hookrun's service
-// accounts or as people, through impersonation. Installing hookrun's
-// manifests is hack/clusterinstall, which hack/ uses too; hack/ never
-// imports test/.
 package testenv
 
 import (

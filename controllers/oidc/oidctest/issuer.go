@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package oidctest is an OpenID Connect issuer on loopback for tests: a
-// TLS server with a discovery document and a JWK set, that signs tokens
-// and rotates its key, and counts the requests it serves.
 package oidctest
 
 import (

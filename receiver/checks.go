@@ -24,9 +24,9 @@ import (
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 // The steps of serve, in the order it runs them. Each answers the call and

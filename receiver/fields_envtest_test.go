@@ -34,7 +34,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // spec.fields through the real receiver and API server: what a run keeps of

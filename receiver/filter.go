@@ -25,7 +25,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // spec.filter: a CEL expression (controllers/filter) that decides whether a

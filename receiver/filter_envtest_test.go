@@ -31,7 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // spec.filter through the real receiver and API server: the examples of

@@ -21,8 +21,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 var _ = Describe("A deleted endpoint", func() {

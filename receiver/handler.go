@@ -36,10 +36,10 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
-	"github.com/hookrun/hookrun/receiver/rejections"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/rejections"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 const (

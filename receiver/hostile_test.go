@@ -41,9 +41,9 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
-	"github.com/hookrun/hookrun/receiver/rejections"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/rejections"
 )
 
 const (

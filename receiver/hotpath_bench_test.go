@@ -24,7 +24,7 @@ import (
 	"testing"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 // Benchmarks of the paths a flood takes besides the plain refusals of

@@ -28,8 +28,8 @@ import (
 
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/controllers/oidc"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 // OIDC senders (spec.sender.oidc): the bearer token is a JWT verified with

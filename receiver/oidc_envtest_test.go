@@ -34,8 +34,8 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 // oidcEndpoint is an endpoint of sender type Bearer whose calls carry

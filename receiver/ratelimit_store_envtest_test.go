@@ -28,7 +28,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/redisserver"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 // startStoreReceiver runs a replica (startSecondReceiver) whose limits are

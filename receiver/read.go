@@ -20,8 +20,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 // readBody reads the body within MaxBodyBytes, the endpoint's and its

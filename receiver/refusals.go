@@ -23,9 +23,9 @@ import (
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 // The answers that refuse a call for a limit or for membership, each

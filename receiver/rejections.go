@@ -19,8 +19,8 @@ package receiver
 import (
 	"github.com/go-logr/logr"
 
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 // What the receiver keeps of the calls it refuses: one log line each, at

@@ -30,7 +30,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // The rejections a replica counts and logs; the report reaching endpoint

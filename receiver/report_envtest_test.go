@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // reportEntryOf is ep's entry in the rejection report of the suite's

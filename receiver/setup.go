@@ -42,8 +42,8 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
-	"github.com/hookrun/hookrun/receiver/limits"
-	"github.com/hookrun/hookrun/receiver/rejections"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/rejections"
 )
 
 // ServiceName is the receiver's service.name in its traces.

@@ -26,7 +26,7 @@ import (
 	"k8s.io/utils/lru"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/senders"
+	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
 // endpoint is what the receiver knows of one WebhookEndpoint: the cached

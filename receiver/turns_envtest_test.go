@@ -31,8 +31,8 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
-	"github.com/hookrun/hookrun/receiver/answer"
-	"github.com/hookrun/hookrun/receiver/limits"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
 // Evaluation turns (DESIGN.md section 12, "Filters and shares"): one

@@ -27,7 +27,7 @@ import (
 	"unicode/utf8"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // SecretHeader is agentsv1alpha1.SecretHeader in canonical form, for

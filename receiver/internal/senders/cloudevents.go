@@ -27,7 +27,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 // The CloudEvents sender type (DESIGN.md section 10): CloudEvents 1.0 over

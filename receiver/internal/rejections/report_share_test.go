@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/receiver/answer"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 )
 
 func endpointIn(namespace, name string) *agentsv1alpha1.WebhookEndpoint {

@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 )
 
 // The backlog cap, against the API server: nothing here starts runs, as
@@ -74,14 +75,14 @@ var _ = Describe("The backlog cap", func() {
 		cur.Status.Runs.LastRunTime = &metav1.Time{Time: fakeClock.Now()}
 		Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
 		for _, r := range replicas {
-			Eventually(func() string { return r.lookup(cur.Status.EndpointID).obj.ResourceVersion }).Should(Equal(cur.ResourceVersion))
+			Eventually(func() string { return r.Lookup(cur.Status.EndpointID).Obj.ResourceVersion }).Should(Equal(cur.ResourceVersion))
 		}
 	}
 
 	It("stores at most the cap of a flood of 10x the cap, answers the rest 429 backlog_full and records the first refusal", func(ctx SpecContext) {
 		replica := startSecondReceiver(ctx, func(o *Options) { o.MaxQueuedRunsPerEndpoint, o.RateLimit = capacity, 1000 })
 		ep, id := f.endpoint(ctx, endpointSpec{name: "flooded", secret: secret})
-		Eventually(func() *endpoint { return replica.lookup(id) }).ShouldNot(BeNil())
+		Eventually(func() *endpoints.Endpoint { return replica.Lookup(id) }).ShouldNot(BeNil())
 
 		replies := flood(replica.url, id, 10*capacity)
 		Expect(byStatus(replies)).To(Equal(map[int]int{http.StatusAccepted: capacity, http.StatusTooManyRequests: 9 * capacity}))
@@ -111,7 +112,7 @@ var _ = Describe("The backlog cap", func() {
 		By("another replica reading the count the operator keeps")
 		countRuns(ctx, ep, capacity, replica)
 		other := startSecondReceiver(ctx, func(o *Options) { o.MaxQueuedRunsPerEndpoint, o.RateLimit = capacity, 1000 })
-		Eventually(func() *endpoint { return other.lookup(id) }).ShouldNot(BeNil())
+		Eventually(func() *endpoints.Endpoint { return other.Lookup(id) }).ShouldNot(BeNil())
 		Expect(flood(other.url, id, 1)[0].code).To(Equal(answer.CodeBacklogFull))
 	})
 
@@ -119,7 +120,7 @@ var _ = Describe("The backlog cap", func() {
 		replica := startSecondReceiver(ctx, func(o *Options) { o.MaxQueuedRunsPerAgent, o.RateLimit = capacity, 1000 })
 		first, firstID := f.endpoint(ctx, endpointSpec{name: "first", secret: secret})
 		_, secondID := f.endpoint(ctx, endpointSpec{name: "second", secret: secret})
-		Eventually(func() *endpoint { return replica.lookup(secondID) }).ShouldNot(BeNil())
+		Eventually(func() *endpoints.Endpoint { return replica.Lookup(secondID) }).ShouldNot(BeNil())
 		countRuns(ctx, first, capacity-1, replica)
 
 		Expect(byStatus(flood(replica.url, secondID, 3))).To(Equal(map[int]int{http.StatusAccepted: 1, http.StatusTooManyRequests: 2}))

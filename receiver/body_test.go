@@ -113,12 +113,12 @@ func heldUpload(t *testing.T, srv *httptest.Server, id, header string) net.Conn 
 // addEndpoint serves a Header endpoint with memSecret under id, of an
 // Agent of namespace ns.
 func addEndpoint(h *Handler, ns, id string) {
-	h.table.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+	h.table.UpsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "auth", UID: types.UID(ns + "-auth")},
 		Spec:       agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun},
 		Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
 	})
-	h.table.upsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})
+	h.table.UpsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})
 }
 
 const (

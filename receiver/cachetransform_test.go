@@ -64,11 +64,11 @@ var _ = Describe("The receiver's cache", func() {
 		Expect(cachedAgent.ResourceVersion).NotTo(BeEmpty())
 		Expect(cachedAgent.Spec.A2A.URL).To(BeEmpty())
 
-		e := handler.table.lookup(id)
-		Expect(e.obj.Annotations).To(BeEmpty())
-		Expect(e.obj.ManagedFields).To(BeEmpty())
-		Expect(e.obj.UID).To(Equal(ep.UID))
-		Expect(e.obj.Spec.TargetThreadRef).NotTo(BeNil(), "what the receiver reads stays")
+		e := handler.table.Lookup(id)
+		Expect(e.Obj.Annotations).To(BeEmpty())
+		Expect(e.Obj.ManagedFields).To(BeEmpty())
+		Expect(e.Obj.UID).To(Equal(ep.UID))
+		Expect(e.Obj.Spec.TargetThreadRef).NotTo(BeNil(), "what the receiver reads stays")
 
 		// And it still serves from what it kept.
 		Expect(post(id, ptr("s"), `{}`).status).To(Equal(202))
@@ -81,10 +81,10 @@ var _ = Describe("The receiver's cache", func() {
 			ep.Spec.Prompt = prompt
 			ep.Spec.Filter = `event == ""`
 		}})
-		e := handler.table.lookup(id)
-		Expect(e.obj.Spec.Prompt).To(BeEmpty(), "the informer keeps no prompt")
-		Expect(e.obj.Spec.Filter).To(Equal(`event == ""`), "the expression stays, to be compiled when needed")
-		_, compiled := handler.table.filters.Get(ep.UID)
+		e := handler.table.Lookup(id)
+		Expect(e.Obj.Spec.Prompt).To(BeEmpty(), "the informer keeps no prompt")
+		Expect(e.Obj.Spec.Filter).To(Equal(`event == ""`), "the expression stays, to be compiled when needed")
+		compiled, _, _ := handler.table.Compiled(ep.UID)
 		Expect(compiled).To(BeFalse(), "nothing is compiled before a call needs it")
 
 		runPrompt := func(body string) string {
@@ -96,7 +96,7 @@ var _ = Describe("The receiver's cache", func() {
 			return run.Spec.Prompt
 		}
 		Expect(runPrompt(`{"n":1}`)).To(Equal(prompt))
-		_, compiled = handler.table.filters.Get(ep.UID)
+		compiled, _, _ = handler.table.Compiled(ep.UID)
 		Expect(compiled).To(BeTrue(), "compiled for the call, and kept")
 		Expect(runPrompt(`{"n":2}`)).To(Equal(prompt), "from the prompts kept")
 
@@ -104,7 +104,7 @@ var _ = Describe("The receiver's cache", func() {
 		patch := client.MergeFrom(ep.DeepCopy())
 		ep.Spec.Prompt = "the new prompt"
 		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
-		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		Eventually(func() int64 { return handler.table.Lookup(id).Obj.Generation }).Should(Equal(ep.Generation))
 		Expect(runPrompt(`{"n":3}`)).To(Equal("the new prompt"))
 	})
 
@@ -113,8 +113,8 @@ var _ = Describe("The receiver's cache", func() {
 		ep, id := f.endpoint(ctx, endpointSpec{name: "fields", secret: "s", mutate: func(ep *agentsv1alpha1.WebhookEndpoint) {
 			ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"n": `body.n`, "long": agentsv1alpha1.FieldExpression(`"` + strings.Repeat("x", 1014) + `" != ""`)}
 		}})
-		Expect(handler.table.lookup(id).obj.Spec.FieldsStripped()).To(BeTrue(), "the informer keeps only a mark that there are fields")
-		_, compiled := handler.table.filters.Get(fieldsKey(ep.UID))
+		Expect(handler.table.Lookup(id).Obj.Spec.FieldsStripped()).To(BeTrue(), "the informer keeps only a mark that there are fields")
+		_, compiled, _ := handler.table.Compiled(ep.UID)
 		Expect(compiled).To(BeFalse(), "nothing is compiled before a call needs it")
 
 		fieldsOfRun := func(body string) string {
@@ -124,21 +124,21 @@ var _ = Describe("The receiver's cache", func() {
 			return string(payloadSecret(ctx, f.ns, r.runID).Data[agentsv1alpha1.PayloadFieldsKey])
 		}
 		Expect(fieldsOfRun(`{"n":1}`)).To(Equal(`{"long":true,"n":1}`))
-		_, compiled = handler.table.filters.Get(fieldsKey(ep.UID))
+		_, compiled, _ = handler.table.Compiled(ep.UID)
 		Expect(compiled).To(BeTrue(), "compiled for the call, and kept")
 
 		By("changed fields are the next run's, as soon as the receiver serves the new generation")
 		patch := client.MergeFrom(ep.DeepCopy())
 		ep.Spec.Fields = map[string]agentsv1alpha1.FieldExpression{"doubled": `body.n * 2`}
 		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
-		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		Eventually(func() int64 { return handler.table.Lookup(id).Obj.Generation }).Should(Equal(ep.Generation))
 		Expect(fieldsOfRun(`{"n":2}`)).To(Equal(`{"doubled":4}`))
 
 		By("an endpoint whose fields are removed evaluates none")
 		patch = client.MergeFrom(ep.DeepCopy())
 		ep.Spec.Fields = nil
 		Expect(k8sClient.Patch(ctx, ep, patch)).To(Succeed())
-		Eventually(func() int64 { return handler.table.lookup(id).obj.Generation }).Should(Equal(ep.Generation))
+		Eventually(func() int64 { return handler.table.Lookup(id).Obj.Generation }).Should(Equal(ep.Generation))
 		r := post(id, ptr("s"), `{"n":3}`)
 		Expect(r.status).To(Equal(202))
 		Expect(payloadSecret(ctx, f.ns, r.runID).Data).NotTo(HaveKey(agentsv1alpha1.PayloadFieldsKey))

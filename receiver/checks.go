@@ -25,8 +25,10 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 // The steps of serve, in the order it runs them. Each answers the call and
@@ -46,7 +48,7 @@ type callState struct {
 	start time.Time
 
 	id  string
-	e   *endpoint
+	e   *endpoints.Endpoint
 	ep  *agentsv1alpha1.WebhookEndpoint
 	snd *senders.Sender
 	now time.Time
@@ -109,14 +111,14 @@ func (h *Handler) checkTriggering(c *callState) int {
 
 // lookUpEndpoint is step 2: the endpoint, from memory.
 func (h *Handler) lookUpEndpoint(c *callState) int {
-	e := h.table.lookup(c.id)
+	e := h.table.Lookup(c.id)
 	if e == nil {
 		if senders.HasAnyCredential(c.r.Header) {
 			return c.reject(answer.NotFound, reasonUnknownID)
 		}
 		return c.reject(answer.Unauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
 	}
-	c.e, c.ep, c.snd = e, e.obj, e.sender
+	c.e, c.ep, c.snd = e, e.Obj, e.Sender
 	c.now = h.clock.Now()
 	return notAnswered
 }
@@ -155,8 +157,8 @@ func (h *Handler) checkCredential(c *callState, held *limits.BodyHold) int {
 		switch {
 		case !ok:
 			return c.reject(answer.Forbidden, reasonNotBearer)
-		case !senders.MatchesDigest(secret, c.e.digests(c.now)...):
-			if !c.e.hasDigest {
+		case !senders.MatchesDigest(secret, c.e.Digests(c.now)...):
+			if !c.e.HasDigest {
 				return c.reject(answer.Forbidden, reasonNoSecretYet)
 			}
 			return c.reject(answer.Forbidden, reasonWrongSecret)
@@ -179,7 +181,7 @@ func (h *Handler) checkSignature(c *callState, signature string, held *limits.Bo
 		return code
 	}
 	c.body, c.bodyRead = body, true
-	if !c.snd.Verify(c.r.Header, signature, c.body, h.table.keysFor(c.e, c.now), h.clock.Now()) {
+	if !c.snd.Verify(c.r.Header, signature, c.body, h.table.KeysFor(c.e, c.now), h.clock.Now()) {
 		// The log line tells a missing key or a stale timestamp apart
 		// (signatureFailure), only when it is on.
 		return c.reject(answer.BadSignature, reasonBadSignature)
@@ -280,7 +282,7 @@ func (h *Handler) answerDuplicate(c *callState) int {
 		return notAnswered
 	}
 	runID := c.runOfDelivery()
-	if dup, err := h.store.duplicate(c.r.Context(), c.ep.Namespace, runID, c.payloadData()); err != nil {
+	if dup, err := h.store.Duplicate(c.r.Context(), c.ep.Namespace, runID, c.payloadData()); err != nil {
 		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonLookupFailed)
 	} else if dup {
@@ -331,7 +333,7 @@ func (h *Handler) storeRun(c *callState) (code int) {
 	}
 	span := h.startReceive(c, run)
 	defer func() { endReceive(span, code) }()
-	dup, err := h.store.createRun(c.r.Context(), run, c.payloadData())
+	dup, err := h.store.CreateRun(c.r.Context(), run, c.payloadData())
 	if err != nil {
 		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)
@@ -346,7 +348,7 @@ func (h *Handler) storeRun(c *callState) (code int) {
 }
 
 // runOfDelivery is the run named after the call's delivery ID
-// (deliveryRunName), with the body's digest for the sender types whose
+// (store.DeliveryRunName), with the body's digest for the sender types whose
 // delivery ID is not signed: the same ID with another body is another
 // delivery.
 func (c *callState) runOfDelivery() string {
@@ -356,7 +358,7 @@ func (c *callState) runOfDelivery() string {
 			sum := sha256.Sum256(c.body)
 			digest = sum[:]
 		}
-		c.deliveryRun = deliveryRunName(c.ep, c.d.Identity(), digest)
+		c.deliveryRun = store.DeliveryRunName(c.ep, c.d.Identity(), digest)
 	}
 	return c.deliveryRun
 }
@@ -373,8 +375,8 @@ func (h *Handler) answerWebhookValidation(c *callState, id string) int {
 	if len(origin) != 1 || origin[0] == "" {
 		return notAnswered
 	}
-	e := h.table.lookup(id)
-	if e == nil || e.sender.Kind != agentsv1alpha1.SenderCloudEvents {
+	e := h.table.Lookup(id)
+	if e == nil || e.Sender.Kind != agentsv1alpha1.SenderCloudEvents {
 		return notAnswered
 	}
 	hdr := c.w.Header()

@@ -32,7 +32,7 @@ const memCloudEventsID = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE"
 func newCloudEventsHandler(b *testing.B) *Handler {
 	h, _ := newMemoryHandler(b)
 	h.invocation, h.invocationLimit = limits.NewLocal(1<<30), 1<<30
-	h.table.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+	h.table.UpsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ce", UID: "u5"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
 			Sender: &agentsv1alpha1.Sender{Type: agentsv1alpha1.SenderCloudEvents}},

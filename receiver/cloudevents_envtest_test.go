@@ -36,7 +36,9 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -284,7 +286,7 @@ var _ = Describe("Sender type CloudEvents", func() {
 	It("starts one run for one source and id sent to two receivers at once", func(ctx SpecContext) {
 		second := startSecondReceiver(ctx)
 		_, id := f.senderEndpoint(ctx, "ce", senderSpec(agentsv1alpha1.SenderCloudEvents), senderSecret)
-		Eventually(func() *endpoint { return second.lookup(id) }).ShouldNot(BeNil())
+		Eventually(func() *endpoints.Endpoint { return second.Lookup(id) }).ShouldNot(BeNil())
 
 		e := newCloudEvent("//storage.googleapis.com/projects/_/buckets/bucket", "1096434104173400", "google.cloud.storage.object.v1.finalized")
 		var wg sync.WaitGroup
@@ -325,9 +327,9 @@ var _ = Describe("Sender type CloudEvents", func() {
 		asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 		direct, err := client.New(asReceiver, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
-		run, err := handler.newRun(ctx, handler.table.lookup(id), &d, fakeClock.Now())
+		run, err := handler.newRun(ctx, handler.table.Lookup(id), &d, fakeClock.Now())
 		Expect(err).NotTo(HaveOccurred())
-		run.Name = deliveryRunName(ep, d.Identity(), nil)
+		run.Name = store.DeliveryRunName(ep, d.Identity(), nil)
 		run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: run.Name, Bytes: int64(len(first)), SHA256: bodyDigest(first), ContentType: "application/json"}
 		Expect(direct.Create(ctx, run)).To(Succeed())
 
@@ -338,7 +340,7 @@ var _ = Describe("Sender type CloudEvents", func() {
 		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: run.Name}, payload))).To(BeTrue(), "nothing stored under the first call's run")
 
 		By("once the first writer's payload is there, the same delivery is answered with its run")
-		Expect((&kubeStore{client: direct, reader: direct}).createPayload(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(first)})).To(Succeed())
+		Expect(store.NewKube(direct, direct).CreatePayload(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte(first)})).To(Succeed())
 		r = rawCloudEvent(id, second, headers)
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.runID).To(Equal(run.Name))

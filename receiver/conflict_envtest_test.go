@@ -40,11 +40,7 @@ var _ = Describe("Two endpoints with one ID", func() {
 		patch := client.MergeFrom(thief.DeepCopy())
 		thief.Status.EndpointID = id
 		Expect(k8sClient.Status().Patch(ctx, thief, patch)).To(Succeed())
-		Eventually(func() int {
-			handler.table.mu.RLock()
-			defer handler.table.mu.RUnlock()
-			return handler.table.claims[id]
-		}).Should(Equal(2))
+		Eventually(func() int { return handler.table.Claimants(id) }).Should(Equal(2))
 
 		Expect(post(id, ptr("thief-secret"), `{}`).status).To(Equal(http.StatusForbidden))
 		r := post(id, ptr("victim-secret"), `{}`)

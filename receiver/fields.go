@@ -23,8 +23,6 @@ import (
 	"net/http"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
@@ -76,38 +74,6 @@ var evaluateFieldsOf = func(ctx context.Context, f *filter.Fields, call filter.C
 	return f.Eval(ctx, call)
 }
 
-// endpointFields is an endpoint's spec.fields compiled at generation, or
-// why they do not compile, and its spec.payload at that generation.
-type endpointFields struct {
-	generation int64
-	fields     *filter.Fields
-	err        error
-	payload    agentsv1alpha1.PayloadMode
-}
-
-// fieldsKey is the key of an endpoint's compiled fields among the compiled
-// filters (filterCacheEntries bounds both together).
-type fieldsKey types.UID
-
-// fieldsOf returns e's fields compiled at its generation or later. The
-// informer keeps none (stripToUse): on a miss they are read through the
-// store (the read that also gives the prompt) and compiled.
-func (h *Handler) fieldsOf(ctx context.Context, e *endpoint) (*endpointFields, error) {
-	if v, ok := h.table.filters.Get(fieldsKey(e.obj.UID)); ok {
-		if f := v.(*endpointFields); f.generation >= e.obj.Generation { //nolint:errcheck // only *endpointFields is stored under a fieldsKey
-			return f, nil
-		}
-	}
-	spec, err := h.store.fields(ctx, e.obj)
-	if err != nil {
-		return nil, err
-	}
-	compiled, err := filter.CompileFields(spec.fields)
-	f := &endpointFields{generation: spec.generation, fields: compiled, err: err, payload: spec.payload}
-	h.table.filters.Add(fieldsKey(e.obj.UID), f)
-	return f, nil
-}
-
 // evaluateFields is the step before the duplicate check for an endpoint
 // with spec.fields: fields that do not compile answer 422 fields_invalid;
 // otherwise they are evaluated once, within the endpoint's evaluation
@@ -126,17 +92,17 @@ func (h *Handler) evaluateFields(c *callState) int {
 		return c.reject(answerFieldsBusy, reasonFieldsBusy)
 	}
 	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
-	f, err := h.fieldsOf(c.r.Context(), c.e)
+	f, err := h.table.FieldsOf(c.r.Context(), c.e, h.store.Fields)
 	if err != nil {
 		h.log.Error(err, "reading an endpoint's fields", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
 		return h.unavailable(c, reasonStoreFailed)
 	}
-	if f.err != nil {
+	if f.Err != nil {
 		return c.reject(answerFieldsInvalid, reasonFieldsInvalid)
 	}
 	// Not stopped when the caller hangs up: the run is stored anyway (the
 	// store's writes outlive the call), so its fields must be whole.
-	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.fields,
+	v := evaluateFieldsOf(context.WithoutCancel(c.r.Context()), f.Compiled,
 		filter.Call{Header: withoutCredentials(c.r.Header), Event: c.d.Event, Body: c.body})
 	if v.TimedOut {
 		return h.evaluationTimedOut(c)
@@ -151,9 +117,9 @@ func (h *Handler) evaluateFields(c *callState) int {
 	if errs != nil {
 		h.metrics.fieldErrors.Inc()
 		h.rejections.AddError(c.ep, slotFieldError, c.now, agentsv1alpha1.ExpressionFields,
-			fmt.Sprintf("%d of %d fields failed (%s); %s", len(v.Errors), len(f.fields.Names()), strings.Join(v.Errors, ", "), v.FirstError))
+			fmt.Sprintf("%d of %d fields failed (%s); %s", len(v.Errors), len(f.Compiled.Names()), strings.Join(v.Errors, ", "), v.FirstError))
 	}
-	c.fields, c.fieldErrors, c.send = v.Object, errs, f.payload
+	c.fields, c.fieldErrors, c.send = v.Object, errs, f.Payload
 	return notAnswered
 }
 

@@ -21,8 +21,6 @@ import (
 	"errors"
 	"net/http"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/filter"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
@@ -58,45 +56,6 @@ const (
 // evaluate runs a filter; tests replace it with one that blocks.
 var evaluate = func(ctx context.Context, p *filter.Program, call filter.Call) (bool, error) {
 	return p.Matches(ctx, call)
-}
-
-// endpointFilter is an endpoint's spec.filter compiled: the program, or
-// why it does not compile.
-type endpointFilter struct {
-	expr    string
-	program *filter.Program
-	err     error
-}
-
-// filterOf returns e's filter compiled, nil without one. It is compiled
-// when a call first needs it, and kept among the filterCacheEntries
-// compiled last: a compiled program of a 4,096-character expression holds
-// far more than its text, and every replica holds every endpoint, so
-// compiling each at its table update made the cost of an endpoint's spec
-// a multiple of its size on every replica. A filter changed since it was
-// compiled is compiled again.
-func (t *table) filterOf(e *endpoint) *endpointFilter {
-	expr := e.obj.Spec.Filter
-	if expr == "" {
-		return nil
-	}
-	if v, ok := t.filters.Get(e.obj.UID); ok {
-		if f := v.(*endpointFilter); f.expr == expr { //nolint:errcheck // only *endpointFilter is stored
-			return f
-		}
-	}
-	p, err := filter.Compile(expr)
-	f := &endpointFilter{expr: expr, program: p, err: err}
-	t.filters.Add(e.obj.UID, f)
-	return f
-}
-
-// forgetFilter drops a deleted endpoint's compiled filter, fields and
-// claims.
-func (t *table) forgetFilter(uid types.UID) {
-	t.filters.Remove(uid)
-	t.filters.Remove(fieldsKey(uid))
-	t.filters.Remove(claimsKey(uid))
 }
 
 // applyFilter is the endpoint's spec.filter: a filter that does not compile
@@ -155,10 +114,10 @@ func (h *Handler) evaluationTimedOut(c *callState) int {
 // does not compile.
 func (h *Handler) evaluateFilter(c *callState) (matched, invalid bool, err error) {
 	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
-	f := h.table.filterOf(c.e)
-	if f.err != nil {
+	f := h.table.FilterOf(c.e)
+	if f.Err != nil {
 		return false, true, nil
 	}
-	matched, err = evaluate(c.r.Context(), f.program, filter.Call{Header: c.r.Header, Event: c.d.Event, Body: c.body})
+	matched, err = evaluate(c.r.Context(), f.Program, filter.Call{Header: c.r.Header, Event: c.d.Event, Body: c.body})
 	return matched, false, err
 }

@@ -39,13 +39,13 @@ const memFilterID = "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"
 func filteredHandler(b *testing.B, expr string) *Handler {
 	b.Helper()
 	h, _ := newMemoryHandler(b)
-	h.table.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+	h.table.UpsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "filtered", UID: "u5"},
 		Spec: agentsv1alpha1.WebhookEndpointSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "a"}, Prompt: "p",
 			ThreadStrategy: agentsv1alpha1.NewThreadEachRun, Filter: expr},
 		Status: agentsv1alpha1.WebhookEndpointStatus{EndpointID: memFilterID, SecretHash: agentsv1alpha1.SecretHash([]byte(memSecret))},
 	})
-	if e := h.table.lookup(memFilterID); e == nil || h.table.filterOf(e) == nil || h.table.filterOf(e).err != nil {
+	if e := h.table.Lookup(memFilterID); e == nil || h.table.FilterOf(e) == nil || h.table.FilterOf(e).Err != nil {
 		b.Fatalf("the filter %q did not compile", expr)
 	}
 	return h

@@ -160,10 +160,10 @@ var _ = Describe("spec.filter", func() {
 
 		// The filter pushed out of the compiled ones meanwhile: a call that
 		// gets no turn does not compile it either.
-		handler.table.filters.Remove(slowEndpoint.UID)
+		handler.table.Forget(slowEndpoint.UID)
 		busy := post(slow, ptr(senderSecret), `{"wanted":true}`)
 		Expect(busy.status).To(Equal(http.StatusServiceUnavailable), string(busy.body))
-		_, compiled := handler.table.filters.Get(slowEndpoint.UID)
+		compiled, _, _ := handler.table.Compiled(slowEndpoint.UID)
 		Expect(compiled).To(BeFalse(), "a call waiting for its turn compiles nothing")
 		Expect(busy.code).To(Equal(answer.CodeUnavailable))
 		Expect(busy.header.Get("Retry-After")).To(Equal("1"))

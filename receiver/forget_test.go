@@ -22,6 +22,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
@@ -39,7 +40,7 @@ var _ = Describe("A deleted endpoint", func() {
 		Expect(hasWindow(handler.invocation, id)).To(BeTrue(), "the call took from its rate-limit window")
 
 		Expect(k8sClient.Delete(ctx, ep)).To(Succeed())
-		Eventually(func() *endpoint { return handler.table.lookup(id) }).Should(BeNil())
+		Eventually(func() *endpoints.Endpoint { return handler.table.Lookup(id) }).Should(BeNil())
 		_, recorded = handler.pausing.Load(ep.UID)
 		Expect(recorded).To(BeFalse(), "when it last recorded a deleted endpoint's owner as not a member is dropped")
 		Expect(hasWindow(handler.invocation, id)).To(BeFalse(), "its rate-limit window is dropped")

@@ -29,7 +29,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
@@ -37,9 +36,11 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/rejections"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 const (
@@ -72,34 +73,34 @@ func endpointIDFromPath(path string) (string, bool) {
 }
 
 // store writes what a call leaves behind in the API server.
-type store interface {
+type runStore interface {
 	// createRun stores run and then its payload Secret with data (the body
 	// under PayloadBodyKey, and the fields); if either write fails nothing
 	// remains and the error is returned. duplicate is true when a run of
 	// that name exists already (the same delivery, stored at the same
 	// moment through another replica): then nothing is created.
-	createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (duplicate bool, err error)
+	CreateRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (duplicate bool, err error)
 	// duplicate tells whether the run named name exists (a delivery seen
 	// before). A queued run's payload is stored with data if its first
 	// writer has not stored it yet, so a 202 never names a run without one.
-	duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error)
+	Duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error)
 	// recordSkipped stores run as a skipped call with message.
-	recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
+	RecordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error
 	// prompt returns ep's prompt at ep's generation or later (the informer
 	// keeps none), for the run of a call.
-	prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
+	Prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error)
 	// fields returns ep's spec.fields and spec.payload at ep's generation
 	// or later (the informer keeps no fields), and that generation.
-	fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error)
+	Fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (store.FieldsSpec, error)
 	// forget drops what the store keeps of a deleted endpoint.
-	forget(uid types.UID)
+	Forget(uid types.UID)
 }
 
 // Handler serves POST /api/webhooks/{endpointId}/receive with the checks of
 // the design contract, in its order.
 type Handler struct {
-	table      *table
-	store      store
+	table      *endpoints.Table
+	store      runStore
 	membership membership.Checker
 	clock      clock.PassiveClock
 	rand       io.Reader
@@ -155,8 +156,8 @@ func (h *Handler) forget(endpointID string, uid types.UID) {
 	h.backlog.Forget(uid)
 	h.pausing.Delete(uid)
 	h.rejections.Forget(uid)
-	h.store.forget(uid)
-	h.table.forgetFilter(uid)
+	h.store.Forget(uid)
+	h.table.Forget(uid)
 }
 
 func (h *Handler) triggeringDisabled() bool {
@@ -224,19 +225,19 @@ func (h *Handler) serve(c *callState, held *limits.BodyHold) int {
 
 // unavailable422 checks step 5: the endpoint is not paused, its Agent is
 // there and not archived, and its target thread (if any) is the Agent's.
-func (h *Handler) unavailable422(e *endpoint) (answer.Answer, string, bool) {
-	ep := e.obj
+func (h *Handler) unavailable422(e *endpoints.Endpoint) (answer.Answer, string, bool) {
+	ep := e.Obj
 	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
 		return answer.Paused, reasonPaused, false
 	}
-	if !h.table.agentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
+	if !h.table.AgentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
 		return answer.NoAgent, reasonNoAgent, false
 	}
 	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
 		if ep.Spec.TargetThreadRef == nil {
 			return answer.NoThread, reasonNoThread, false
 		}
-		if agent, ok := h.table.threadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
+		if agent, ok := h.table.ThreadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
 			return answer.NoThread, reasonNoThread, false
 		}
 	}
@@ -269,63 +270,19 @@ func (h *Handler) unavailable(c *callState, reason string) int {
 	return c.reject(answer.Unavailable, reason)
 }
 
-// newRun is the AgentRun for a call: a snapshot of the endpoint now, with
-// its prompt as the store reads it (the informer keeps none). A call
-// with a delivery ID that is stored as a run (not a skipped record) is named
-// after it (deliveryRunName); any other by a ULID. c may be nil (a call
-// refused before its body was read).
-func (h *Handler) newRun(ctx context.Context, e *endpoint, c *senders.Delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
-	ep := e.obj
-	ulid, err := newULID(now, h.rand)
+// newRun is the AgentRun for a call (store.NewRun) with its endpoint's
+// prompt as the store reads it (the informer keeps none). d may be nil (a
+// call refused before its body was read).
+func (h *Handler) newRun(ctx context.Context, e *endpoints.Endpoint, d *senders.Delivery, now time.Time) (*agentsv1alpha1.AgentRun, error) {
+	ulid, err := store.NewULID(now, h.rand)
 	if err != nil {
 		return nil, err
 	}
-	prompt, err := h.store.prompt(ctx, ep)
+	prompt, err := h.store.Prompt(ctx, e.Obj)
 	if err != nil {
 		return nil, err
 	}
-	sender := &agentsv1alpha1.RunSender{Type: e.sender.Kind}
-	if c != nil {
-		sender.Event, sender.DeliveryID = c.Event, senders.Recordable(c.DeliveryID, senders.MaxDeliveryIDBytes)
-		sender.Source, sender.Subject = c.Source, c.Subject
-	}
-	run := &agentsv1alpha1.AgentRun{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: ep.Namespace,
-			Name:      runName(ep.Name, ulid),
-			Labels: map[string]string{
-				agentsv1alpha1.LabelEndpoint: ep.Name,
-				agentsv1alpha1.LabelAgent:    ep.Spec.AgentRef.Name,
-			},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: agentsv1alpha1.GroupVersion.String(),
-				Kind:       "WebhookEndpoint",
-				Name:       ep.Name,
-				UID:        ep.UID,
-			}},
-		},
-		Spec: agentsv1alpha1.AgentRunSpec{
-			EndpointRef:      agentsv1alpha1.LocalObjectReference{Name: ep.Name},
-			AgentRef:         ep.Spec.AgentRef,
-			Prompt:           prompt,
-			ThreadStrategy:   ep.Spec.ThreadStrategy,
-			ThreadNamingHint: ep.Spec.ThreadNamingHint,
-			Model:            ep.Spec.Model,
-			Owner:            ep.Spec.Owner.DeepCopy(),
-			Trust:            agentsv1alpha1.TrustStandard,
-			Sender:           sender,
-			ReceivedAt:       metav1.NewTime(now),
-		},
-	}
-	if ep.Spec.TargetThreadRef != nil {
-		ref := *ep.Spec.TargetThreadRef
-		run.Spec.TargetThreadRef = &ref
-		run.Labels[agentsv1alpha1.LabelThread] = ref.Name
-	}
-	if ep.Spec.AllowUnauthenticated {
-		run.Spec.Trust = agentsv1alpha1.TrustLow
-	}
-	return run, nil
+	return store.NewRun(e.Obj, e.Sender.Kind, prompt, d, now, ulid), nil
 }
 
 func cut(s string, n int) string {

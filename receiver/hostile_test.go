@@ -42,6 +42,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/rejections"
 )
@@ -69,7 +70,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 	}
 	st := &memoryStore{}
 	h := &Handler{
-		table: newTable(), store: st, membership: allowAll{}, clock: clocktesting.NewFakeClock(time.Now()),
+		table: endpoints.NewTable(), store: st, membership: allowAll{}, clock: clocktesting.NewFakeClock(time.Now()),
 		rand: rand.Reader, log: logr.Discard(), metrics: m,
 		invocationLimit: memRateCall, unauthenticatedLimit: memRateCall,
 		invocation: limits.NewLocal(memRateCall), preParse: limits.NewLocal(memRateCall),
@@ -79,7 +80,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 		rejections:      rejections.NewCounter(),
 		tracer:          tracing.NewLocalProvider(ServiceName).Tracer(tracing.ScopeName),
 	}
-	h.table.onUpsert = h.backlog.Observe
+	h.table.OnUpsert = h.backlog.Observe
 	for _, ep := range []*agentsv1alpha1.WebhookEndpoint{
 		{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "auth", UID: "u1"},
@@ -104,9 +105,9 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: memOpenID},
 		},
 	} {
-		h.table.upsertEndpoint(ep)
+		h.table.UpsertEndpoint(ep)
 		if ep.Spec.SenderOf().Signed() {
-			h.table.upsertKey(&corev1.Secret{
+			h.table.UpsertKey(&corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{Name: agentsv1alpha1.SigningKeySecretName(string(ep.UID)),
 					Labels:      map[string]string{agentsv1alpha1.LabelEndpointUID: string(ep.UID)},
 					Annotations: map[string]string{agentsv1alpha1.AnnotationKeyHash: ep.Status.SecretHash}},
@@ -114,7 +115,7 @@ func newMemoryHandler(t testing.TB) (*Handler, *memoryStore) {
 			})
 		}
 	}
-	h.table.upsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	h.table.UpsertAgent(&agentsv1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
 	return h, st
 }
 

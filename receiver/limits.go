@@ -55,23 +55,4 @@ const (
 	// without recording again (the operator pauses the endpoint for that
 	// record, and the informer shows the pause well before).
 	pauseRecordInterval = 10 * time.Second
-	// storeTimeout bounds storing a run and its payload; the writes do not
-	// stop when the caller hangs up. With the undo of a run whose payload
-	// failed (cleanupTimeout), it ends well within the operator's grace for
-	// a missing payload (agentsv1alpha1.PayloadGrace): the operator never
-	// fails or starts a run whose payload is still being written.
-	storeTimeout = 15 * time.Second
-	// cleanupTimeout bounds writes that must not depend on the caller.
-	cleanupTimeout = 10 * time.Second
-	// runNamePrefixLength is how much of the endpoint name starts a run name.
-	runNamePrefixLength = 30
-	// promptCacheEntries bounds the prompts and spec.fields a replica
-	// keeps of the endpoints called last (promptCache): at most 16 MiB of
-	// 64 KiB prompts, and 32 MiB of fields (32 of 1,024 characters, up to
-	// 4 bytes each).
-	promptCacheEntries = 256
-	// filterCacheEntries bounds the compiled filters and fields a replica
-	// keeps of the endpoints called last (filterOf, fieldsOf): an endpoint
-	// with both takes two entries.
-	filterCacheEntries = 128
 )

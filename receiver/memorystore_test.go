@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 // In-memory stand-ins for the API server, for fuzzing and the bad-input
@@ -36,7 +37,7 @@ type memoryStore struct {
 	skipped []string
 }
 
-func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
+func (m *memoryStore) CreateRun(_ context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.bodies[run.Name]; ok {
@@ -50,18 +51,18 @@ func (m *memoryStore) createRun(_ context.Context, run *agentsv1alpha1.AgentRun,
 	return false, nil
 }
 
-func (m *memoryStore) fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
-	return fieldsSpec{generation: ep.Generation, fields: ep.Spec.Fields, payload: ep.Spec.Payload}, nil
+func (m *memoryStore) Fields(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (store.FieldsSpec, error) {
+	return store.FieldsSpec{Generation: ep.Generation, Fields: ep.Spec.Fields, Payload: ep.Spec.Payload}, nil
 }
 
-func (m *memoryStore) duplicate(_ context.Context, _, name string, _ map[string][]byte) (bool, error) {
+func (m *memoryStore) Duplicate(_ context.Context, _, name string, _ map[string][]byte) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	_, ok := m.bodies[name]
 	return ok, nil
 }
 
-func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.AgentRun, message string) error {
+func (m *memoryStore) RecordSkipped(_ context.Context, run *agentsv1alpha1.AgentRun, message string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.skipped = append(m.skipped, message)
@@ -69,11 +70,11 @@ func (m *memoryStore) recordSkipped(_ context.Context, run *agentsv1alpha1.Agent
 }
 
 // prompt returns the prompt the endpoint holds: in memory nothing strips it.
-func (m *memoryStore) prompt(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+func (m *memoryStore) Prompt(_ context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	return ep.Spec.Prompt, nil
 }
 
-func (m *memoryStore) forget(types.UID) {}
+func (m *memoryStore) Forget(types.UID) {}
 
 type allowAll struct{}
 

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -111,11 +110,11 @@ func (h *Handler) checkClaims(c *callState, payload []byte) int {
 		return c.reject(answerFilterBusy, reasonFilterBusy)
 	}
 	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
-	claims := h.table.claimsOf(c.e)
-	if claims.err != nil {
+	claims := h.table.ClaimsOf(c.e)
+	if claims.Err != nil {
 		return c.reject(answer.Forbidden, reasonOIDCClaimsInvalid)
 	}
-	allowed, err := claims.program.Allow(c.r.Context(), payload)
+	allowed, err := claims.Program.Allow(c.r.Context(), payload)
 	if errors.Is(err, filter.ErrTimeout) {
 		return h.evaluationTimedOut(c)
 	}
@@ -142,33 +141,6 @@ func tokenRefusal(err error) string {
 		return reasonOIDCGone
 	}
 	return reasonOIDCMalformed
-}
-
-// endpointClaims is an endpoint's spec.sender.oidc.claims compiled.
-type endpointClaims struct {
-	expr    string
-	program *filter.Claims
-	err     error
-}
-
-// claimsKey is the key of an endpoint's compiled claims among the compiled
-// filters (filterCacheEntries bounds them all together).
-type claimsKey types.UID
-
-// claimsOf returns e's claims compiled, as filterOf does its filter: when a
-// call first needs them, kept among the entries compiled last. Only a call
-// whose token verified gets here.
-func (t *table) claimsOf(e *endpoint) *endpointClaims {
-	expr := e.sender.OIDC.Claims
-	if v, ok := t.filters.Get(claimsKey(e.obj.UID)); ok {
-		if f := v.(*endpointClaims); f.expr == expr { //nolint:errcheck // only *endpointClaims is stored under a claimsKey
-			return f
-		}
-	}
-	p, err := filter.CompileClaims(expr)
-	f := &endpointClaims{expr: expr, program: p, err: err}
-	t.filters.Add(claimsKey(e.obj.UID), f)
-	return f
 }
 
 // oidcClient is the HTTP client that reads the listed issuers' keys. It

@@ -165,13 +165,13 @@ var _ = Describe("OIDC senders", func() {
 		Expect(postToken(id, listedIssuer.Sign(escape)).code).To(Equal(answer.CodeForbidden), "a sub holding an escape sequence")
 
 		By("claims are compiled and evaluated within the endpoint's filter slots: with both taken, 503, and nothing compiled")
-		ep := handler.table.lookup(id).obj
-		handler.table.filters.Remove(claimsKey(ep.UID))
+		ep := handler.table.Lookup(id).Obj
+		handler.table.Forget(ep.UID)
 		for range limits.EndpointTurns {
 			Expect(handler.filterGate.Enter(ctx, ep.Namespace, ep.UID)).To(BeTrue())
 		}
 		busy := postToken(id, gh("octo-org/deploys", "refs/heads/main"))
-		_, compiled := handler.table.filters.Get(claimsKey(ep.UID))
+		_, _, compiled := handler.table.Compiled(ep.UID)
 		for range limits.EndpointTurns {
 			handler.filterGate.Leave(ep.Namespace, ep.UID)
 		}

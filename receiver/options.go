@@ -31,6 +31,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 // Defaults of the receiver's flags.
@@ -119,7 +120,7 @@ type Options struct {
 // rejection report. The receiver's manager waits that long for it
 // (GracefulShutdownTimeout).
 func (o *Options) StopTimeout() time.Duration {
-	return o.ShutdownDelay + ShutdownTimeout + cleanupTimeout
+	return o.ShutdownDelay + ShutdownTimeout + store.CleanupTimeout
 }
 
 // NewOptions returns the options with their defaults; the namespace defaults

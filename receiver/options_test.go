@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 func TestOptionsFlags(t *testing.T) {
@@ -115,7 +117,7 @@ func TestOptionsValidate(t *testing.T) {
 func TestOptionsStopTimeout(t *testing.T) {
 	o := NewOptions()
 	o.ShutdownDelay = 7 * time.Second
-	if got, want := o.StopTimeout(), 7*time.Second+ShutdownTimeout+cleanupTimeout; got != want {
+	if got, want := o.StopTimeout(), 7*time.Second+ShutdownTimeout+store.CleanupTimeout; got != want {
 		t.Errorf("StopTimeout() = %s, want %s", got, want)
 	}
 }

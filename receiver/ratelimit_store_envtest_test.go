@@ -28,6 +28,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/redisserver"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 )
 
@@ -56,7 +57,7 @@ func freeAddress() string {
 // waitFor waits until the replica serves endpoint id.
 func (r secondReceiver) waitFor(id string) {
 	GinkgoHelper()
-	Eventually(func() *endpoint { return r.lookup(id) }).ShouldNot(BeNil())
+	Eventually(func() *endpoints.Endpoint { return r.Lookup(id) }).ShouldNot(BeNil())
 }
 
 func (r secondReceiver) post(id string) reply {

@@ -37,6 +37,7 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 const secret = "s3cr3t-value-of-at-least-thirty-two-bytes"
@@ -392,7 +393,7 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(got.Status.Phase).To(Equal(agentsv1alpha1.EndpointActive))
 		Expect(got.Status.PauseReason).To(BeEmpty())
 		Expect(got.ResourceVersion).To(Equal(ep.ResourceVersion))
-		Expect(got.ManagedFields).NotTo(ContainElement(HaveField("Manager", fieldOwner)))
+		Expect(got.ManagedFields).NotTo(ContainElement(HaveField("Manager", store.FieldOwner)))
 
 		// Once the operator's pause is in status, calls are answered from it.
 		patch := client.MergeFrom(got.DeepCopy())

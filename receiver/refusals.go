@@ -24,8 +24,10 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 // The answers that refuse a call for a limit or for membership, each
@@ -75,7 +77,7 @@ func (h *Handler) ownerNotMember(c *callState) int {
 		return c.reject(answer.NotMember, reasonNotMember)
 	}
 	h.pausing.Store(ep.UID, now)
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), store.CleanupTimeout)
 	defer cancel()
 	h.recordRefusal(ctx, c.e, &c.d, now, agentsv1alpha1.SkipReasonOwnerNotMember, fmt.Sprintf(
 		"Skipped: the endpoint's owner %s may no longer trigger Agent %s; the endpoint is paused until the owner is a member again or another member takes ownership",
@@ -86,15 +88,15 @@ func (h *Handler) ownerNotMember(c *callState) int {
 // recordRefusal stores a refused call as a skipped run with message and, if
 // skipReason is not empty, the label agentsv1alpha1.LabelSkipReason; a
 // failure is logged, not answered (the refusal stands either way).
-func (h *Handler) recordRefusal(ctx context.Context, e *endpoint, c *senders.Delivery, now time.Time, skipReason, message string) {
+func (h *Handler) recordRefusal(ctx context.Context, e *endpoints.Endpoint, c *senders.Delivery, now time.Time, skipReason, message string) {
 	run, err := h.newRun(ctx, e, c, now)
 	if err == nil {
 		if skipReason != "" {
 			run.Labels[agentsv1alpha1.LabelSkipReason] = skipReason
 		}
-		err = h.store.recordSkipped(ctx, run, message)
+		err = h.store.RecordSkipped(ctx, run, message)
 	}
 	if err != nil {
-		h.log.Error(err, "recording a refused call", "endpoint", e.obj.Namespace+"/"+e.obj.Name)
+		h.log.Error(err, "recording a refused call", "endpoint", e.Obj.Namespace+"/"+e.Obj.Name)
 	}
 }

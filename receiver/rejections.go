@@ -111,7 +111,7 @@ func (h *Handler) logRejection(log logr.Logger, c *callState, status int) {
 // no signing key yet, a timestamp outside the tolerance, or else a
 // signature that does not match. Only the log line needs it.
 func (h *Handler) signatureFailure(c *callState) string {
-	if len(h.table.keysFor(c.e, c.now)) == 0 {
+	if len(h.table.KeysFor(c.e, c.now)) == 0 {
 		return reasonNoSigningKey
 	}
 	values := c.snd.CredentialValues(c.r.Header)

@@ -45,8 +45,10 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -168,10 +170,8 @@ func putSigningKey(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, secr
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func() string {
-		handler.table.mu.RLock()
-		defer handler.table.mu.RUnlock()
-		if k := handler.table.keys[ep.UID]; k != nil {
-			return k.hash + "/" + k.previousHash
+		if hash, previous, ok := handler.table.KeyHashes(ep.UID); ok {
+			return hash + "/" + previous
 		}
 		return ""
 	}).Should(Equal(takenHash(secret, hash) + "/" + takenHash(previous, previousHash)))
@@ -343,8 +343,8 @@ var _ = Describe("Senders", func() {
 	It("starts one run for one delivery ID sent to two receivers at once, and answers later repeats with its runId", func(ctx SpecContext) {
 		second := startSecondReceiver(ctx)
 		ep, gh := f.senderEndpoint(ctx, "gh", senderSpec(agentsv1alpha1.SenderGitHub), senderSecret)
-		Eventually(func() *endpoint { return second.lookup(gh) }).ShouldNot(BeNil())
-		Eventually(func() bool { second.mu.RLock(); defer second.mu.RUnlock(); return second.keys[ep.UID] != nil }).Should(BeTrue())
+		Eventually(func() *endpoints.Endpoint { return second.Lookup(gh) }).ShouldNot(BeNil())
+		Eventually(func() bool { _, _, ok := second.KeyHashes(ep.UID); return ok }).Should(BeTrue())
 
 		body := `{"action":"opened"}`
 		delivery := map[string]string{"X-GitHub-Delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958"}
@@ -403,15 +403,15 @@ var _ = Describe("Senders", func() {
 			asReceiver := testenv.AsServiceAccount(testEnv.Config, receiverNamespace, clusterinstall.ReceiverServiceAccount)
 			direct, err := client.NewWithWatch(asReceiver, client.Options{Scheme: scheme})
 			Expect(err).NotTo(HaveOccurred())
-			second := newKubeStore(direct, direct)
+			second := store.NewKube(direct, direct)
 			body := []byte(`{"action":"opened"}`)
 			digest := sha256.Sum256(body)
-			name := deliveryRunName(ep, "d-race", digest[:])
+			name := store.DeliveryRunName(ep, "d-race", digest[:])
 			var dupAnswered bool
 			payloadWrites := 0
 			// The first writer's payload writes fail; between them the
 			// same delivery reaches another replica.
-			first := &kubeStore{reader: direct, prompts: newPromptCache(direct), client: interceptor.NewClient(direct, interceptor.Funcs{
+			first := store.NewKube(interceptor.NewClient(direct, interceptor.Funcs{
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					if _, ok := obj.(*corev1.Secret); !ok {
 						return c.Create(ctx, obj, opts...)
@@ -421,18 +421,18 @@ var _ = Describe("Senders", func() {
 						if firstWriteLands {
 							Expect(c.Create(ctx, obj, opts...)).To(Succeed()) // and its answer is lost
 						}
-						dup, err := second.duplicate(ctx, ep.Namespace, name, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
+						dup, err := second.Duplicate(ctx, ep.Namespace, name, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
 						Expect(err).NotTo(HaveOccurred())
 						dupAnswered = dup
 					}
 					return apierrors.NewServiceUnavailable("injected")
 				},
-			})}
-			run, err := handler.newRun(ctx, handler.table.lookup(ep.Status.EndpointID), &senders.Delivery{DeliveryID: "d-race"}, fakeClock.Now())
+			}), direct)
+			run, err := handler.newRun(ctx, handler.table.Lookup(ep.Status.EndpointID), &senders.Delivery{DeliveryID: "d-race"}, fakeClock.Now())
 			Expect(err).NotTo(HaveOccurred())
 			run.Name = name
 			run.Spec.Payload = &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), SHA256: bodyDigest(body), ContentType: "application/json"}
-			dup, err := first.createRun(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
+			dup, err := first.CreateRun(ctx, run, map[string][]byte{agentsv1alpha1.PayloadBodyKey: body})
 			Expect(dupAnswered).To(BeTrue(), "the other replica answered 202 with this runId")
 			Expect(err).NotTo(HaveOccurred(), "so the first writer answers 202 too")
 			Expect(dup).To(BeFalse())
@@ -520,12 +520,12 @@ func setSecretStatus(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint, ha
 	patch := client.MergeFrom(cur.DeepCopy())
 	cur.Status.SecretHash, cur.Status.PreviousSecretHash, cur.Status.PreviousSecretExpiresAt = hash, previous, until
 	Expect(k8sClient.Status().Patch(ctx, cur, patch)).To(Succeed())
-	Eventually(func() string { return handler.table.lookup(cur.Status.EndpointID).obj.ResourceVersion }).Should(Equal(cur.ResourceVersion))
+	Eventually(func() string { return handler.table.Lookup(cur.Status.EndpointID).Obj.ResourceVersion }).Should(Equal(cur.ResourceVersion))
 }
 
 // secondReceiver is another replica against the same API server.
 type secondReceiver struct {
-	*table
+	*endpoints.Table
 	handler *Handler
 	// url is the receive route's base; readyz the replica's readiness.
 	url, readyz string
@@ -563,5 +563,5 @@ func startSecondReceiver(ctx context.Context, with ...func(*Options)) secondRece
 	s.Config = newHTTPServer(h)
 	s.Start()
 	DeferCleanup(s.Close)
-	return secondReceiver{table: h.table, handler: h, url: s.URL, readyz: "http://" + probes + "/readyz"}
+	return secondReceiver{Table: h.table, handler: h, url: s.URL, readyz: "http://" + probes + "/readyz"}
 }

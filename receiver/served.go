@@ -43,7 +43,7 @@ func (h *Handler) servesEndpoint(r *http.Request) error {
 	if id == "" {
 		return nil
 	}
-	if h.table.lookup(id) == nil {
+	if h.table.Lookup(id) == nil {
 		return errNotServed
 	}
 	return nil

@@ -42,8 +42,10 @@ import (
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/controllers/tracing"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/rejections"
+	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
 // ServiceName is the receiver's service.name in its traces.
@@ -76,7 +78,7 @@ func CacheOptions(opts *Options) cache.Options {
 	o := cache.Options{
 		// The receiver keeps every endpoint, Agent and AgentThread in
 		// memory: only the fields it reads.
-		DefaultTransform: stripToUse,
+		DefaultTransform: endpoints.StripToUse,
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {
 				Namespaces: map[string]cache.Config{opts.Namespace: {}},
@@ -181,8 +183,8 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		return nil, err
 	}
 	h := &Handler{
-		table:                newTable(),
-		store:                newKubeStore(mgr.GetClient(), mgr.GetAPIReader()),
+		table:                endpoints.NewTable(),
+		store:                store.NewKube(mgr.GetClient(), mgr.GetAPIReader()),
 		membership:           deps.Membership,
 		clock:                deps.Clock,
 		rand:                 deps.Rand,
@@ -217,8 +219,8 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		Failed: func(issuer string, err error) {
 			h.log.Error(err, "reading an OIDC issuer's keys; calls of its senders are answered 503 until they are read", "issuer", cmp.Or(issuer, "the cluster's"))
 		}})
-	h.table.onUpsert = h.backlog.Observe
-	h.table.onDelete = h.forget
+	h.table.OnUpsert = h.backlog.Observe
+	h.table.OnDelete = h.forget
 	return h, nil
 }
 
@@ -245,10 +247,10 @@ func (h *Handler) watchInformers(ctx context.Context, mgr ctrl.Manager) ([]tools
 	}
 	t := h.table
 	errs := []error{
-		watch(&agentsv1alpha1.WebhookEndpoint{}, typed(t.upsertEndpoint), typed(t.deleteEndpoint)),
-		watch(&agentsv1alpha1.Agent{}, typed(t.upsertAgent), typed(t.deleteAgent)),
-		watch(&agentsv1alpha1.AgentThread{}, typed(t.upsertThread), typed(t.deleteThread)),
-		watch(&corev1.Secret{}, typed(t.upsertKey), typed(t.deleteKey)),
+		watch(&agentsv1alpha1.WebhookEndpoint{}, typed(t.UpsertEndpoint), typed(t.DeleteEndpoint)),
+		watch(&agentsv1alpha1.Agent{}, typed(t.UpsertAgent), typed(t.DeleteAgent)),
+		watch(&agentsv1alpha1.AgentThread{}, typed(t.UpsertThread), typed(t.DeleteThread)),
+		watch(&corev1.Secret{}, typed(t.UpsertKey), typed(t.DeleteKey)),
 		watch(&corev1.ConfigMap{}, typed(h.observeConfigMap), typed(h.forgetConfigMap)),
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -50,6 +50,7 @@ import (
 	"github.com/hookrun/hookrun/controllers/oidc/oidctest"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -248,8 +249,8 @@ func (f *fixture) endpoint(ctx context.Context, s endpointSpec) (*agentsv1alpha1
 		ep.Status.SecretHash = agentsv1alpha1.SecretHash([]byte(s.secret))
 	}
 	Expect(k8sClient.Status().Patch(ctx, ep, patch)).To(Succeed())
-	Eventually(func() *endpoint { return handler.table.lookup(id) }).ShouldNot(BeNil())
-	Eventually(func() string { return handler.table.lookup(id).obj.ResourceVersion }).Should(Equal(ep.ResourceVersion))
+	Eventually(func() *endpoints.Endpoint { return handler.table.Lookup(id) }).ShouldNot(BeNil())
+	Eventually(func() string { return handler.table.Lookup(id).Obj.ResourceVersion }).Should(Equal(ep.ResourceVersion))
 	return ep, id
 }
 

@@ -43,7 +43,7 @@ const (
 	Window = time.Minute
 	// backlogSelfCount is how long a replica counts a run it stored itself
 	// towards the backlog cap before it relies on the operator's count
-	// alone: longer than storing a run may take (storeTimeout +
-	// cleanupTimeout) plus the operator's batching of counts.
+	// alone: longer than storing a run may take (store.storeTimeout +
+	// store.CleanupTimeout) plus the operator's batching of counts.
 	backlogSelfCount = time.Minute
 )

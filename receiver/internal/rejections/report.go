@@ -34,7 +34,7 @@ import (
 
 const (
 	// writeTimeout bounds one write of the report, which must not depend
-	// on the caller (the receiver's cleanupTimeout).
+	// on the caller (store.CleanupTimeout).
 	writeTimeout = 10 * time.Second
 	// MaxEntries bounds the lines of a replica's rejection report,
 	// shared between the namespaces (shareLines): a line is at most about

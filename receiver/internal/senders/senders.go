@@ -93,7 +93,7 @@ type Sender struct {
 	hmac      hmacScheme
 	// bodyKeysDelivery: the delivery ID is a header no signature covers,
 	// so the body's SHA-256 is part of what names the delivery's run
-	// (deliveryRunName). Anyone holding one signed call could otherwise
+	// (store.DeliveryRunName). Anyone holding one signed call could otherwise
 	// send it under the sender's next ID, and the real call would get that
 	// run's ID and never run.
 	BodyKeysDelivery bool
@@ -259,7 +259,7 @@ type Refusal struct {
 	Reason string
 }
 
-// identity is what names the delivery's run (deliveryRunName): key, or
+// identity is what names the delivery's run (store.DeliveryRunName): key, or
 // else the delivery ID.
 func (d *Delivery) Identity() string {
 	if d.Key != "" {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package store
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 )
 
 // promptCache holds the prompts of the endpoints called last. The informer
-// keeps no prompt (stripToUse): a prompt is up to 64 KiB, every replica
+// keeps no prompt (endpoints.StripToUse): a prompt is up to 64 KiB, every replica
 // would hold every endpoint's, and 2,000 of the largest took more memory
 // than a replica has. A run copies its endpoint's prompt when it is stored,
 // so the prompt is read then: from here when this replica read it for the
@@ -49,12 +49,12 @@ type promptEntry struct {
 	payload    agentsv1alpha1.PayloadMode
 }
 
-// fieldsSpec is an endpoint's spec.fields and spec.payload at generation:
+// FieldsSpec is an endpoint's spec.fields and spec.payload at generation:
 // read together, so that a run sends the fields it has.
-type fieldsSpec struct {
-	generation int64
-	fields     map[string]agentsv1alpha1.FieldExpression
-	payload    agentsv1alpha1.PayloadMode
+type FieldsSpec struct {
+	Generation int64
+	Fields     map[string]agentsv1alpha1.FieldExpression
+	Payload    agentsv1alpha1.PayloadMode
 }
 
 func newPromptCache(reader client.Reader) *promptCache {
@@ -70,9 +70,9 @@ func (p *promptCache) promptOf(ctx context.Context, ep *agentsv1alpha1.WebhookEn
 
 // fieldsOf returns ep's spec.fields and spec.payload at ep's generation or
 // later.
-func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
+func (p *promptCache) fieldsOf(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (FieldsSpec, error) {
 	e, err := p.entryOf(ctx, ep)
-	return fieldsSpec{generation: e.generation, fields: e.fields, payload: e.payload}, err
+	return FieldsSpec{Generation: e.generation, Fields: e.fields, Payload: e.payload}, err
 }
 
 // entryOf returns what is kept of ep at ep's generation or later, reading

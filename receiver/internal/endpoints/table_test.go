@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package endpoints
 
 import (
 	"fmt"
@@ -39,42 +39,42 @@ func TestTableServesTheOlderOfTwoEndpointsWithOneID(t *testing.T) {
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id},
 		}
 	}
-	served := func(tb *table, id string) string {
+	served := func(tb *Table, id string) string {
 		t.Helper()
-		if e := tb.lookup(id); e != nil {
-			return e.obj.Name
+		if e := tb.Lookup(id); e != nil {
+			return e.Obj.Name
 		}
 		return ""
 	}
 	for _, order := range [][]string{{"victim", "thief"}, {"thief", "victim"}} {
-		tb := newTable()
+		tb := NewTable()
 		var forgotten []string
-		tb.onDelete = func(id string, _ types.UID) { forgotten = append(forgotten, id) }
+		tb.OnDelete = func(id string, _ types.UID) { forgotten = append(forgotten, id) }
 		eps := map[string]*agentsv1alpha1.WebhookEndpoint{"victim": ep("victim", "X", time.Hour), "thief": ep("thief", "X", 0)}
 		for _, name := range order {
-			tb.upsertEndpoint(eps[name])
+			tb.UpsertEndpoint(eps[name])
 		}
 		if got := served(tb, "X"); got != "victim" {
 			t.Fatalf("order %v: X serves %q, want the older endpoint", order, got)
 		}
 		// The thief's status changes: still not served.
-		tb.upsertEndpoint(ep("thief", "X", 0))
+		tb.UpsertEndpoint(ep("thief", "X", 0))
 		if got := served(tb, "X"); got != "victim" {
 			t.Fatalf("order %v: after an update of the newer, X serves %q", order, got)
 		}
 		// Deleting the newer leaves the older's windows alone.
-		tb.deleteEndpoint(eps["thief"])
+		tb.DeleteEndpoint(eps["thief"])
 		if got := served(tb, "X"); got != "victim" || len(forgotten) != 1 || forgotten[0] != "" {
 			t.Fatalf("order %v: after deleting the newer, X serves %q, forgotten IDs %q", order, got, forgotten)
 		}
 		// The newer comes back; the older moves to another ID, then goes.
-		tb.upsertEndpoint(eps["thief"])
-		tb.upsertEndpoint(ep("victim", "Y", time.Hour))
+		tb.UpsertEndpoint(eps["thief"])
+		tb.UpsertEndpoint(ep("victim", "Y", time.Hour))
 		if got, other := served(tb, "X"), served(tb, "Y"); got != "thief" || other != "victim" {
 			t.Fatalf("order %v: X serves %q and Y %q, want thief and victim", order, got, other)
 		}
-		tb.deleteEndpoint(eps["victim"])
-		tb.deleteEndpoint(eps["thief"])
+		tb.DeleteEndpoint(eps["victim"])
+		tb.DeleteEndpoint(eps["thief"])
 		if len(tb.endpoints) != 0 || len(tb.byUID) != 0 || len(tb.claims) != 0 {
 			t.Fatalf("order %v: left %d endpoints, %d by UID, claims %v", order, len(tb.endpoints), len(tb.byUID), tb.claims)
 		}
@@ -88,7 +88,7 @@ func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 	created := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	ep := func(name string, createdAt, since time.Time) *agentsv1alpha1.WebhookEndpoint {
 		s := metav1.NewMicroTime(since)
-		out, err := stripToUse(&agentsv1alpha1.WebhookEndpoint{
+		out, err := StripToUse(&agentsv1alpha1.WebhookEndpoint{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), CreationTimestamp: metav1.NewTime(createdAt)},
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: "X", EndpointIDSince: &s},
 		})
@@ -102,11 +102,11 @@ func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 	victim := ep("victim", created, created.Add(time.Minute))
 	sleeper := ep("sleeper", created.Add(-time.Hour), created.Add(2*time.Hour))
 	for _, order := range [][]*agentsv1alpha1.WebhookEndpoint{{victim, sleeper}, {sleeper, victim}} {
-		tb := newTable()
+		tb := NewTable()
 		for _, e := range order {
-			tb.upsertEndpoint(e)
+			tb.UpsertEndpoint(e)
 		}
-		if e := tb.lookup("X"); e == nil || e.obj.Name != "victim" {
+		if e := tb.Lookup("X"); e == nil || e.Obj.Name != "victim" {
 			t.Fatalf("X serves %v, want the victim, which held it first", e)
 		}
 	}
@@ -116,27 +116,27 @@ func TestTableServesTheEndpointHoldingTheIDLonger(t *testing.T) {
 // filterCacheEntries are kept: every replica holds every endpoint, and a
 // compiled 4,096-character filter holds far more than its text.
 func TestFiltersCompiledOnUseAndBounded(t *testing.T) {
-	tb := newTable()
+	tb := NewTable()
 	n := filterCacheEntries + 50
-	var eps []*endpoint
+	var eps []*Endpoint
 	for i := range n {
 		id := fmt.Sprintf("%043d", i)
-		tb.upsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
+		tb.UpsertEndpoint(&agentsv1alpha1.WebhookEndpoint{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("ep-%d", i), UID: types.UID(id)},
 			Spec:       agentsv1alpha1.WebhookEndpointSpec{Filter: fmt.Sprintf(`event == "e%d"`, i)},
 			Status:     agentsv1alpha1.WebhookEndpointStatus{EndpointID: id},
 		})
-		eps = append(eps, tb.lookup(id))
+		eps = append(eps, tb.Lookup(id))
 	}
 	if got := tb.filters.Len(); got != 0 {
 		t.Fatalf("%d filters compiled before any call, want 0", got)
 	}
 	for i, e := range eps {
-		f := tb.filterOf(e)
-		if f == nil || f.err != nil {
+		f := tb.FilterOf(e)
+		if f == nil || f.Err != nil {
 			t.Fatalf("endpoint %d: filter %v", i, f)
 		}
-		if ok, err := f.program.Matches(t.Context(), filter.Call{Event: fmt.Sprintf("e%d", i)}); err != nil || !ok {
+		if ok, err := f.Program.Matches(t.Context(), filter.Call{Event: fmt.Sprintf("e%d", i)}); err != nil || !ok {
 			t.Fatalf("endpoint %d: its own filter does not match its event (%v)", i, err)
 		}
 	}
@@ -144,10 +144,10 @@ func TestFiltersCompiledOnUseAndBounded(t *testing.T) {
 		t.Errorf("%d filters kept after calls to %d endpoints, want %d", got, n, filterCacheEntries)
 	}
 	// A changed expression is compiled again.
-	changed := *eps[n-1].obj
+	changed := *eps[n-1].Obj
 	changed.Spec.Filter = `event == "other"`
-	tb.upsertEndpoint(&changed)
-	if ok, _ := tb.filterOf(tb.lookup(changed.Status.EndpointID)).program.Matches(t.Context(), filter.Call{Event: "other"}); !ok {
+	tb.UpsertEndpoint(&changed)
+	if ok, _ := tb.FilterOf(tb.Lookup(changed.Status.EndpointID)).Program.Matches(t.Context(), filter.Call{Event: "other"}); !ok {
 		t.Error("the changed filter was not compiled again")
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package endpoints
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -23,21 +23,21 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// stripToUse is the receiver's cache transform: every object keeps only the
+// StripToUse is the receiver's cache transform: every object keeps only the
 // fields the receiver reads. Each replica holds every endpoint, Agent and
 // AgentThread of the cluster, and what a tenant may write into them
 // (annotations and labels of up to 256 KiB, thread titles, agent URLs,
 // conditions) would otherwise be held by every replica.
-func stripToUse(obj any) (any, error) {
+func StripToUse(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *agentsv1alpha1.WebhookEndpoint:
 		o.ObjectMeta = identity(&o.ObjectMeta)
 		o.Spec.SecretRef = nil
-		// The prompt is read when a run is stored (promptCache), and the
-		// filter compiled when a call needs it (table.filterOf).
+		// The prompt is read when a run is stored (the store's promptCache), and the
+		// filter compiled when a call needs it (Table.FilterOf).
 		o.Spec.Prompt = ""
 		// spec.fields are read and compiled when a call needs them
-		// (Handler.fieldsOf); what stays says that there are some.
+		// (Table.FieldsOf); what stays says that there are some.
 		o.Spec.StripFields()
 		s := &o.Status
 		o.Status = agentsv1alpha1.WebhookEndpointStatus{

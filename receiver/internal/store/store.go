@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package store
 
 import (
 	"context"
@@ -32,15 +32,15 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 )
 
-// fieldOwner names the receiver in managedFields.
-const fieldOwner = "hookrun-receiver"
+// FieldOwner names the receiver in managedFields.
+const FieldOwner = "hookrun-receiver"
 
-// kubeStore writes runs and payloads to the API server, never an endpoint.
+// Kube writes runs and payloads to the API server, never an endpoint.
 // Its reads (reader, not cached) are of a run named after a delivery ID and
 // of the prompt of an endpoint whose run it stores, when it does not keep
 // that prompt (promptCache): every other lookup the receiver makes is served
 // from its informers.
-type kubeStore struct {
+type Kube struct {
 	client client.Client
 	reader client.Reader
 	// prompts reads the prompts of endpoints through reader, and keeps
@@ -48,29 +48,41 @@ type kubeStore struct {
 	prompts *promptCache
 }
 
-func newKubeStore(c client.Client, reader client.Reader) *kubeStore {
-	return &kubeStore{client: c, reader: reader, prompts: newPromptCache(reader)}
+// NewKube is the store of the receiver: c writes, reader reads past the
+// informers.
+func NewKube(c client.Client, reader client.Reader) *Kube {
+	return &Kube{client: c, reader: reader, prompts: newPromptCache(reader)}
 }
 
-func (s *kubeStore) prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
+// Prompt returns ep's prompt at ep's generation or later (the informer
+// keeps none), for the run of a call.
+func (s *Kube) Prompt(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (string, error) {
 	return s.prompts.promptOf(ctx, ep)
 }
 
-func (s *kubeStore) fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (fieldsSpec, error) {
+// Fields returns ep's spec.fields and spec.payload at ep's generation or
+// later (the informer keeps no fields), and that generation.
+func (s *Kube) Fields(ctx context.Context, ep *agentsv1alpha1.WebhookEndpoint) (FieldsSpec, error) {
 	return s.prompts.fieldsOf(ctx, ep)
 }
 
-func (s *kubeStore) forget(uid types.UID) { s.prompts.forget(uid) }
+// Forget drops what the store keeps of a deleted endpoint.
+func (s *Kube) Forget(uid types.UID) { s.prompts.forget(uid) }
 
-func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
+// CreateRun stores run and then its payload Secret with data (the body
+// under PayloadBodyKey, and the fields); if either write fails nothing
+// remains and the error is returned. It reports a duplicate when a run of
+// that name exists already (the same delivery, stored at the same moment
+// through another replica): then nothing is created.
+func (s *Kube) CreateRun(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte) (bool, error) {
 	// The writes outlive a caller that hangs up: a write cut off half-way
 	// would leave a run to undo, and a sender that gave up retries anyway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
+	if err := s.client.Create(ctx, run, client.FieldOwner(FieldOwner)); err != nil {
 		if apierrors.IsAlreadyExists(err) && run.Spec.Sender != nil && run.Spec.Sender.DeliveryID != "" {
 			// The same delivery, through another replica at this moment.
-			dup, err := s.duplicate(ctx, run.Namespace, run.Name, data)
+			dup, err := s.Duplicate(ctx, run.Namespace, run.Name, data)
 			if err == nil && !dup {
 				err = fmt.Errorf("AgentRun %s/%s was there and is gone: its first writer gave up", run.Namespace, run.Name)
 			}
@@ -78,11 +90,11 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 		}
 		return false, fmt.Errorf("creating AgentRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
-	err := s.createPayload(ctx, run, data)
+	err := s.CreatePayload(ctx, run, data)
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		// Once more: the first answer may have been lost, or a duplicate
 		// delivery through another replica may have stored it meanwhile.
-		err = s.createPayload(ctx, run, data)
+		err = s.CreatePayload(ctx, run, data)
 	}
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		return false, nil
@@ -98,7 +110,10 @@ func (s *kubeStore) createRun(ctx context.Context, run *agentsv1alpha1.AgentRun,
 	return false, errors.Join(err, undone)
 }
 
-func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error) {
+// Duplicate tells whether the run named name exists (a delivery seen
+// before). A queued run's payload is stored with data if its first writer
+// has not stored it yet, so a 202 never names a run without one.
+func (s *Kube) Duplicate(ctx context.Context, namespace, name string, data map[string][]byte) (bool, error) {
 	run := &agentsv1alpha1.AgentRun{}
 	err := s.reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run)
 	switch {
@@ -122,19 +137,19 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, data 
 		// once its first writer's payload is there, which a dry run of the
 		// create tells without reading Secrets. A run without the digest
 		// (stored before it was recorded) is taken as another body.
-		err := s.createPayload(ctx, run, data, client.DryRunAll)
+		err := s.CreatePayload(ctx, run, data, client.DryRunAll)
 		if err == nil {
 			return false, fmt.Errorf("AgentRun %s/%s is queued without a stored payload yet, and this call's body differs from the first", namespace, name)
 		}
 		if !apierrors.IsAlreadyExists(err) {
 			return false, err
 		}
-	} else if err := s.createPayload(ctx, run, data); err != nil && !apierrors.IsAlreadyExists(err) {
+	} else if err := s.CreatePayload(ctx, run, data); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, err
 	}
 	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	metav1.SetMetaDataAnnotation(&run.ObjectMeta, agentsv1alpha1.AnnotationPayloadStoredBy, "duplicate-delivery")
-	err = s.client.Patch(ctx, run, patch, client.FieldOwner(fieldOwner))
+	err = s.client.Patch(ctx, run, patch, client.FieldOwner(FieldOwner))
 	if apierrors.IsConflict(err) {
 		// Changed since it was read (the operator started it, or another
 		// replica touched it): its version moved past the created one, so
@@ -147,9 +162,9 @@ func (s *kubeStore) duplicate(ctx context.Context, namespace, name string, data 
 	return true, nil
 }
 
-// createPayload stores data (the body, and the fields) as run's payload
+// CreatePayload stores data (the body, and the fields) as run's payload
 // Secret, owned by the run.
-func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte, opts ...client.CreateOption) error {
+func (s *Kube) CreatePayload(ctx context.Context, run *agentsv1alpha1.AgentRun, data map[string][]byte, opts ...client.CreateOption) error {
 	payload := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: run.Namespace,
@@ -165,7 +180,7 @@ func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.Agent
 		Type: agentsv1alpha1.SecretTypeWebhookPayload,
 		Data: data,
 	}
-	if err := s.client.Create(ctx, payload, append(opts, client.FieldOwner(fieldOwner))...); err != nil {
+	if err := s.client.Create(ctx, payload, append(opts, client.FieldOwner(FieldOwner))...); err != nil {
 		return fmt.Errorf("creating payload Secret %s/%s: %w", payload.Namespace, payload.Name, err)
 	}
 	return nil
@@ -174,8 +189,8 @@ func (s *kubeStore) createPayload(ctx context.Context, run *agentsv1alpha1.Agent
 // deleteRun removes a run whose payload could not be stored, if it is
 // still at resourceVersion (when not empty). It uses its own context: the
 // caller's may be the reason the write failed.
-func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun, resourceVersion string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+func (s *Kube) deleteRun(run *agentsv1alpha1.AgentRun, resourceVersion string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
 	defer cancel()
 	pre := client.Preconditions{UID: &run.UID}
 	if resourceVersion != "" {
@@ -189,10 +204,10 @@ func (s *kubeStore) deleteRun(run *agentsv1alpha1.AgentRun, resourceVersion stri
 	return nil
 }
 
-// recordSkipped creates run and then writes its status: skipped, with
+// RecordSkipped creates run and then writes its status: skipped, with
 // message and its conditions, in one write.
-func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error {
-	if err := s.client.Create(ctx, run, client.FieldOwner(fieldOwner)); err != nil {
+func (s *Kube) RecordSkipped(ctx context.Context, run *agentsv1alpha1.AgentRun, message string) error {
+	if err := s.client.Create(ctx, run, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("creating skipped AgentRun %s/%s: %w", run.Namespace, run.Name, err)
 	}
 	patch := client.MergeFrom(run.DeepCopy())
@@ -200,7 +215,7 @@ func (s *kubeStore) recordSkipped(ctx context.Context, run *agentsv1alpha1.Agent
 	run.Status.Message = message
 	run.Status.CompletedAt = &run.Spec.ReceivedAt
 	agentsv1alpha1.SetRunConditions(run)
-	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(fieldOwner)); err != nil {
+	if err := s.client.Status().Patch(ctx, run, patch, client.FieldOwner(FieldOwner)); err != nil {
 		// A run without its skipped state would look queued: remove it.
 		return errors.Join(fmt.Errorf("marking AgentRun %s/%s skipped: %w", run.Namespace, run.Name, err), s.deleteRun(run, ""))
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package store
 
 import (
 	"crypto/sha256"
@@ -28,9 +28,9 @@ import (
 // crockford is the ULID alphabet (Crockford's base32, lower-cased for object names).
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// newULID returns a lower-case ULID: 48 bits of milliseconds since the epoch
+// NewULID returns a lower-case ULID: 48 bits of milliseconds since the epoch
 // and 80 random bits from rnd, 26 characters, sortable by time.
-func newULID(now time.Time, rnd io.Reader) (string, error) {
+func NewULID(now time.Time, rnd io.Reader) (string, error) {
 	var b [16]byte
 	ms := uint64(now.UnixMilli())
 	for i := 5; i >= 0; i-- {
@@ -62,14 +62,14 @@ func base32Of(b [16]byte) string {
 	return string(out[:])
 }
 
-// deliveryRunName is the run of a call with a delivery ID: the endpoint name
+// DeliveryRunName is the run of a call with a delivery ID: the endpoint name
 // and 26 characters of SHA-256 over the endpoint's UID, the delivery ID and
 // bodyDigest, the SHA-256 of the body for sender types whose delivery ID no
 // signature covers (sender.bodyKeysDelivery; nil for the others, whose
 // names are as before). Every replica derives the same name, so the API
 // server refuses a second run for one delivery; a recreated endpoint (new
 // UID) starts afresh.
-func deliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string, bodyDigest []byte) string {
+func DeliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string, bodyDigest []byte) string {
 	h := sha256.New()
 	h.Write([]byte(ep.UID))
 	h.Write([]byte{0})
@@ -80,12 +80,12 @@ func deliveryRunName(ep *agentsv1alpha1.WebhookEndpoint, deliveryID string, body
 	}
 	var b [16]byte
 	copy(b[:], h.Sum(nil))
-	return runName(ep.Name, base32Of(b))
+	return RunName(ep.Name, base32Of(b))
 }
 
-// runName is the AgentRun (and runId) for a call to endpoint: the endpoint
+// RunName is the AgentRun (and runId) for a call to endpoint: the endpoint
 // name cut to 30 characters, a dash, and a ULID.
-func runName(endpoint, ulid string) string {
+func RunName(endpoint, ulid string) string {
 	prefix := endpoint
 	if len(prefix) > runNamePrefixLength {
 		prefix = prefix[:runNamePrefixLength]

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package receiver
+package endpoints
 
 import (
 	"crypto/sha256"
@@ -32,21 +32,21 @@ import (
 // endpoint is what the receiver knows of one WebhookEndpoint: the cached
 // object (shared with the informer: read only), its parsed secret digests
 // and its sender.
-type endpoint struct {
-	obj       *agentsv1alpha1.WebhookEndpoint
+type Endpoint struct {
+	Obj       *agentsv1alpha1.WebhookEndpoint
 	digest    [sha256.Size]byte
-	hasDigest bool
+	HasDigest bool
 	// previous is the digest of the secret before the last change, valid
 	// until previousUntil (spec.sender.rotationOverlap); zero time: none.
 	previous      [sha256.Size]byte
 	previousUntil time.Time
-	sender        *senders.Sender
+	Sender        *senders.Sender
 }
 
 // digests returns the digests a hash-only credential may match now.
-func (e *endpoint) digests(now time.Time) []*[sha256.Size]byte {
+func (e *Endpoint) Digests(now time.Time) []*[sha256.Size]byte {
 	var out []*[sha256.Size]byte
-	if e.hasDigest {
+	if e.HasDigest {
 		out = append(out, &e.digest)
 	}
 	if now.Before(e.previousUntil) {
@@ -79,27 +79,27 @@ func (k *signingKey) secretFor(hash string) []byte {
 // table is the in-memory view the hot path reads: endpoints by endpoint ID,
 // and the Agents and AgentThreads they refer to. Informer event handlers
 // keep it current; lookups take a read lock and allocate nothing.
-type table struct {
+type Table struct {
 	mu        sync.RWMutex
-	endpoints map[string]*endpoint            // by status.endpointID: the oldest endpoint with that ID
-	byUID     map[types.UID]*endpoint         // every endpoint that has an ID
+	endpoints map[string]*Endpoint            // by status.endpointID: the oldest endpoint with that ID
+	byUID     map[types.UID]*Endpoint         // every endpoint that has an ID
 	claims    map[string]int                  // endpointID -> how many endpoints have it
 	agents    map[types.NamespacedName]bool   // Agent -> archived
 	threads   map[types.NamespacedName]string // AgentThread -> agent name
 	keys      map[types.UID]*signingKey       // endpoint UID -> signing key
 	// filters holds the compiled filters of the endpoints called last
-	// (filterOf).
+	// (FilterOf, ClaimsOf, FieldsOf).
 	filters *lru.Cache
 	// onUpsert and onDelete tell the handler of every endpoint the
 	// informer delivers and removes.
-	onUpsert func(*agentsv1alpha1.WebhookEndpoint)
-	onDelete func(endpointID string, uid types.UID)
+	OnUpsert func(*agentsv1alpha1.WebhookEndpoint)
+	OnDelete func(endpointID string, uid types.UID)
 }
 
-func newTable() *table {
-	return &table{
-		endpoints: map[string]*endpoint{},
-		byUID:     map[types.UID]*endpoint{},
+func NewTable() *Table {
+	return &Table{
+		endpoints: map[string]*Endpoint{},
+		byUID:     map[types.UID]*Endpoint{},
 		claims:    map[string]int{},
 		agents:    map[types.NamespacedName]bool{},
 		threads:   map[types.NamespacedName]string{},
@@ -113,9 +113,9 @@ func newTable() *table {
 // of the one status.previousSecretHash names, derived for e's sender type.
 // A signing-key Secret that is behind the endpoint's status (or ahead of it)
 // contributes only the secrets whose hashes the status names.
-func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
+func (t *Table) KeysFor(e *Endpoint, now time.Time) [][]byte {
 	t.mu.RLock()
-	k := t.keys[e.obj.UID]
+	k := t.keys[e.Obj.UID]
 	t.mu.RUnlock()
 	if k == nil {
 		return nil
@@ -123,21 +123,21 @@ func (t *table) keysFor(e *endpoint, now time.Time) [][]byte {
 	var keys [][]byte
 	add := func(hash string) {
 		if secret := k.secretFor(hash); secret != nil {
-			if key, err := agentsv1alpha1.SigningKey(e.sender.Kind, secret); err == nil {
+			if key, err := agentsv1alpha1.SigningKey(e.Sender.Kind, secret); err == nil {
 				keys = append(keys, key)
 			}
 		}
 	}
-	add(e.obj.Status.SecretHash)
+	add(e.Obj.Status.SecretHash)
 	if now.Before(e.previousUntil) {
-		add(e.obj.Status.PreviousSecretHash)
+		add(e.Obj.Status.PreviousSecretHash)
 	}
 	return keys
 }
 
 // upsertKey takes a signing-key Secret: only under the name the operator
 // gives it, and only the secrets that hash to their annotations.
-func (t *table) upsertKey(s *corev1.Secret) {
+func (t *Table) UpsertKey(s *corev1.Secret) {
 	uid, ok := signingKeyUID(s)
 	if !ok {
 		return
@@ -161,7 +161,7 @@ func signingKeyUID(s *corev1.Secret) (types.UID, bool) {
 	return types.UID(uid), uid != "" && s.Name == agentsv1alpha1.SigningKeySecretName(uid)
 }
 
-func (t *table) deleteKey(s *corev1.Secret) {
+func (t *Table) DeleteKey(s *corev1.Secret) {
 	uid, ok := signingKeyUID(s)
 	if !ok {
 		return
@@ -171,7 +171,7 @@ func (t *table) deleteKey(s *corev1.Secret) {
 	t.mu.Unlock()
 }
 
-func (t *table) lookup(id string) *endpoint {
+func (t *Table) Lookup(id string) *Endpoint {
 	t.mu.RLock()
 	e := t.endpoints[id]
 	t.mu.RUnlock()
@@ -179,7 +179,7 @@ func (t *table) lookup(id string) *endpoint {
 }
 
 // agentAvailable tells whether the Agent exists and is not archived.
-func (t *table) agentAvailable(ns, name string) bool {
+func (t *Table) AgentAvailable(ns, name string) bool {
 	t.mu.RLock()
 	archived, ok := t.agents[types.NamespacedName{Namespace: ns, Name: name}]
 	t.mu.RUnlock()
@@ -187,21 +187,21 @@ func (t *table) agentAvailable(ns, name string) bool {
 }
 
 // threadOf returns the agent of an AgentThread and whether it exists.
-func (t *table) threadOf(ns, name string) (string, bool) {
+func (t *Table) ThreadOf(ns, name string) (string, bool) {
 	t.mu.RLock()
 	agent, ok := t.threads[types.NamespacedName{Namespace: ns, Name: name}]
 	t.mu.RUnlock()
 	return agent, ok
 }
 
-func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
-	if t.onUpsert != nil {
-		t.onUpsert(ep)
+func (t *Table) UpsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
+	if t.OnUpsert != nil {
+		t.OnUpsert(ep)
 	}
-	e := &endpoint{obj: ep, sender: senders.New(&ep.Spec)}
+	e := &Endpoint{Obj: ep, Sender: senders.New(&ep.Spec)}
 	if ep.Status.SecretHash != "" {
 		if d, err := agentsv1alpha1.ParseSecretHash(ep.Status.SecretHash); err == nil {
-			e.digest, e.hasDigest = d, true
+			e.digest, e.HasDigest = d, true
 		}
 	}
 	if ep.Status.PreviousSecretHash != "" && ep.Status.PreviousSecretExpiresAt != nil {
@@ -211,7 +211,7 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old := t.byUID[ep.UID]; old != nil && old.obj.Status.EndpointID != ep.Status.EndpointID {
+	if old := t.byUID[ep.UID]; old != nil && old.Obj.Status.EndpointID != ep.Status.EndpointID {
 		t.release(old)
 	}
 	id := ep.Status.EndpointID
@@ -225,7 +225,7 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	// Two endpoints with one ID (copied into status, or pinned twice): the
 	// older keeps it, the newer is not served (the operator reports
 	// EndpointIDConflict on it).
-	if cur := t.endpoints[id]; cur == nil || cur.obj.UID == ep.UID || ep.HoldsIDBefore(cur.obj) {
+	if cur := t.endpoints[id]; cur == nil || cur.Obj.UID == ep.UID || ep.HoldsIDBefore(cur.Obj) {
 		t.endpoints[id] = e
 	}
 }
@@ -233,13 +233,13 @@ func (t *table) upsertEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 // release drops e's claim on its ID; if e was served under it, the oldest
 // other endpoint with that ID is served instead. It reports whether e was
 // served. t.mu must be held.
-func (t *table) release(e *endpoint) bool {
-	id := e.obj.Status.EndpointID
-	delete(t.byUID, e.obj.UID)
+func (t *Table) release(e *Endpoint) bool {
+	id := e.Obj.Status.EndpointID
+	delete(t.byUID, e.Obj.UID)
 	if t.claims[id]--; t.claims[id] <= 0 {
 		delete(t.claims, id)
 	}
-	if cur := t.endpoints[id]; cur == nil || cur.obj.UID != e.obj.UID {
+	if cur := t.endpoints[id]; cur == nil || cur.Obj.UID != e.Obj.UID {
 		return false
 	}
 	delete(t.endpoints, id)
@@ -247,8 +247,8 @@ func (t *table) release(e *endpoint) bool {
 		return true
 	}
 	for _, other := range t.byUID { // rare: only while an ID is claimed twice
-		if other.obj.Status.EndpointID == id {
-			if cur := t.endpoints[id]; cur == nil || other.obj.HoldsIDBefore(cur.obj) {
+		if other.Obj.Status.EndpointID == id {
+			if cur := t.endpoints[id]; cur == nil || other.Obj.HoldsIDBefore(cur.Obj) {
 				t.endpoints[id] = other
 			}
 		}
@@ -256,38 +256,59 @@ func (t *table) release(e *endpoint) bool {
 	return true
 }
 
-func (t *table) deleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
+func (t *Table) DeleteEndpoint(ep *agentsv1alpha1.WebhookEndpoint) {
 	t.mu.Lock()
 	id := ""
-	if e := t.byUID[ep.UID]; e != nil && t.release(e) && t.endpoints[e.obj.Status.EndpointID] == nil {
-		id = e.obj.Status.EndpointID // nothing is served under it any more
+	if e := t.byUID[ep.UID]; e != nil && t.release(e) && t.endpoints[e.Obj.Status.EndpointID] == nil {
+		id = e.Obj.Status.EndpointID // nothing is served under it any more
 	}
 	t.mu.Unlock()
-	if t.onDelete != nil {
-		t.onDelete(id, ep.UID) // id is empty unless the ID is no longer served
+	if t.OnDelete != nil {
+		t.OnDelete(id, ep.UID) // id is empty unless the ID is no longer served
 	}
 }
 
-func (t *table) upsertAgent(a *agentsv1alpha1.Agent) {
+func (t *Table) UpsertAgent(a *agentsv1alpha1.Agent) {
 	t.mu.Lock()
 	t.agents[types.NamespacedName{Namespace: a.Namespace, Name: a.Name}] = a.Spec.Archived
 	t.mu.Unlock()
 }
 
-func (t *table) deleteAgent(a *agentsv1alpha1.Agent) {
+func (t *Table) DeleteAgent(a *agentsv1alpha1.Agent) {
 	t.mu.Lock()
 	delete(t.agents, types.NamespacedName{Namespace: a.Namespace, Name: a.Name})
 	t.mu.Unlock()
 }
 
-func (t *table) upsertThread(th *agentsv1alpha1.AgentThread) {
+func (t *Table) UpsertThread(th *agentsv1alpha1.AgentThread) {
 	t.mu.Lock()
 	t.threads[types.NamespacedName{Namespace: th.Namespace, Name: th.Name}] = th.Spec.AgentRef.Name
 	t.mu.Unlock()
 }
 
-func (t *table) deleteThread(th *agentsv1alpha1.AgentThread) {
+func (t *Table) DeleteThread(th *agentsv1alpha1.AgentThread) {
 	t.mu.Lock()
 	delete(t.threads, types.NamespacedName{Namespace: th.Namespace, Name: th.Name})
 	t.mu.Unlock()
+}
+
+// Claimants tells how many endpoints claim the ID id (two while one is
+// copied into another's status, or pinned twice).
+func (t *Table) Claimants(id string) int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.claims[id]
+}
+
+// KeyHashes returns the hashes of the secrets an endpoint's signing-key
+// Secret holds, as taken (only those that hash to their annotations), and
+// whether the table has its Secret.
+func (t *Table) KeyHashes(uid types.UID) (hash, previousHash string, ok bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	k := t.keys[uid]
+	if k == nil {
+		return "", "", false
+	}
+	return k.hash, k.previousHash, true
 }

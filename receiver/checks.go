@@ -17,67 +17,24 @@ limitations under the License.
 package receiver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/controllers/filter"
+	"github.com/hookrun/hookrun/controllers/oidc"
 	"github.com/hookrun/hookrun/receiver/internal/answer"
-	"github.com/hookrun/hookrun/receiver/internal/endpoints"
 	"github.com/hookrun/hookrun/receiver/internal/limits"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
-	"github.com/hookrun/hookrun/receiver/internal/store"
 )
 
-// The steps of serve, in the order it runs them. Each answers the call and
-// returns its status, or returns notAnswered.
-
-// notAnswered is what a step returns when it lets the call through.
-const notAnswered = 0
-
-// callState is one call on its way through the steps of serve: what the
-// steps before have found out. What the call took of the body budget
-// (held) is passed apart, to the steps that read the body: inside callState
-// it would escape to the heap, one allocation more per call.
-type callState struct {
-	w http.ResponseWriter
-	r *http.Request
-	// start is when the call came in.
-	start time.Time
-
-	id  string
-	e   *endpoints.Endpoint
-	ep  *agentsv1alpha1.WebhookEndpoint
-	snd *senders.Sender
-	now time.Time
-
-	body     []byte
-	bodyRead bool
-	d        senders.Delivery
-	// deliveryRun names the run of the call's delivery, once known
-	// (runOfDelivery).
-	deliveryRun string
-
-	// bv is the call's place in the backlog, given back unless stored.
-	bv     limits.BacklogVerdict
-	stored bool
-
-	// rejection is what refused the call, if anything did (reject).
-	rejection rejection
-
-	// fields and fieldErrors are the call's spec.fields (evaluateFields):
-	// the JSON object, and the names of those that failed as a JSON array;
-	// nil without. send is the spec.payload read with them.
-	fields, fieldErrors []byte
-	send                agentsv1alpha1.PayloadMode
-	// data is the payload Secret's data, once made (payloadData).
-	data map[string][]byte
-
-	// tokenSubject is the sub of an OIDC sender's verified token.
-	tokenSubject string
-}
+// The checks of serve up to the body: steps 1 to 6 of the design
+// contract's check order, and the sender's credential (a secret, a
+// signature over the body, or an OIDC token and its claims). Each answers
+// the call and returns its status, or returns notAnswered.
 
 // checkRoute answers anything but POST /api/webhooks/{endpointId}/receive,
 // but for the OPTIONS handshake of a CloudEvents endpoint.
@@ -86,7 +43,7 @@ type callState struct {
 func (h *Handler) checkRoute(c *callState) int {
 	id, ok := endpointIDFromPath(c.r.URL.Path)
 	if !ok || c.r.URL.RawPath != "" {
-		return c.reject(answer.NoRoute, reasonNoRoute)
+		return c.reject(answer.NoRoute, answer.ReasonNoRoute)
 	}
 	if c.r.Method != http.MethodPost {
 		if c.r.Method == http.MethodOptions {
@@ -95,16 +52,41 @@ func (h *Handler) checkRoute(c *callState) int {
 			}
 		}
 		c.w.Header()["Allow"] = allowPost
-		return c.reject(answer.Method, reasonMethod)
+		return c.reject(answer.Method, answer.ReasonMethod)
 	}
 	c.id = id
 	return notAnswered
 }
 
+// answerWebhookValidation answers the abuse-protection handshake of the
+// CloudEvents HTTP webhook spec: OPTIONS with WebHook-Request-Origin to a
+// CloudEvents endpoint is answered 200 with WebHook-Allowed-Origin (that
+// origin), Allow: POST and WebHook-Allowed-Rate (the invocation rate limit,
+// calls per minute). No credential is needed (the validation request of the
+// spec carries none), nothing is read or stored: it costs one lookup in
+// memory. Anything else returns notAnswered, and the caller answers 405.
+func (h *Handler) answerWebhookValidation(c *callState, id string) int {
+	origin := c.r.Header[senders.HeaderWebHookRequestOrigin]
+	if len(origin) != 1 || origin[0] == "" {
+		return notAnswered
+	}
+	e := h.table.Lookup(id)
+	if e == nil || e.Sender.Kind != agentsv1alpha1.SenderCloudEvents {
+		return notAnswered
+	}
+	hdr := c.w.Header()
+	hdr[senders.HeaderWebHookAllowedOrigin] = origin
+	hdr["Allow"] = allowPost
+	hdr[senders.HeaderWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
+	hdr["Cache-Control"] = answer.NoStore
+	c.w.WriteHeader(http.StatusOK)
+	return http.StatusOK
+}
+
 // checkTriggering is step 1: triggering disabled for the deployment.
 func (h *Handler) checkTriggering(c *callState) int {
-	if h.triggeringDisabled() {
-		return c.reject(answer.Disabled, reasonDisabled)
+	if h.triggering.disabled() {
+		return c.reject(answer.Disabled, answer.ReasonDisabled)
 	}
 	return notAnswered
 }
@@ -114,9 +96,9 @@ func (h *Handler) lookUpEndpoint(c *callState) int {
 	e := h.table.Lookup(c.id)
 	if e == nil {
 		if senders.HasAnyCredential(c.r.Header) {
-			return c.reject(answer.NotFound, reasonUnknownID)
+			return c.reject(answer.NotFound, answer.ReasonUnknownID)
 		}
-		return c.reject(answer.Unauthorized, reasonUnknownID) // the same bytes as a real endpoint's missing credential
+		return c.reject(answer.Unauthorized, answer.ReasonUnknownID) // the same bytes as a real endpoint's missing credential
 	}
 	c.e, c.ep, c.snd = e, e.Obj, e.Sender
 	c.now = h.clock.Now()
@@ -144,10 +126,10 @@ func (h *Handler) checkCredential(c *callState, held *limits.BodyHold) int {
 	}
 	values := c.snd.CredentialValues(c.r.Header)
 	if len(values) == 0 {
-		return c.reject(answer.Unauthorized, reasonMissingCredential)
+		return c.reject(answer.Unauthorized, answer.ReasonMissingCredential)
 	}
 	if len(values) != 1 {
-		return c.reject(answer.Forbidden, reasonRepeatedCredential)
+		return c.reject(answer.Forbidden, answer.ReasonRepeatedCredential)
 	}
 	if c.snd.OIDC != nil {
 		return h.checkToken(c, values[0])
@@ -156,12 +138,12 @@ func (h *Handler) checkCredential(c *callState, held *limits.BodyHold) int {
 		secret, ok := c.snd.SecretOf(values[0])
 		switch {
 		case !ok:
-			return c.reject(answer.Forbidden, reasonNotBearer)
+			return c.reject(answer.Forbidden, answer.ReasonNotBearer)
 		case !senders.MatchesDigest(secret, c.e.Digests(c.now)...):
 			if !c.e.HasDigest {
-				return c.reject(answer.Forbidden, reasonNoSecretYet)
+				return c.reject(answer.Forbidden, answer.ReasonNoSecretYet)
 			}
-			return c.reject(answer.Forbidden, reasonWrongSecret)
+			return c.reject(answer.Forbidden, answer.ReasonWrongSecret)
 		}
 		return notAnswered
 	}
@@ -184,9 +166,92 @@ func (h *Handler) checkSignature(c *callState, signature string, held *limits.Bo
 	if !c.snd.Verify(c.r.Header, signature, c.body, h.table.KeysFor(c.e, c.now), h.clock.Now()) {
 		// The log line tells a missing key or a stale timestamp apart
 		// (signatureFailure), only when it is on.
-		return c.reject(answer.BadSignature, reasonBadSignature)
+		return c.reject(answer.BadSignature, answer.ReasonBadSignature)
 	}
 	return notAnswered
+}
+
+// OIDC senders (spec.sender.oidc): the bearer token is a JWT verified with
+// its issuer's keys, kept in memory (package oidc); no secret.
+
+// checkToken verifies an OIDC sender's bearer token: its issuer's
+// signature, iss, aud, exp and nbf; a cluster token's namespace, which must
+// be the endpoint's; then spec.sender.oidc.claims. Every
+// refusal is 403 forbidden, as a wrong secret's; an issuer whose keys
+// cannot be read answers 503 with Retry-After (the sender may try again).
+func (h *Handler) checkToken(c *callState, value string) int {
+	raw, ok := c.snd.SecretOf(value)
+	if !ok {
+		return c.reject(answer.Forbidden, answer.ReasonNotBearer)
+	}
+	spec := c.snd.OIDC
+	tok, err := h.oidc.Verify(c.r.Context(), spec.Issuer, spec.Audience, raw)
+	switch {
+	case errors.Is(err, oidc.ErrKeysUnavailable):
+		// Logged once per failed read (Setup), not per call.
+		return c.unavailable(answer.ReasonOIDCKeysUnavailable)
+	case err != nil:
+		return c.reject(answer.Forbidden, tokenRefusal(err))
+	case tok.Cluster && tok.Namespace != c.ep.Namespace:
+		// Any account of the cluster may ask for a token of any audience:
+		// only the endpoint's namespace's accounts call it.
+		return c.reject(answer.Forbidden, answer.ReasonOIDCNamespace)
+	case !senders.CEString(tok.Subject):
+		// sub reaches the agent's metadata outside the payload wrapper.
+		return c.reject(answer.Forbidden, answer.ReasonOIDCSubject)
+	}
+	if spec.Claims != "" {
+		if code := h.checkClaims(c, tok.Payload); code != notAnswered {
+			return code
+		}
+	}
+	c.tokenSubject = senders.Recordable(tok.Subject, senders.MaxDeliveryIDBytes)
+	return notAnswered
+}
+
+// checkClaims evaluates spec.sender.oidc.claims on a verified token's
+// payload, within the endpoint's evaluation slots (filterGate): anyone
+// who can get a token of a listed issuer for the audience (any GitHub
+// user, for GitHub's) makes it evaluate.
+func (h *Handler) checkClaims(c *callState, payload []byte) int {
+	// Compiled within the turn too, as filters and fields are: compiling
+	// 4096 characters costs about what an evaluation does.
+	if !h.filterGate.Enter(c.r.Context(), c.ep.Namespace, c.ep.UID) {
+		c.w.Header()["Retry-After"] = answer.BusyRetryAfter
+		return c.reject(answer.FilterBusy, answer.ReasonFilterBusy)
+	}
+	defer h.filterGate.Leave(c.ep.Namespace, c.ep.UID)
+	claims := h.table.ClaimsOf(c.e)
+	if claims.Err != nil {
+		return c.reject(answer.Forbidden, answer.ReasonOIDCClaimsInvalid)
+	}
+	allowed, err := claims.Program.Allow(c.r.Context(), payload)
+	if errors.Is(err, filter.ErrTimeout) {
+		return h.evaluationTimedOut(c)
+	}
+	if err != nil || !allowed {
+		return c.reject(answer.Forbidden, answer.ReasonOIDCClaimsRefused)
+	}
+	return notAnswered
+}
+
+// tokenRefusal is the reason of a refused token, for the log line.
+func tokenRefusal(err error) string {
+	switch {
+	case errors.Is(err, oidc.ErrIssuerNotAllowed):
+		return answer.ReasonOIDCIssuerNotAllowed
+	case errors.Is(err, oidc.ErrAPIAudience):
+		return answer.ReasonOIDCAPIAudience
+	case errors.Is(err, oidc.ErrUnknownKey):
+		return answer.ReasonOIDCUnknownKey
+	case errors.Is(err, oidc.ErrSignature):
+		return answer.ReasonOIDCSignature
+	case errors.Is(err, oidc.ErrClaims):
+		return answer.ReasonOIDCClaims
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return answer.ReasonOIDCGone
+	}
+	return answer.ReasonOIDCMalformed
 }
 
 // answerHandshake answers the handshake of a verified sender: no run.
@@ -195,14 +260,14 @@ func (h *Handler) answerHandshake(c *callState) int {
 		return notAnswered
 	}
 	if c.d = c.snd.Describe(c.r.Header, c.body); c.d.Handshake != nil {
-		return status(c.w, http.StatusOK, c.d.Handshake)
+		return answer.Status(c.w, http.StatusOK, c.d.Handshake)
 	}
 	return notAnswered
 }
 
 // checkAvailable is step 5: paused, agent, thread.
 func (h *Handler) checkAvailable(c *callState) int {
-	if a, reason, ok := h.unavailable422(c.e); !ok {
+	if a, reason, ok := h.table.Available(c.e); !ok {
 		return c.reject(a, reason)
 	}
 	return notAnswered
@@ -228,162 +293,58 @@ func (h *Handler) readBodyOnce(c *callState, held *limits.BodyHold) int {
 	return notAnswered
 }
 
-// checkDelivery refuses a call its sender type reads as no delivery it
-// takes (describe's refusal: for CloudEvents, not one 1.0 event).
-func (h *Handler) checkDelivery(c *callState) int {
-	if r := c.d.Refusal; r != nil {
-		return c.reject(r.Answer, r.Reason)
+// readBody reads the body within MaxBodyBytes, the endpoint's and its
+// namespace's shares of the replica's body budget and the budget itself,
+// adding what it took to held as the body arrives, and within
+// bodyReadTimeout; a non-zero code means the call was answered (413; 503
+// once a share or the budget is spent; 400 for a body that could not be
+// read, or not in time).
+func (h *Handler) readBody(c *callState, held *limits.BodyHold) ([]byte, int) {
+	r := c.r
+	if r.ContentLength > MaxBodyBytes {
+		return nil, c.reject(answer.TooLarge, answer.ReasonTooLarge)
 	}
-	return notAnswered
-}
-
-// answerIgnoredEvent is the event filter.
-func (h *Handler) answerIgnoredEvent(c *callState) int {
-	if !c.snd.Admits(c.d.Event) {
-		return status(c.w, http.StatusOK, answerIgnored)
+	// The server's ReadTimeout counts from the first byte of the request;
+	// the body gets bodyReadTimeout from here, and no deadline once it is
+	// read (a deadline that passes while the run is stored would cancel
+	// the call's context). net/http's ResponseWriter sets the deadline
+	// itself (what http.ResponseController calls, without allocating one);
+	// another one (tests) reads without.
+	dl, _ := c.w.(readDeadliner)
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Now().Add(h.bodyReadTimeout))
 	}
-	return notAnswered
-}
-
-// reserveBacklog is step 7, first half: the backlog cap. The call holds its
-// place in the backlog until its run is stored (releaseBacklog).
-func (h *Handler) reserveBacklog(c *callState) int {
-	c.bv = h.backlog.Reserve(c.ep.UID, c.now)
-	if !c.bv.Allowed {
-		return h.backlogFull(c)
+	body, verdict, err := limits.ReadBody(r.Body, r.ContentLength, limits.BodyTaker{Budget: h.bodies, Endpoint: c.ep}, held)
+	if dl != nil {
+		_ = dl.SetReadDeadline(time.Time{})
 	}
-	return notAnswered
-}
-
-// releaseBacklog gives back the place reserveBacklog took, unless the run
-// was stored.
-func (h *Handler) releaseBacklog(c *callState) {
-	if !c.stored {
-		h.backlog.Release(c.ep.UID, c.bv)
+	switch verdict {
+	case limits.BudgetEndpointFull:
+		return nil, h.bodyBudgetFull(c, budgetEndpoint, answer.EndpointBusy, answer.ReasonEndpointBodyBudget)
+	case limits.BudgetNamespaceFull:
+		return nil, h.bodyBudgetFull(c, budgetNamespace, answer.NamespaceBusy, answer.ReasonNamespaceBodyBudget)
+	case limits.BudgetReplicaFull:
+		return nil, h.bodyBudgetFull(c, budgetReplica, answer.Busy, answer.ReasonBodyBudget)
 	}
-}
-
-// checkInvocationLimit is step 7, second half: the invocation rate limit.
-func (h *Handler) checkInvocationLimit(c *callState) int {
-	if v := h.invocation.Take(c.r.Context(), c.id, c.now); !v.Allowed {
-		return h.rateLimited(c, &c.d, v, limitInvocation, h.invocationLimit)
+	if errors.Is(err, limits.ErrTooLarge) {
+		return nil, c.reject(answer.TooLarge, answer.ReasonTooLarge)
 	}
-	return notAnswered
-}
-
-// answerDuplicate answers a delivery already accepted: the API server knows
-// its run. It comes after the backlog cap and the invocation rate limit, so
-// a duplicate answer takes one call from the endpoint's window as an
-// accepted call does, and a replayed delivery at a full window is a 429
-// that costs no API request (a sender retrying after Retry-After still gets
-// its runId).
-func (h *Handler) answerDuplicate(c *callState) int {
-	if c.d.DeliveryID == "" {
-		return notAnswered
-	}
-	runID := c.runOfDelivery()
-	if dup, err := h.store.Duplicate(c.r.Context(), c.ep.Namespace, runID, c.payloadData()); err != nil {
-		h.log.Error(err, "looking up an earlier delivery", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonLookupFailed)
-	} else if dup {
-		h.metrics.duplicates.Inc()
-		return acceptedAnswer(c.w, runID)
-	}
-	return notAnswered
-}
-
-// checkMembership is step 8: the owner must still be a member.
-func (h *Handler) checkMembership(c *callState) int {
-	member, err := h.membership.IsMember(c.r.Context(), c.ep.Namespace, c.ep.Spec.AgentRef.Name, c.ep.Spec.Owner)
 	if err != nil {
-		h.log.Error(err, "checking the owner's membership", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonMembershipFailed)
+		// A malformed chunked body, or a client too slow to send it. If it
+		// is still there it gets a JSON answer like every other.
+		return nil, c.reject(answer.BadBody, answer.ReasonBadBody)
 	}
-	if !member {
-		return h.ownerNotMember(c)
-	}
-	return notAnswered
+	return body, 0
 }
 
-// storeRun is step 9: the run, then its payload. It always answers, and
-// is traced (the receive span).
-func (h *Handler) storeRun(c *callState) (code int) {
-	run, err := h.newRun(c.r.Context(), c.e, &c.d, c.now)
-	if err != nil {
-		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonStoreFailed)
-	}
-	if c.d.DeliveryID != "" {
-		run.Name = c.runOfDelivery()
-	}
-	sum := sha256.Sum256(c.body)
-	run.Spec.Payload = &agentsv1alpha1.PayloadReference{
-		SecretName:  run.Name,
-		Bytes:       int64(len(c.body)),
-		SHA256:      hex.EncodeToString(sum[:]),
-		ContentType: cut(c.r.Header.Get("Content-Type"), MaxContentTypeLength),
-	}
-	if c.fields != nil && c.send == agentsv1alpha1.PayloadFields {
-		// Of the read that gave the fields: the informer's spec.payload
-		// may be of another generation.
-		run.Spec.Payload.Send = agentsv1alpha1.PayloadFields
-	}
-	if c.tokenSubject != "" {
-		run.Spec.Sender.TokenSubject = c.tokenSubject
-	}
-	span := h.startReceive(c, run)
-	defer func() { endReceive(span, code) }()
-	dup, err := h.store.CreateRun(c.r.Context(), run, c.payloadData())
-	if err != nil {
-		h.log.Error(err, "storing a run", "endpoint", c.ep.Namespace+"/"+c.ep.Name)
-		return h.unavailable(c, reasonStoreFailed)
-	}
-	if dup {
-		h.metrics.duplicates.Inc() // the same delivery, through another replica at the same moment
-	} else {
-		c.stored = true
-		h.metrics.runsCreated.Inc()
-	}
-	return acceptedAnswer(c.w, run.Name)
+// bodyBudgetFull answers 503 with Retry-After for a spent budget.
+func (h *Handler) bodyBudgetFull(c *callState, budget string, a answer.Answer, reason string) int {
+	h.metrics.bodyBudgetFull.WithLabelValues(budget).Inc()
+	c.w.Header()["Retry-After"] = answer.BusyRetryAfter
+	return c.reject(a, reason)
 }
 
-// runOfDelivery is the run named after the call's delivery ID
-// (store.DeliveryRunName), with the body's digest for the sender types whose
-// delivery ID is not signed: the same ID with another body is another
-// delivery.
-func (c *callState) runOfDelivery() string {
-	if c.deliveryRun == "" {
-		var digest []byte
-		if c.snd.BodyKeysDelivery {
-			sum := sha256.Sum256(c.body)
-			digest = sum[:]
-		}
-		c.deliveryRun = store.DeliveryRunName(c.ep, c.d.Identity(), digest)
-	}
-	return c.deliveryRun
-}
-
-// answerWebhookValidation answers the abuse-protection handshake of the
-// CloudEvents HTTP webhook spec: OPTIONS with WebHook-Request-Origin to a
-// CloudEvents endpoint is answered 200 with WebHook-Allowed-Origin (that
-// origin), Allow: POST and WebHook-Allowed-Rate (the invocation rate limit,
-// calls per minute). No credential is needed (the validation request of the
-// spec carries none), nothing is read or stored: it costs one lookup in
-// memory. Anything else returns notAnswered, and the caller answers 405.
-func (h *Handler) answerWebhookValidation(c *callState, id string) int {
-	origin := c.r.Header[senders.HeaderWebHookRequestOrigin]
-	if len(origin) != 1 || origin[0] == "" {
-		return notAnswered
-	}
-	e := h.table.Lookup(id)
-	if e == nil || e.Sender.Kind != agentsv1alpha1.SenderCloudEvents {
-		return notAnswered
-	}
-	hdr := c.w.Header()
-	hdr[senders.HeaderWebHookAllowedOrigin] = origin
-	hdr["Allow"] = allowPost
-	hdr[senders.HeaderWebHookAllowedRate] = []string{strconv.Itoa(h.invocationLimit)}
-	hdr["Cache-Control"] = answer.NoStore
-	c.w.WriteHeader(http.StatusOK)
-	return http.StatusOK
+// readDeadliner is the ResponseWriter of net/http's server.
+type readDeadliner interface {
+	SetReadDeadline(deadline time.Time) error
 }

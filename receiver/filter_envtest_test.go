@@ -60,7 +60,7 @@ func (f *fixture) filtered(ctx SpecContext, name string, t agentsv1alpha1.Sender
 func expectIgnored(r reply) {
 	GinkgoHelper()
 	Expect(r.status).To(Equal(http.StatusOK), string(r.body))
-	Expect(r.body).To(Equal(answerIgnored))
+	Expect(r.body).To(Equal(answer.Ignored))
 }
 
 var _ = Describe("spec.filter", func() {

@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package receiver serves POST /api/webhooks/{endpointId}/receive: the check
-// pipeline, the rate limiters and run creation.
 package receiver
 
 import (
@@ -63,6 +61,36 @@ const (
 // (the chart sets it from receiver.rateLimit.existingSecret); a password in
 // the URL is used when it is unset.
 const StorePasswordEnv = "HOOKRUN_RATE_LIMIT_STORE_PASSWORD"
+
+// Bounds and timeouts of the receiver, in one place.
+const (
+	// MaxBodyBytes is the largest body accepted (1 MiB); larger answers 413.
+	MaxBodyBytes = agentsv1alpha1.MaxPayloadBytes
+	// MaxHeaderBytes bounds request headers; net/http answers 431 beyond it.
+	MaxHeaderBytes = 32 << 10
+	// ReadHeaderTimeout bounds how long a client may take to send its headers.
+	ReadHeaderTimeout = 5 * time.Second
+	// ReadTimeout bounds reading a whole request, body included, from its
+	// first byte.
+	ReadTimeout = 30 * time.Second
+	// BodyReadTimeout bounds reading a body once the checks before it let
+	// the call in: a slow upload holds what arrived of it this long at most, however fast its headers
+	// came. 1 MiB in 10 s is 100 KiB/s.
+	BodyReadTimeout = 10 * time.Second
+	// WriteTimeout bounds one request from the end of its headers to the end of the answer.
+	WriteTimeout = 40 * time.Second
+	// IdleTimeout closes keep-alive connections idle this long.
+	IdleTimeout = 90 * time.Second
+	// ShutdownTimeout is how long in-flight calls may finish after SIGTERM.
+	ShutdownTimeout = 25 * time.Second
+	// MaxContentTypeLength is how much of Content-Type a run records.
+	MaxContentTypeLength = 256
+	// pauseRecordInterval is how long after recording a call skipped
+	// because the owner is not a member further such calls are answered
+	// without recording again (the operator pauses the endpoint for that
+	// record, and the informer shows the pause well before).
+	pauseRecordInterval = 10 * time.Second
+)
 
 // Options are the settings of `hookrun receiver` but those it shares with
 // the operator (controllers/sharedflags.Options).

@@ -464,8 +464,8 @@ var _ = Describe("POST /api/webhooks/{endpointId}/receive", func() {
 		Expect(k8sClient.Delete(ctx, cm)).To(Succeed())
 		Eventually(func() int { return post(id, ptr(secret), "{}").status }).Should(Equal(http.StatusAccepted))
 
-		handler.flagDisabled = true
-		DeferCleanup(func() { handler.flagDisabled = false })
+		handler.triggering.flag = true
+		DeferCleanup(func() { handler.triggering.flag = false })
 		Expect(post(id, ptr(secret), "{}").code).To(Equal(answer.CodeTriggeringDisabled))
 	})
 

@@ -34,7 +34,7 @@ import (
 func TestServedCheck(t *testing.T) {
 	h, _ := newMemoryHandler(t)
 	addEndpoint(h, "team-a", "served-id")
-	probes := http.StripPrefix("/readyz", &healthz.Handler{Checks: map[string]healthz.Checker{servedCheckName: h.servesEndpoint}})
+	probes := http.StripPrefix("/readyz", &healthz.Handler{Checks: map[string]healthz.Checker{servedCheckName: servesEndpoint(h.table)}})
 	srv := httptest.NewServer(probes)
 	t.Cleanup(srv.Close)
 

@@ -25,11 +25,13 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -114,7 +116,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	if err != nil {
 		return nil, err
 	}
-	synced, err := h.watchInformers(ctx, mgr)
+	synced, err := watchInformers(ctx, mgr, h.table, &h.triggering)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Dependenci
 	}); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck(servedCheckName, h.servesEndpoint); err != nil {
+	if err := mgr.AddReadyzCheck(servedCheckName, servesEndpoint(h.table)); err != nil {
 		return nil, err
 	}
 	srv := &server{addr: opts.ListenAddress, handler: h, ready: ready, log: h.log, delay: opts.ShutdownDelay, drained: make(chan struct{})}
@@ -197,9 +199,9 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 		bodies:               limits.NewBodyBudget(opts.MaxInflightBodyBytes),
 		bodyReadTimeout:      BodyReadTimeout,
 		rejections:           rejections.NewCounter(),
-		flagDisabled:         opts.DisableTriggering,
 	}
-	if err := h.setRateLimiters(mgr, opts); err != nil {
+	h.triggering.flag = opts.DisableTriggering
+	if h.invocation, h.preParse, err = rateLimiters(mgr, opts, m.storeErrors.Inc, h.log); err != nil {
 		return nil, err
 	}
 	get, err := clusterGetter(mgr)
@@ -224,10 +226,37 @@ func newHandler(ctx context.Context, mgr ctrl.Manager, opts *Options, deps Depen
 	return h, nil
 }
 
+// clusterGetter reads paths of mgr's API server with the receiver's
+// credentials: the cluster's issuer discovery.
+func clusterGetter(mgr ctrl.Manager) (oidc.Getter, error) {
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return nil, err
+	}
+	rc := dc.RESTClient()
+	return func(ctx context.Context, path string) ([]byte, error) {
+		return rc.Get().AbsPath(path).DoRaw(ctx)
+	}, nil
+}
+
+// oidcClient is the HTTP client that reads the listed issuers' keys. It
+// follows at most three redirects, each to an https URL: a redirect must
+// not take the read to plain HTTP.
+func oidcClient() *http.Client {
+	return &http.Client{Timeout: oidc.FetchTimeout, CheckRedirect: httpsRedirectsOnly}
+}
+
+func httpsRedirectsOnly(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "https" || len(via) >= 3 {
+		return fmt.Errorf("redirected to %s: an issuer's keys are read over https, through at most three redirects", req.URL.Redacted())
+	}
+	return nil
+}
+
 // watchInformers feeds the table and the runtime switch from mgr's informers: every
 // kind is tried, and the errors are joined. It returns what tells whether
 // each informer has synced.
-func (h *Handler) watchInformers(ctx context.Context, mgr ctrl.Manager) ([]toolscache.InformerSynced, error) {
+func watchInformers(ctx context.Context, mgr ctrl.Manager, t *endpoints.Table, sw *triggering) ([]toolscache.InformerSynced, error) {
 	var synced []toolscache.InformerSynced
 	watch := func(obj client.Object, upsert, remove func(client.Object)) error {
 		inf, err := mgr.GetCache().GetInformer(ctx, obj)
@@ -245,31 +274,17 @@ func (h *Handler) watchInformers(ctx context.Context, mgr ctrl.Manager) ([]tools
 		synced = append(synced, reg.HasSynced)
 		return nil
 	}
-	t := h.table
 	errs := []error{
 		watch(&agentsv1alpha1.WebhookEndpoint{}, typed(t.UpsertEndpoint), typed(t.DeleteEndpoint)),
 		watch(&agentsv1alpha1.Agent{}, typed(t.UpsertAgent), typed(t.DeleteAgent)),
 		watch(&agentsv1alpha1.AgentThread{}, typed(t.UpsertThread), typed(t.DeleteThread)),
 		watch(&corev1.Secret{}, typed(t.UpsertKey), typed(t.DeleteKey)),
-		watch(&corev1.ConfigMap{}, typed(h.observeConfigMap), typed(h.forgetConfigMap)),
+		watch(&corev1.ConfigMap{}, typed(sw.observe), typed(sw.forget)),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return synced, nil
-}
-
-// observeConfigMap sets the runtime switch from the receiver's ConfigMap.
-func (h *Handler) observeConfigMap(cm *corev1.ConfigMap) {
-	h.runtimeDisabled.Store(cm.Name == ConfigMapName && cm.Data["triggering"] == "disabled")
-}
-
-// forgetConfigMap turns the runtime switch back on when the receiver's
-// ConfigMap is deleted.
-func (h *Handler) forgetConfigMap(cm *corev1.ConfigMap) {
-	if cm.Name == ConfigMapName {
-		h.runtimeDisabled.Store(false)
-	}
 }
 
 // allSynced tells whether every informer has synced.
@@ -302,22 +317,21 @@ func typed[T client.Object](f func(T)) func(client.Object) {
 	}
 }
 
-// setRateLimiters makes the invocation and unauthenticated limits: each
-// replica's own, or kept in the store of --rate-limit-store, whose client
-// closes when mgr stops.
-func (h *Handler) setRateLimiters(mgr manager.Manager, opts *Options) error {
+// rateLimiters makes the invocation and unauthenticated limits: each
+// replica's own, or kept in the store of --rate-limit-store (its errors
+// counted by storeErrors), whose client closes when mgr stops.
+func rateLimiters(mgr manager.Manager, opts *Options, storeErrors func(), log logr.Logger) (invocation, preParse limits.RateLimiter, err error) {
 	inv, pre := limits.NewLocal(opts.RateLimit), limits.NewLocal(opts.UnauthenticatedRateLimit)
-	h.invocation, h.preParse = inv, pre
 	if opts.RateLimitStore == "" {
-		return nil
+		return inv, pre, nil
 	}
-	store, closeStore, err := limits.NewStore(opts.RateLimitStore, opts.RateLimitStorePassword, h.metrics.storeErrors.Inc, h.log)
+	store, closeStore, err := limits.NewStore(opts.RateLimitStore, opts.RateLimitStorePassword, storeErrors, log)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	h.invocation = &limits.Shared{Name: limitInvocation, Store: store, Local: inv}
-	h.preParse = &limits.Shared{Name: limitUnauthenticated, Store: store, Local: pre}
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+	invocation = &limits.Shared{Name: limitInvocation, Store: store, Local: inv}
+	preParse = &limits.Shared{Name: limitUnauthenticated, Store: store, Local: pre}
+	return invocation, preParse, mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
 		return closeStore()
 	}))

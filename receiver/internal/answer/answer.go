@@ -78,6 +78,12 @@ var (
 	// BusyRetryAfter is the Retry-After of a 503 for a spent body budget
 	// or evaluation turn.
 	BusyRetryAfter = []string{"1"}
+	// BacklogRetryAfter is the Retry-After of a 429 backlog_full: about how
+	// long a backlog takes to be counted again after runs start.
+	BacklogRetryAfter = []string{"30"}
+	// StoreRetryAfter is the Retry-After of a 503 when a run could not be
+	// stored.
+	StoreRetryAfter = []string{"5"}
 )
 
 // The answers of the receive route's checks.
@@ -102,3 +108,53 @@ var (
 	NamespaceBusy = New(http.StatusServiceUnavailable, CodeUnavailable, "The receiver is reading as many request bodies for this namespace's endpoints as one namespace may hold; retry after the number of seconds in Retry-After")
 	Unavailable   = New(http.StatusServiceUnavailable, CodeUnavailable, "The run could not be stored; retry after the number of seconds in Retry-After")
 )
+
+// The answers of spec.filter, spec.fields and spec.sender.oidc.claims.
+var (
+	FilterInvalid = New(http.StatusUnprocessableEntity, CodeFilterInvalid,
+		"The endpoint's spec.filter does not compile; see the endpoint's Ready condition")
+	FilterBusy = New(http.StatusServiceUnavailable, CodeUnavailable,
+		"The receiver is evaluating as many calls of this endpoint's spec.filter as one endpoint may; retry after the number of seconds in Retry-After")
+	FilterTimeout = Counted(New(http.StatusServiceUnavailable, CodeUnavailable,
+		"The receiver was too busy to finish evaluating the endpoint's spec.filter, spec.fields or claims in time; retry after the number of seconds in Retry-After"),
+		CodeFilterTimeout)
+	FieldsInvalid = New(http.StatusUnprocessableEntity, CodeFieldsInvalid,
+		"The endpoint's spec.fields do not compile; see the endpoint's Ready condition")
+	FieldsBusy = New(http.StatusServiceUnavailable, CodeUnavailable,
+		"The receiver is evaluating as many calls of this endpoint's spec.filter or spec.fields as one endpoint may; retry after the number of seconds in Retry-After")
+	NoRoomForFields = New(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+		"The body and the endpoint's spec.fields of it together are larger than a payload may be (1 MiB, 1048576 bytes)")
+)
+
+// SlotFilterError and SlotFieldError are the rejection-report slots of
+// CodeFilterError and CodeFieldError (evaluations that failed, counted
+// though the call is answered 200 or accepted).
+var (
+	SlotFilterError = SlotOf(CodeFilterError)
+	SlotFieldError  = SlotOf(CodeFieldError)
+)
+
+// Ignored is the body of a call answered 200 without a run (its event is
+// not allowed, or its filter did not match).
+var Ignored = []byte(`{"status":"ignored"}` + "\n")
+
+// Status writes a JSON answer that is not an error, and returns its code.
+func Status(w http.ResponseWriter, code int, body []byte) int {
+	w.Header()["Content-Type"] = JSONContentType
+	w.Header()["Cache-Control"] = NoStore
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+	return code
+}
+
+// Accepted writes 202 {"runId":...,"status":"accepted"}.
+func Accepted(w http.ResponseWriter, runID string) int {
+	out, _ := json.Marshal(accepted{RunID: runID, Status: "accepted"})
+	return Status(w, http.StatusAccepted, append(out, '\n'))
+}
+
+// accepted is the body of a 202.
+type accepted struct {
+	RunID  string `json:"runId"`
+	Status string `json:"status"`
+}

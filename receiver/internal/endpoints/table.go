@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/lru"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/receiver/internal/answer"
 	"github.com/hookrun/hookrun/receiver/internal/senders"
 )
 
@@ -311,4 +312,26 @@ func (t *Table) KeyHashes(uid types.UID) (hash, previousHash string, ok bool) {
 		return "", "", false
 	}
 	return k.hash, k.previousHash, true
+}
+
+// Available is step 5 of the receive route: the endpoint is not paused,
+// its Agent is there and not archived, and its target thread (if any) is
+// the Agent's. If not, it returns the answer (422) and why.
+func (t *Table) Available(e *Endpoint) (answer.Answer, string, bool) {
+	ep := e.Obj
+	if ep.Spec.Paused || ep.Status.Phase == agentsv1alpha1.EndpointPaused {
+		return answer.Paused, answer.ReasonPaused, false
+	}
+	if !t.AgentAvailable(ep.Namespace, ep.Spec.AgentRef.Name) {
+		return answer.NoAgent, answer.ReasonNoAgent, false
+	}
+	if ep.Spec.ThreadStrategy == agentsv1alpha1.ContinueExisting {
+		if ep.Spec.TargetThreadRef == nil {
+			return answer.NoThread, answer.ReasonNoThread, false
+		}
+		if agent, ok := t.ThreadOf(ep.Namespace, ep.Spec.TargetThreadRef.Name); !ok || agent != ep.Spec.AgentRef.Name {
+			return answer.NoThread, answer.ReasonNoThread, false
+		}
+	}
+	return answer.Answer{}, "", true
 }

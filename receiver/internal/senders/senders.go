@@ -364,3 +364,24 @@ func Recordable(v string, n int) string {
 	}
 	return v
 }
+
+// secretHeaders carry the secrets of the sender types (signatures are not
+// secrets): no field sees them, since a field's value is stored in the
+// payload Secret and sent to the agent (the filter, whose value goes
+// nowhere, does).
+var secretHeaders = []string{SecretHeader, HeaderAuthorization, HeaderGitLabToken, "Proxy-Authorization", "Cookie"}
+
+// WithoutCredentials is h without secretHeaders (h itself when it has none
+// of them).
+func WithoutCredentials(h http.Header) http.Header {
+	for _, k := range secretHeaders {
+		if _, ok := h[k]; ok {
+			out := h.Clone()
+			for _, k := range secretHeaders {
+				delete(out, k)
+			}
+			return out
+		}
+	}
+	return h
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 // The health each kind shows, computed from objects read from the API
@@ -171,8 +173,7 @@ var _ = Describe("Health as kstatus and Argo CD compute it", func() {
 		}, status.InProgressStatus, "Progressing"),
 		Entry("AgentRun waiting to be sent again", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			ta := agentOfRuns(ctx, ns)
-			ta.retryAfter.Store("300")
-			ta.tooMany.Store(1)
+			ta.TurnAway(1, http.StatusTooManyRequests, "300")
 			return settled(ctx, queueTestRun(ctx, ns, "run", "{}", nil), metav1.ConditionFalse, agentsv1alpha1.ReasonRetrying)
 		}, status.InProgressStatus, "Progressing"),
 		Entry("AgentRun succeeded", func(ctx SpecContext, ns string) *unstructured.Unstructured {
@@ -332,11 +333,11 @@ func endpointWithTakenID(ctx SpecContext, ns string) *agentsv1alpha1.WebhookEndp
 
 // agentOfRuns creates Agent triage in ns, sending to a test agent one run at
 // a time.
-func agentOfRuns(ctx SpecContext, ns string) *testAgent {
+func agentOfRuns(ctx SpecContext, ns string) *a2apeers.Peer {
 	GinkgoHelper()
-	ta := newTestAgent()
+	ta := startPeer()
 	a := newAgent(ns, "triage")
-	a.Spec.A2A.URL = ta.srv.URL
+	a.Spec.A2A.URL = ta.URL
 	a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 	a.Spec.MaxConcurrentRuns = 1
 	create(ctx, a)

@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/test/testenv"
@@ -67,6 +68,24 @@ var _ = Describe("Secrets named by a reference", func() {
 
 		setReferable(ctx, ns, "db-password", false)
 		Eventually(ready).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
+	})
+
+	It("fails a run whose agent's token Secret is not labelled for hookrun, and sends nothing", func(ctx SpecContext) {
+		agent := servePeer(ctx, ns, nil)
+		unlabelled(ctx, "someone-elses", []byte("not-for-hookrun"))
+		a := get(ctx, newAgent(ns, "triage"))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "someone-elses", Key: "token"}
+		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
+		Eventually(func() *metav1.Condition {
+			return conditionOf(get(ctx, newAgent(ns, "triage")).Status.Conditions, agentsv1alpha1.ConditionReady)
+		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
+		run := queueTestRun(ctx, ns, "run-unlabelled", "{}", nil)
+		Eventually(func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }).Should(Equal(agentsv1alpha1.RunError))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring(
+			`Secret "someone-elses" named in the Agent's spec.a2a.authSecretRef is not labelled for hookrun`))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring("kubectl label secret someone-elses agents.hookrun.dev/allow-reference=true"))
+		Expect(agent.Messages()).To(BeEmpty(), "the token must not reach the agent")
 	})
 
 	It("hashes an endpoint's secretRef Secret only while it is labelled for hookrun", func(ctx SpecContext) {

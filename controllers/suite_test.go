@@ -224,31 +224,15 @@ func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentR
 	testenv.SkipAsReceiver(ctx, c, run, message)
 }
 
-// startPeer starts an A2A 0.3 agent of a2a-go (a2apeers.V03) until the
-// spec ends.
-func startPeer() *a2apeers.Peer {
-	peer := a2apeers.V03()
-	DeferCleanup(peer.Close)
-	return peer
-}
+// startPeer, servePeer, callsTo and messagesOf start and watch the suite's
+// agents as every operator suite does (testenv, test/a2apeers).
+func startPeer() *a2apeers.Peer { return testenv.StartPeer() }
 
-// servePeer starts an A2A 0.3 agent (startPeer) and creates Agent triage in
-// ns for it (a run timeout of a minute), changed by mutate if not nil.
 func servePeer(ctx SpecContext, ns string, mutate func(*agentsv1alpha1.Agent)) *a2apeers.Peer {
 	GinkgoHelper()
-	peer := startPeer()
-	a := newAgent(ns, "triage")
-	a.Spec.A2A.URL = peer.URL
-	a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
-	a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
-	if mutate != nil {
-		mutate(a)
-	}
-	Expect(k8sClient.Create(ctx, a)).To(Succeed())
-	return peer
+	return testenv.ServePeer(ctx, k8sClient, ns, mutate)
 }
 
-// callsTo counts the HTTP requests peer received.
-func callsTo(peer *a2apeers.Peer) func() int {
-	return func() int { return len(peer.Requests()) }
-}
+func callsTo(peer *a2apeers.Peer) func() int { return testenv.CallsTo(peer) }
+
+func messagesOf(peer *a2apeers.Peer) func(string) int { return testenv.MessagesTo(peer) }

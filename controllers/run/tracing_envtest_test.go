@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"encoding/json"
@@ -50,7 +50,7 @@ func a2aRequests(peer *a2apeers.Peer) []a2aRequest {
 // runSpans are the operator's finished spans of run ns/name, by span name.
 func runSpans(ns, name string) map[string][]tracetest.SpanStub {
 	out := map[string][]tracetest.SpanStub{}
-	for _, s := range operatorSpans.GetSpans() {
+	for _, s := range spans.GetSpans() {
 		var endpoint, run bool
 		for _, a := range s.Attributes {
 			endpoint = endpoint || a.Key == tracing.AttrEndpoint && a.Value.AsString() == ns+"/hook"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
@@ -34,7 +34,6 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/internal/cached"
-	agentrun "github.com/hookrun/hookrun/controllers/run"
 	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
@@ -124,7 +123,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		agent.Stall(1, testCallTimeout+time.Second)
 		run := queueRun(ctx, "run-stall", "{}", nil)
 		Eventually(func() *agentsv1alpha1.RunRetry { return get(ctx, run).Status.Retry }).ShouldNot(BeNil())
-		fakeClock.Step(time.Second) // past the first backoff (retries are in agentrun_retry_test.go)
+		fakeClock.Step(time.Second) // past the first backoff (retries are in retry_envtest_test.go)
 		poke(ctx, run)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(agent.TurnAwaysLeft()).To(BeZero(), "the first call stalled")
@@ -278,96 +277,6 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
 	})
 
-	It("keeps one context for a ContinueExisting thread", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: "Ops"},
-		})).To(Succeed())
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		a := queueRun(ctx, "run-x", "one", continueOps)
-		b := queueRun(ctx, "run-y", "two", continueOps)
-		Eventually(runState(ctx, a)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Eventually(runState(ctx, b)).Should(Equal(agentsv1alpha1.RunSuccess))
-		// The thread shows its runs once its reconciler has seen the last
-		// one finish: shortly after, not before.
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-y"))
-		th := get(ctx, thread)
-		Expect(th.Status.ContextID).NotTo(BeEmpty())
-		Expect(get(ctx, a).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
-		Expect(get(ctx, b).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
-		Expect(get(ctx, a).Status.Thread.Name).To(Equal("ops"))
-		Expect(th.Status.LastRunName).To(Equal("run-y"))
-		for _, m := range agent.Messages() {
-			Expect(m.ContextID).To(Equal(th.Status.ContextID))
-		}
-	})
-
-	It("shows on the thread the run appended last, whatever order the runs finish in", func(ctx SpecContext) {
-		// A thread's status is derived from its runs, so a run whose final
-		// write comes late cannot replace a later one: the spec finishes
-		// two runs, then writes the first one's final status again.
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
-		})).To(Succeed())
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		first := queueRun(ctx, "run-a", "one", continueOps)
-		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunSuccess))
-		second := queueRun(ctx, "run-b", "two", continueOps)
-		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-b"))
-
-		late := get(ctx, first)
-		patch := client.MergeFrom(late.DeepCopy())
-		late.Status.Output = "written again, late"
-		Expect(k8sClient.Status().Patch(ctx, late, patch)).To(Succeed())
-		Consistently(func() string { return get(ctx, thread).Status.LastRunName }, time.Second).Should(Equal("run-b"),
-			"an earlier run does not replace a later one")
-	})
-
-	It("puts a thread right after an operator that died between a run's final state and the thread's update", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
-		})).To(Succeed())
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		run := queueRun(ctx, "run-a", "hang until canceled", continueOps)
-		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
-		Eventually(func() string { return get(ctx, thread).Status.ContextID }).Should(Equal(get(ctx, run).Status.Thread.ContextID))
-
-		By("the operator is killed; what it stored last is the run's final state, with the context the agent chose")
-		stopManager()
-		final := get(ctx, run)
-		patch := client.MergeFrom(final.DeepCopy())
-		agentrun.Finish(&final.Status, agentsv1alpha1.RunSuccess, "", "done", time.Now())
-		final.Status.Thread.ContextID = "context-the-agent-chose"
-		agentsv1alpha1.SetRunConditions(final)
-		Expect(k8sClient.Status().Patch(ctx, final, patch)).To(Succeed())
-		Expect(get(ctx, thread).Status.LastRunName).To(BeEmpty(), "the thread was not told before the operator died")
-
-		By("after the restart the thread shows the run and its context, and the next run continues in it")
-		stopManager = startManager()
-		Eventually(func() agentsv1alpha1.AgentThreadStatus { return get(ctx, thread).Status }).Should(And(
-			HaveField("LastRunName", "run-a"), HaveField("ContextID", "context-the-agent-chose")))
-		next := queueRun(ctx, "run-b", "two", continueOps)
-		Eventually(runState(ctx, next)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(agent.Messages()).To(HaveLen(2))
-		Expect(agent.Messages()[1].ContextID).To(Equal("context-the-agent-chose"))
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-b"))
-	})
-
 	It("does not take an Agent the cache has not seen yet for a deleted one", func(ctx SpecContext) {
 		// CI once ended a run with "Agent modern was deleted before the run
 		// started": the Agent had been created just before the run.
@@ -443,26 +352,6 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The agent's token Secret no-such-token does not exist; create it and send the call again"))
 		Expect(agent.Messages()).To(BeEmpty())
-	})
-
-	It("fails a run whose agent's token Secret is not labelled for hookrun, and sends nothing", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-elses"},
-			Data:       map[string][]byte{"token": []byte("not-for-hookrun")},
-		})).To(Succeed())
-		a := get(ctx, newAgent(ns, "triage"))
-		patch := client.MergeFrom(a.DeepCopy())
-		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "someone-elses", Key: "token"}
-		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
-		Eventually(func() *metav1.Condition {
-			return conditionOf(get(ctx, newAgent(ns, "triage")).Status.Conditions, agentsv1alpha1.ConditionReady)
-		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
-		run := queueRun(ctx, "run-unlabelled", "{}", nil)
-		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
-		Expect(get(ctx, run).Status.Message).To(ContainSubstring(
-			`Secret "someone-elses" named in the Agent's spec.a2a.authSecretRef is not labelled for hookrun`))
-		Expect(get(ctx, run).Status.Message).To(ContainSubstring("kubectl label secret someone-elses agents.hookrun.dev/allow-reference=true"))
-		Expect(agent.Messages()).To(BeEmpty(), "the token must not reach the agent")
 	})
 
 	It("gives runs Ready and Succeeded conditions, and a Warning event to one that fails", func(ctx SpecContext) {

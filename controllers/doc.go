@@ -44,8 +44,8 @@ limitations under the License.
 //
 // The envtest suites here run every controller together, in a real manager
 // against a real API server, through SetupOperator; a spec of one
-// controller alone lives in that controller's package (controllers/endpoint's
-// and controllers/run's suites). All start their API server with
+// controller alone lives in that controller's package (the suites of
+// controllers/endpoint, run, agent and thread). All start their API server with
 // test/testenv, and their agents are test/a2apeers.
 //
 // docs/operator.md has the map of packages.

@@ -52,24 +52,6 @@ var _ = Describe("Secrets named by a reference", func() {
 		})).To(Succeed())
 	}
 
-	It("keeps an Agent SecretNotReferable while its token Secret is not labelled for hookrun", func(ctx SpecContext) {
-		unlabelled(ctx, "db-password", []byte("hunter2"))
-		agent := newAgent(ns, "triage")
-		agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "db-password", Key: "token"}
-		Expect(k8sClient.Create(ctx, agent)).To(Succeed())
-		ready := func() *metav1.Condition {
-			return conditionOf(get(ctx, agent.DeepCopy()).Status.Conditions, agentsv1alpha1.ConditionReady)
-		}
-		Eventually(ready).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable),
-			HaveField("Message", ContainSubstring("kubectl label secret db-password agents.hookrun.dev/allow-reference=true"))))
-
-		setReferable(ctx, ns, "db-password", true)
-		Eventually(ready).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
-
-		setReferable(ctx, ns, "db-password", false)
-		Eventually(ready).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
-	})
-
 	It("fails a run whose agent's token Secret is not labelled for hookrun, and sends nothing", func(ctx SpecContext) {
 		agent := servePeer(ctx, ns, nil)
 		unlabelled(ctx, "someone-elses", []byte("not-for-hookrun"))

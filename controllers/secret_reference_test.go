@@ -17,8 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"strings"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -26,17 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/test/testenv"
 )
-
-// referableLabels mark a Secret for hookrun (DESIGN section 9).
-func referableLabels() map[string]string { return testenv.ReferableLabels() }
-
-// setReferable labels (or unlabels) Secret name of ns for hookrun.
-func setReferable(ctx SpecContext, ns, name string, on bool) {
-	GinkgoHelper()
-	testenv.SetReferable(ctx, k8sClient, ns, name, on)
-}
 
 // A reference makes the operator read a Secret with its own rights: only
 // Secrets labelled for hookrun are used.
@@ -68,31 +56,5 @@ var _ = Describe("Secrets named by a reference", func() {
 			`Secret "someone-elses" named in the Agent's spec.a2a.authSecretRef is not labelled for hookrun`))
 		Expect(get(ctx, run).Status.Message).To(ContainSubstring("kubectl label secret someone-elses agents.hookrun.dev/allow-reference=true"))
 		Expect(agent.Messages()).To(BeEmpty(), "the token must not reach the agent")
-	})
-
-	It("hashes an endpoint's secretRef Secret only while it is labelled for hookrun", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())
-		value := []byte(strings.Repeat("s", 40))
-		unlabelled(ctx, "db-password", value)
-		ep := newEndpoint(ns, "probe", "triage")
-		ep.Spec.SecretRef = &agentsv1alpha1.SecretKeyReference{Name: "db-password", Key: "token"}
-		Expect(k8sClient.Create(ctx, ep)).To(Succeed())
-		notReferable := func(g Gomega) {
-			cur := endpointState(ctx, ep)()
-			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionSecretReady)).To(And(
-				haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable),
-				HaveField("Message", ContainSubstring("kubectl label secret db-password agents.hookrun.dev/allow-reference=true"))))
-			g.Expect(conditionOf(cur.Status.Conditions, agentsv1alpha1.ConditionReady)).To(
-				haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
-			g.Expect(cur.Status.SecretHash).To(BeEmpty(), "nothing of the Secret's value may show")
-		}
-		Eventually(notReferable).Should(Succeed())
-		Consistently(notReferable).Should(Succeed())
-
-		setReferable(ctx, ns, "db-password", true)
-		Expect(readyEndpoint(ctx, ep).Status.SecretHash).To(Equal(sha256Hex(value)))
-
-		setReferable(ctx, ns, "db-password", false)
-		Eventually(notReferable).Should(Succeed())
 	})
 })

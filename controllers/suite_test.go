@@ -236,3 +236,12 @@ func servePeer(ctx SpecContext, ns string, mutate func(*agentsv1alpha1.Agent)) *
 func callsTo(peer *a2apeers.Peer) func() int { return testenv.CallsTo(peer) }
 
 func messagesOf(peer *a2apeers.Peer) func(string) int { return testenv.MessagesTo(peer) }
+
+// referableLabels mark a Secret for hookrun (DESIGN section 9).
+func referableLabels() map[string]string { return testenv.ReferableLabels() }
+
+// setReferable labels (or unlabels) Secret name of ns for hookrun.
+func setReferable(ctx SpecContext, ns, name string, on bool) {
+	GinkgoHelper()
+	testenv.SetReferable(ctx, k8sClient, ns, name, on)
+}

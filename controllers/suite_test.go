@@ -205,8 +205,6 @@ func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev
 	return testenv.GeneratedSecret(ctx, k8sClient, ep)
 }
 
-func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
-
 // eventsFor lists the events.k8s.io events about obj with reason.
 func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
 	return testenv.Events(ctx, k8sClient, obj, reason)
@@ -224,7 +222,7 @@ func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentR
 	testenv.SkipAsReceiver(ctx, c, run, message)
 }
 
-// startPeer, servePeer, callsTo and messagesOf start and watch the suite's
+// startPeer, servePeer and messagesOf start and watch the suite's
 // agents as every operator suite does (testenv, test/a2apeers).
 func startPeer() *a2apeers.Peer { return testenv.StartPeer() }
 
@@ -233,15 +231,7 @@ func servePeer(ctx SpecContext, ns string, mutate func(*agentsv1alpha1.Agent)) *
 	return testenv.ServePeer(ctx, k8sClient, ns, mutate)
 }
 
-func callsTo(peer *a2apeers.Peer) func() int { return testenv.CallsTo(peer) }
-
 func messagesOf(peer *a2apeers.Peer) func(string) int { return testenv.MessagesTo(peer) }
 
 // referableLabels mark a Secret for hookrun (DESIGN section 9).
 func referableLabels() map[string]string { return testenv.ReferableLabels() }
-
-// setReferable labels (or unlabels) Secret name of ns for hookrun.
-func setReferable(ctx SpecContext, ns, name string, on bool) {
-	GinkgoHelper()
-	testenv.SetReferable(ctx, k8sClient, ns, name, on)
-}

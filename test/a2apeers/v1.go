@@ -45,7 +45,7 @@ func serveV1(binding a2a.TransportProtocol, cfg config) *Peer {
 	switch {
 	case binding == a2a.TransportProtocolJSONRPC:
 		// Only its URL: a call on another path (HTTP+JSON's) finds nothing.
-		var jsonrpc http.Handler = a2asrv.NewJSONRPCHandler(handler)
+		jsonrpc := a2asrv.NewJSONRPCHandler(handler)
 		if cfg.strict {
 			jsonrpc = strictWire(jsonrpc)
 		}

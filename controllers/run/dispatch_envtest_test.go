@@ -246,6 +246,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(get(ctx, run).Status.Output).To(Equal("echo: line one"))
 		Expect(messagesOf(modern)(string(run.UID))).To(Equal(1))
+		Expect(modern.Messages()[0].Text).To(ContainSubstring("<webhook-payload>\nline one\nline two\n</webhook-payload>"), "the whole payload, as text")
 	})
 
 	It("resumes a running run from its task after an operator restart, without sending again", func(ctx SpecContext) {

@@ -44,9 +44,9 @@ limitations under the License.
 //
 // The envtest suites here run every controller together, in a real manager
 // against a real API server, through SetupOperator; a spec of one
-// controller alone lives in that controller's package (so far
-// controllers/endpoint's suite). Both start their API server with
-// test/testenv.
+// controller alone lives in that controller's package (the suites of
+// controllers/endpoint, run, agent and thread). All start their API server with
+// test/testenv, and their agents are test/a2apeers.
 //
 // docs/operator.md has the map of packages.
 package controllers

@@ -18,11 +18,7 @@ package controllers
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,68 +29,38 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	agentrun "github.com/hookrun/hookrun/controllers/run"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
-// tarpit is an agent that answers nothing: it holds every request open
-// until its caller gives up or the spec ends, and counts what it holds.
-type tarpit struct {
-	srv *httptest.Server
-
-	mu                 sync.Mutex
-	open, peak, gaveUp int
-	bodies             []string
+// newTarpit starts an agent that answers nothing: it holds every request
+// open until its caller gives up or the spec ends (a2apeers.Tarpit).
+func newTarpit() *a2apeers.Peer {
+	pit := a2apeers.V03(a2apeers.Tarpit())
+	DeferCleanup(pit.Close)
+	return pit
 }
 
-func newTarpit() *tarpit {
-	t := &tarpit{}
-	done := make(chan struct{})
-	t.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		t.mu.Lock()
-		t.open++
-		t.peak = max(t.peak, t.open)
-		t.bodies = append(t.bodies, string(body))
-		t.mu.Unlock()
-		select {
-		case <-r.Context().Done():
-			t.mu.Lock()
-			t.gaveUp++
-			t.mu.Unlock()
-		case <-done:
-		}
-		t.mu.Lock()
-		t.open--
-		t.mu.Unlock()
-	}))
-	DeferCleanup(func() {
-		close(done)
-		t.srv.Close()
-	})
-	return t
+// heldOpen tells how many requests pit holds open now.
+func heldOpen(pit *a2apeers.Peer) int {
+	open, _, _ := pit.Held()
+	return open
 }
 
-// held tells how many requests are open now, and the most there were at once.
-func (t *tarpit) held() (open, peak int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.open, t.peak
-}
-
-// callersGaveUp counts the requests whose caller hung up.
-func (t *tarpit) callersGaveUp() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.gaveUp
-}
-
-// requestsFor counts the requests that carried the run's UID (its messageId).
-func (t *tarpit) requestsFor(uid types.UID) func() int {
+// callersGaveUp counts the requests to pit whose caller hung up.
+func callersGaveUp(pit *a2apeers.Peer) func() int {
 	return func() int {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+		_, _, gaveUp := pit.Held()
+		return gaveUp
+	}
+}
+
+// requestsFor counts the requests to peer that carried the run's UID (its
+// messageId).
+func requestsFor(peer *a2apeers.Peer, uid types.UID) func() int {
+	return func() int {
 		n := 0
-		for _, b := range t.bodies {
-			if strings.Contains(b, string(uid)) {
+		for _, r := range peer.Requests() {
+			if strings.Contains(string(r.Body), string(uid)) {
 				n++
 			}
 		}
@@ -122,17 +88,17 @@ func stateOf(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha
 // the tarpit pit holds share calls: it reaches its agent and succeeds while
 // the tarpit holds its share still, never more, and none of its calls has
 // timed out yet.
-func expectNeighbourServed(ctx SpecContext, pit *tarpit, share int) {
+func expectNeighbourServed(ctx SpecContext, pit *a2apeers.Peer, share int) {
 	GinkgoHelper()
-	good := newTestAgent()
+	good := startPeer()
 	neighbour := newNamespace(ctx)
-	createAgent(ctx, neighbour, "triage", good.srv.URL, 4)
+	createAgent(ctx, neighbour, "triage", good.URL, 4)
 	run := queueTestRun(ctx, neighbour, "neighbour", "{}", nil)
-	Eventually(good.received).Should(HaveLen(1), "the neighbour's run reached its agent")
-	open, peak := pit.held()
+	Eventually(good.Messages).Should(HaveLen(1), "the neighbour's run reached its agent")
+	open, peak, gaveUp := pit.Held()
 	Expect(open).To(Equal(share), "while the tarpit still holds its share")
 	Expect(peak).To(Equal(share), "never more than its share")
-	Expect(pit.callersGaveUp()).To(BeZero(), "before any of the tarpit's calls timed out")
+	Expect(gaveUp).To(BeZero(), "before any of the tarpit's calls timed out")
 	Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 }
 
@@ -157,17 +123,14 @@ var _ = Describe("Fair dispatch", func() {
 
 		pit := newTarpit()
 		hostile := newNamespace(ctx)
-		createAgent(ctx, hostile, "tarpit", pit.srv.URL, 20)
+		createAgent(ctx, hostile, "tarpit", pit.URL, 20)
 		for i := range 20 {
 			queueTestRun(ctx, hostile, fmt.Sprintf("held-%02d", i), "{}", func(r *agentsv1alpha1.AgentRun) {
 				r.Labels[agentsv1alpha1.LabelAgent] = "tarpit"
 				r.Spec.AgentRef.Name = "tarpit"
 			})
 		}
-		Eventually(func() int {
-			open, _ := pit.held()
-			return open
-		}).Should(Equal(share), "the tarpit holds its share")
+		Eventually(heldOpen).WithArguments(pit).Should(Equal(share), "the tarpit holds its share")
 
 		expectNeighbourServed(ctx, pit, share)
 		for i := range 20 {
@@ -176,8 +139,7 @@ var _ = Describe("Fair dispatch", func() {
 			held := &agentsv1alpha1.AgentRun{ObjectMeta: metav1.ObjectMeta{Namespace: hostile, Name: fmt.Sprintf("held-%02d", i)}}
 			Eventually(func() agentsv1alpha1.RunState { return get(ctx, held).Status.State }).Should(Equal(agentsv1alpha1.RunRunning), "the tarpit's runs wait, started, for their turn")
 		}
-		open, _ := pit.held()
-		Expect(open).To(Equal(share), "and the tarpit still holds only its share")
+		Expect(heldOpen(pit)).To(Equal(share), "and the tarpit still holds only its share")
 	})
 
 	It("gives four tarpit Agents of one namespace at most half the dispatch workers together: another namespace's run reaches its agent meanwhile", func(ctx SpecContext) {
@@ -192,7 +154,7 @@ var _ = Describe("Fair dispatch", func() {
 		hostile := newNamespace(ctx)
 		for a := range 4 {
 			agent := fmt.Sprintf("tarpit-%d", a)
-			createAgent(ctx, hostile, agent, pit.srv.URL, 5)
+			createAgent(ctx, hostile, agent, pit.URL, 5)
 			for i := range 5 {
 				queueTestRun(ctx, hostile, fmt.Sprintf("%s-held-%d", agent, i), "{}", func(r *agentsv1alpha1.AgentRun) {
 					r.Labels[agentsv1alpha1.LabelAgent] = agent
@@ -200,10 +162,7 @@ var _ = Describe("Fair dispatch", func() {
 				})
 			}
 		}
-		Eventually(func() int {
-			open, _ := pit.held()
-			return open
-		}).Should(Equal(share), "the tarpits hold their namespace's share")
+		Eventually(heldOpen).WithArguments(pit).Should(Equal(share), "the tarpits hold their namespace's share")
 
 		expectNeighbourServed(ctx, pit, share)
 	})
@@ -217,16 +176,16 @@ var _ = Describe("Fair dispatch", func() {
 		restartOperator(&opts)
 		pit := newTarpit()
 		ns := newNamespace(ctx)
-		createAgent(ctx, ns, "triage", pit.srv.URL, 1)
+		createAgent(ctx, ns, "triage", pit.URL, 1)
 		run := queueTestRun(ctx, ns, "held", "{}", nil)
 
 		// The send is cut off (the agent sees its caller hang up) and sent
 		// again, with the same messageId; the run keeps running meanwhile.
-		Eventually(pit.callersGaveUp).Should(BeNumerically(">=", 1))
+		Eventually(callersGaveUp(pit)).Should(BeNumerically(">=", 1))
 		Eventually(func() *agentsv1alpha1.RunRetry { return get(ctx, run).Status.Retry }).ShouldNot(BeNil())
 		fakeClock.Step(time.Second) // past the first backoff
 		poke(ctx, run)
-		Eventually(pit.requestsFor(run.UID)).Should(BeNumerically(">=", 2))
+		Eventually(requestsFor(pit, run.UID)).Should(BeNumerically(">=", 2))
 		st := get(ctx, run).Status
 		Expect(st.State).To(Equal(agentsv1alpha1.RunRunning))
 		Expect(st.TaskID).To(BeEmpty())

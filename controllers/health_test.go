@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/a2apeers"
+	"github.com/hookrun/hookrun/test/testenv"
 )
 
 // The health each kind shows, computed from objects read from the API
@@ -171,8 +174,7 @@ var _ = Describe("Health as kstatus and Argo CD compute it", func() {
 		}, status.InProgressStatus, "Progressing"),
 		Entry("AgentRun waiting to be sent again", func(ctx SpecContext, ns string) *unstructured.Unstructured {
 			ta := agentOfRuns(ctx, ns)
-			ta.retryAfter.Store("300")
-			ta.tooMany.Store(1)
+			ta.TurnAway(1, http.StatusTooManyRequests, "300")
 			return settled(ctx, queueTestRun(ctx, ns, "run", "{}", nil), metav1.ConditionFalse, agentsv1alpha1.ReasonRetrying)
 		}, status.InProgressStatus, "Progressing"),
 		Entry("AgentRun succeeded", func(ctx SpecContext, ns string) *unstructured.Unstructured {
@@ -332,11 +334,11 @@ func endpointWithTakenID(ctx SpecContext, ns string) *agentsv1alpha1.WebhookEndp
 
 // agentOfRuns creates Agent triage in ns, sending to a test agent one run at
 // a time.
-func agentOfRuns(ctx SpecContext, ns string) *testAgent {
+func agentOfRuns(ctx SpecContext, ns string) *a2apeers.Peer {
 	GinkgoHelper()
-	ta := newTestAgent()
+	ta := startPeer()
 	a := newAgent(ns, "triage")
-	a.Spec.A2A.URL = ta.srv.URL
+	a.Spec.A2A.URL = ta.URL
 	a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 	a.Spec.MaxConcurrentRuns = 1
 	create(ctx, a)
@@ -355,32 +357,5 @@ func queueTestRun(ctx SpecContext, ns, name, body string, mutate func(*agentsv1a
 // body, and the fields).
 func queueTestRunWith(ctx SpecContext, ns, name string, data map[string][]byte, mutate func(*agentsv1alpha1.AgentRun)) *agentsv1alpha1.AgentRun {
 	GinkgoHelper()
-	body := data[agentsv1alpha1.PayloadBodyKey]
-	run := &agentsv1alpha1.AgentRun{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
-			agentsv1alpha1.LabelEndpoint: "hook", agentsv1alpha1.LabelAgent: "triage",
-		}},
-		Spec: agentsv1alpha1.AgentRunSpec{
-			EndpointRef: agentsv1alpha1.LocalObjectReference{Name: "hook"}, AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"},
-			Prompt: "Triage this.", ThreadStrategy: agentsv1alpha1.NewThreadEachRun,
-			Owner:      &agentsv1alpha1.Owner{User: "alice@example.com"},
-			Payload:    &agentsv1alpha1.PayloadReference{SecretName: name, Bytes: int64(len(body)), ContentType: "application/json"},
-			ReceivedAt: metav1.NewTime(fakeClock.Now()),
-		},
-	}
-	if mutate != nil {
-		mutate(run)
-	}
-	create(ctx, run)
-	DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, run))).To(Succeed()) })
-	if run.Spec.Payload != nil {
-		create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
-			}}},
-			Type: agentsv1alpha1.SecretTypeWebhookPayload,
-			Data: data,
-		})
-	}
-	return run
+	return testenv.QueueRun(ctx, k8sClient, ns, name, data, fakeClock.Now(), mutate)
 }

@@ -42,6 +42,7 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/tracing"
 	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/test/a2apeers"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -204,8 +205,6 @@ func generatedSecret(ctx SpecContext, ep *agentsv1alpha1.WebhookEndpoint) *corev
 	return testenv.GeneratedSecret(ctx, k8sClient, ep)
 }
 
-func sha256Hex(b []byte) string { return testenv.SHA256Hex(b) }
-
 // eventsFor lists the events.k8s.io events about obj with reason.
 func eventsFor(ctx SpecContext, obj client.Object, reason string) func() []eventsv1.Event {
 	return testenv.Events(ctx, k8sClient, obj, reason)
@@ -222,3 +221,17 @@ func skipAsReceiver(ctx SpecContext, c client.Client, run *agentsv1alpha1.AgentR
 	GinkgoHelper()
 	testenv.SkipAsReceiver(ctx, c, run, message)
 }
+
+// startPeer, servePeer and messagesOf start and watch the suite's
+// agents as every operator suite does (testenv, test/a2apeers).
+func startPeer() *a2apeers.Peer { return testenv.StartPeer() }
+
+func servePeer(ctx SpecContext, ns string, mutate func(*agentsv1alpha1.Agent)) *a2apeers.Peer {
+	GinkgoHelper()
+	return testenv.ServePeer(ctx, k8sClient, ns, mutate)
+}
+
+func messagesOf(peer *a2apeers.Peer) func(string) int { return testenv.MessagesTo(peer) }
+
+// referableLabels mark a Secret for hookrun (DESIGN section 9).
+func referableLabels() map[string]string { return testenv.ReferableLabels() }

@@ -19,6 +19,7 @@ package a2a
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -60,6 +61,27 @@ func sendAndWait(t *testing.T, c *Client, msg Message) (sent, done *Task) {
 		t.Fatalf("SendMessage: %v", err)
 	}
 	return sent, waitFor(t, c, sent.ID)
+}
+
+// waitFor polls a task until it is terminal.
+func waitFor(t *testing.T, c *Client, id string) *Task {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		task, err := c.GetTask(t.Context(), id)
+		if err != nil {
+			t.Fatalf("GetTask: %v", err)
+		}
+		if task.State.Terminal() {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s still %s after 10s", id, task.State)
+		}
+		<-tick.C
+	}
 }
 
 // TestSDKPeers is the main proof of the client: each of the SDK peers,

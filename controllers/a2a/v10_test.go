@@ -17,175 +17,27 @@ limitations under the License.
 package a2a
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
-// v10Server is an A2A 1.0 JSON-RPC peer written from the 1.0 specification:
-// methods SendMessage, GetTask, CancelTask; header A2A-Version: 1.0 required;
-// parts told apart by member ("text", "raw"); roles ROLE_*; states
-// TASK_STATE_*; SendMessage answers {"task": {...}}. Tasks complete on the
-// second GetTask, so a client must poll.
-type v10Server struct {
-	mu    sync.Mutex
-	tasks map[string]*v10Task
-	seen  []map[string]any // SendMessage params as received
-}
-
-type v10Task struct {
-	ID, ContextID, State, Output string
-	polls                        int
-}
-
-func (s *v10Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		ID     any             `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	reply := func(result any, code int, msg string) {
-		out := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		if code != 0 {
-			out["error"] = map[string]any{"code": code, "message": msg}
-		} else {
-			out["result"] = result
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(out)
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		reply(nil, -32700, "parse error")
-		return
-	}
-	if r.Header.Get("A2A-Version") != "1.0" {
-		reply(nil, -32009, "VersionNotSupportedError: A2A-Version 1.0 required")
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch req.Method {
-	case "SendMessage":
-		var p struct {
-			Message struct {
-				MessageID string           `json:"messageId"`
-				ContextID string           `json:"contextId"`
-				Role      string           `json:"role"`
-				Kind      string           `json:"kind"`
-				Parts     []map[string]any `json:"parts"`
-				Metadata  map[string]any   `json:"metadata"`
-			} `json:"message"`
-			Configuration json.RawMessage `json:"configuration"`
-		}
-		var generic map[string]any
-		_ = json.Unmarshal(req.Params, &generic)
-		s.seen = append(s.seen, generic)
-		if err := json.Unmarshal(req.Params, &p); err != nil || p.Message.Role != "ROLE_USER" || p.Message.Kind != "" {
-			reply(nil, -32602, "invalid params: 1.0 messages have role ROLE_USER and no kind")
-			return
-		}
-		// SendMessageConfiguration has exactly these members in 1.0
-		// (0.3's "blocking" is gone; 1.0 blocks unless returnImmediately).
-		var cfg struct {
-			AcceptedOutputModes        []string        `json:"acceptedOutputModes"`
-			TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig"`
-			HistoryLength              *int            `json:"historyLength"`
-			ReturnImmediately          bool            `json:"returnImmediately"`
-		}
-		if len(p.Configuration) > 0 {
-			dec := json.NewDecoder(strings.NewReader(string(p.Configuration)))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&cfg); err != nil {
-				reply(nil, -32602, "invalid params: configuration: "+err.Error())
-				return
-			}
-		}
-		var out []string
-		for _, part := range p.Message.Parts {
-			if _, ok := part["kind"]; ok {
-				reply(nil, -32602, "invalid params: 1.0 parts have no kind")
-				return
-			}
-			if t, ok := part["text"].(string); ok {
-				out = append(out, "echo: "+t)
-			}
-			if raw, ok := part["raw"].(string); ok {
-				b, err := base64.StdEncoding.DecodeString(raw)
-				if err != nil {
-					reply(nil, -32602, "invalid base64")
-					return
-				}
-				out = append(out, fmt.Sprintf("file %v %v %q", part["filename"], part["mediaType"], b))
-			}
-		}
-		id := fmt.Sprintf("task-%d", len(s.tasks)+1)
-		ctx := p.Message.ContextID
-		if ctx == "" {
-			ctx = "server-ctx"
-		}
-		state := "TASK_STATE_COMPLETED"
-		if len(out) > 0 && out[0] == "echo: fail" {
-			state = "TASK_STATE_FAILED"
-		}
-		if len(out) > 0 && out[0] == "echo: input" {
-			state = "TASK_STATE_INPUT_REQUIRED"
-		}
-		s.tasks[id] = &v10Task{ID: id, ContextID: ctx, State: state, Output: strings.Join(out, "\n")}
-		if !cfg.ReturnImmediately {
-			// Blocking, the 1.0 default: the answer comes when the task is done.
-			s.tasks[id].polls = 2
-			reply(map[string]any{"task": s.wire(s.tasks[id], state)}, 0, "")
-			return
-		}
-		reply(map[string]any{"task": s.wire(s.tasks[id], "TASK_STATE_SUBMITTED")}, 0, "")
-	case "GetTask", "CancelTask":
-		var p struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		t, ok := s.tasks[p.ID]
-		if !ok {
-			reply(nil, -32001, "TaskNotFoundError")
-			return
-		}
-		if req.Method == "CancelTask" {
-			t.State = "TASK_STATE_CANCELED"
-		}
-		t.polls++
-		state := t.State
-		if t.polls < 2 && req.Method == "GetTask" {
-			state = "TASK_STATE_WORKING"
-		}
-		reply(s.wire(t, state), 0, "")
-	default:
-		reply(nil, -32601, "method not found: "+req.Method)
-	}
-}
-
-func (s *v10Server) wire(t *v10Task, state string) map[string]any {
-	task := map[string]any{"id": t.ID, "contextId": t.ContextID, "status": map[string]any{"state": state}}
-	switch state {
-	case "TASK_STATE_COMPLETED":
-		task["artifacts"] = []any{map[string]any{"artifactId": "a1", "parts": []any{map[string]any{"text": t.Output}}}}
-	case "TASK_STATE_FAILED", "TASK_STATE_INPUT_REQUIRED":
-		task["status"] = map[string]any{"state": state, "message": map[string]any{
-			"messageId": "m", "role": "ROLE_AGENT", "parts": []any{map[string]any{"text": "needs a human"}},
-		}}
-	}
-	return task
-}
-
-func TestV10AgainstSpecServer(t *testing.T) {
-	peer := &v10Server{tasks: map[string]*v10Task{}}
-	srv := httptest.NewServer(peer)
-	defer srv.Close()
-	c := &Client{URL: srv.URL, Version: V10}
+// TestV10Wire holds the 1.0 client's JSON-RPC to the 1.0 specification's
+// wire: the SDK's 1.0 peer, checking each request strictly
+// (a2apeers.StrictWire: A2A-Version 1.0, role ROLE_USER, no kind on a
+// message or part, only 1.0's configuration members), takes a send with
+// a file and metadata that does not block, its task polled to its end,
+// tasks that fail, ask for input and are canceled; a 0.3 client is refused.
+func TestV10Wire(t *testing.T) {
+	peer := a2apeers.V1JSONRPC(a2apeers.StrictWire())
+	t.Cleanup(peer.Close)
+	c := &Client{URL: peer.URL, Version: V10}
 
 	task, err := c.SendMessage(t.Context(), Message{
 		MessageID: "uid", ContextID: "ctx-9", Text: "hello",
@@ -199,35 +51,53 @@ func TestV10AgainstSpecServer(t *testing.T) {
 		t.Errorf("send result %+v, want submitted in ctx-9", task)
 	}
 	done := waitFor(t, c, task.ID)
-	if done.State != StateCompleted || done.Output != "echo: hello\nfile body application/octet-stream \"\\xc3(\"" {
+	if done.State != StateCompleted || done.Output != "echo: hello" {
 		t.Errorf("completed task %+v", done)
 	}
-	sent := peer.seen[0]
-	if cfg, _ := sent["configuration"].(map[string]any); cfg["returnImmediately"] != true || cfg["blocking"] != nil {
-		t.Errorf("SendMessage configuration %v, want returnImmediately true (1.0 has no blocking field)", sent["configuration"])
+	got := peer.Messages()
+	if len(got) != 1 || len(got[0].Files) != 1 || !reflect.DeepEqual(got[0].Files[0], a2apeers.File{Name: "body", MediaType: "application/octet-stream", Bytes: []byte{0xc3, 0x28}}) {
+		t.Errorf("peer got %+v, want the file body's two bytes", got)
 	}
-	msg, _ := sent["message"].(map[string]any)
+	var sent struct {
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(peer.Requests()[0].Body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := sent.Params["configuration"].(map[string]any); cfg["returnImmediately"] != true || cfg["blocking"] != nil {
+		t.Errorf("SendMessage configuration %v, want returnImmediately true (1.0 has no blocking field)", sent.Params["configuration"])
+	}
+	msg, _ := sent.Params["message"].(map[string]any)
 	if meta, _ := msg["metadata"].(map[string]any); msg["messageId"] != "uid" || meta["k"] != "v" {
 		t.Errorf("message %v lacks messageId or metadata", msg)
 	}
 
-	for text, want := range map[string]State{"fail": StateFailed, "input": StateInputRequired} {
+	for text, want := range map[string]*Task{
+		"fail":  {State: StateFailed, StatusText: a2apeers.FailText},
+		"input": {State: StateInputRequired, StatusText: a2apeers.InputText},
+	} {
 		task, err := c.SendMessage(t.Context(), Message{MessageID: text, Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := waitFor(t, c, task.ID)
-		if got.State != want || got.StatusText != "needs a human" {
-			t.Errorf("%s: %+v, want %s with the status message", text, got, want)
+		if got.State != want.State || got.StatusText != want.StatusText {
+			t.Errorf("%s: %+v, want %s with the status message", text, got, want.State)
 		}
 	}
-	canceled, err := c.CancelTask(t.Context(), task.ID)
-	if err != nil || canceled.State != StateCanceled {
-		t.Errorf("CancelTask: %+v, %v", canceled, err)
+	hung, err := c.SendMessage(t.Context(), Message{MessageID: "hang", Text: "hang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CancelTask(t.Context(), hung.ID); err != nil {
+		t.Fatalf("CancelTask: %v", err)
+	}
+	if got := waitFor(t, c, hung.ID); got.State != StateCanceled {
+		t.Errorf("canceled task is %s", got.State)
 	}
 
-	// The same server refuses a 0.3 client: it sends no A2A-Version.
-	old := &Client{URL: srv.URL, Version: V03}
+	// The same peer refuses a 0.3 client: it sends no A2A-Version.
+	old := &Client{URL: peer.URL, Version: V03}
 	if _, err := old.SendMessage(t.Context(), Message{MessageID: "x", Text: "hi"}); err == nil || IsRetryable(err) {
 		t.Errorf("0.3 client against a 1.0 server: %v, want a final error", err)
 	}

@@ -35,4 +35,11 @@ limitations under the License.
 //     back-off) and what it gave (cardState, cardSummary);
 //   - cleanup.go: the finalizer's steps (add, delete dependents, wait,
 //     confirm live, release) and the watches on dependents.
+//
+// Tests: a table test of each pure function beside its file, and an envtest
+// suite of this controller alone (suite_envtest_test.go) with the specs that
+// need no other controller (controller_envtest_test.go: Ready, archived, a
+// token Secret missing or not labelled). Specs of cards, TLS and deletion
+// also run the AgentRun or WebhookEndpoint controllers: they stay in
+// package controllers.
 package agent

@@ -56,4 +56,12 @@ limitations under the License.
 //   - tracing.go: the spans of admission and of each A2A call (RunTracer);
 //   - metrics.go: the run metrics by Agent, the queued-runs gauge, and the
 //     series of deleted Agents (FollowAgent).
+//
+// Tests: a table test of each pure function beside its file, and an envtest
+// suite of admission and execution alone (suite_envtest_test.go: a real API
+// server with hookrun's access control, the two controllers in a manager as
+// the operator's service account, agents of test/a2apeers) with the specs
+// that need no other controller (*_envtest_test.go: dispatch, retries,
+// fields, traces, what an agent says). Specs that need the Agent or
+// AgentThread controller too stay in package controllers.
 package run

@@ -31,4 +31,10 @@ limitations under the License.
 //     Stalled), one patch per reconcile;
 //   - controller.go: Reconciler, threadSummary (the Ready condition), the
 //     run-to-thread map and predicate.
+//
+// Tests: a table test of threadSummary, and an envtest suite of this
+// controller alone (suite_envtest_test.go, controller_envtest_test.go: an
+// attached context, the Agent's readiness). Specs of a thread's runs also
+// run the AgentRun controllers: they stay in package controllers
+// (threads_of_runs_test.go).
 package thread

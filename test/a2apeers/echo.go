@@ -32,6 +32,7 @@ const (
 	fail
 	hang
 	input
+	slow
 )
 
 // outcome is what the echo agent does with a message: how it ends the task,
@@ -41,16 +42,20 @@ type outcome struct {
 	text string
 }
 
-// echo is the echo agent's outcome for a message's text.
+// echo is the echo agent's outcome for a message's text: the first word of
+// the payload's first line tells.
 func echo(text string) outcome {
 	line, _, _ := strings.Cut(payload(text), "\n")
-	switch line {
+	word, _, _ := strings.Cut(line, " ")
+	switch word {
 	case "fail":
 		return outcome{kind: fail, text: FailText}
 	case "hang":
 		return outcome{kind: hang}
 	case "input":
 		return outcome{kind: input, text: InputText}
+	case "slow":
+		return outcome{kind: slow, text: "echo: " + line}
 	}
 	return outcome{kind: complete, text: "echo: " + line}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package a2apeers
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"io"
@@ -41,15 +42,22 @@ type Peer struct {
 	stop  chan struct{} // closed by Close: hanging tasks end
 	gates gates
 
-	mu       sync.Mutex
-	requests []Request
-	messages []Message
+	tarpit bool
+
+	mu        sync.Mutex
+	requests  []Request
+	messages  []Message
+	trouble   trouble
+	refuseAll bool
+	holding   holding
+	overlap   overlap
 }
 
 // Request is an HTTP request a peer received, its card's included.
 type Request struct {
 	Method, Path string
 	Header       http.Header
+	Body         []byte
 }
 
 // Message is a message a peer was sent, as its SDK read it.
@@ -62,6 +70,8 @@ type Message struct {
 	// Text is the message's text parts, joined by newlines.
 	Text  string
 	Files []File
+	// Header is the HTTP header of the call that carried the message.
+	Header http.Header
 }
 
 // File is a file part of a message.
@@ -78,6 +88,8 @@ type config struct {
 	card   func(url string) []byte
 	tenant string
 	tls    *tls.Config
+	tarpit bool
+	strict bool
 }
 
 // RefuseVersion makes the peer answer every call as a server of another
@@ -116,7 +128,7 @@ func newPeer(cfg config) *Peer {
 		scheme = "https://"
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes it refuses
 	}
-	return &Peer{URL: scheme + srv.Listener.Addr().String() + "/", srv: srv, tls: cfg.tls, stop: make(chan struct{})}
+	return &Peer{URL: scheme + srv.Listener.Addr().String() + "/", srv: srv, tls: cfg.tls, tarpit: cfg.tarpit, stop: make(chan struct{})}
 }
 
 // serve starts p: card at cardPath (a nil card answers 404), a2a for
@@ -131,13 +143,27 @@ func (p *Peer) serve(card, a2a http.Handler) *Peer {
 	return p.start(mux)
 }
 
-// start serves h, recording every request.
+// start serves h, recording every request; a tarpit holds each, and the
+// trouble a test set turns calls away before h sees them.
 func (p *Peer) start(h http.Handler) *Peer {
 	p.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		p.mu.Lock()
-		p.requests = append(p.requests, Request{Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone()})
+		p.requests = append(p.requests, Request{Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone(), Body: body})
 		p.mu.Unlock()
-		h.ServeHTTP(w, r)
+		if p.tarpit {
+			p.hold(r)
+			return
+		}
+		if p.turnAway(w, r) {
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), headerKey{}, r.Header.Clone())))
 	})
 	if p.tls != nil {
 		p.srv.TLS = p.tls

@@ -59,7 +59,9 @@ func (h *v03Handler) OnSendMessage(ctx context.Context, params *a2av03.MessageSe
 		return nil, a2av03.ErrMethodNotFound
 	}
 	if params.Message != nil {
-		h.p.received(v03Message(params.Message))
+		m := v03Message(params.Message)
+		m.Header = headerOf(ctx)
+		h.p.received(m)
 		if params.Config != nil && params.Config.Blocking != nil && !*params.Config.Blocking {
 			defer h.p.gates.hold(params.Message.ID)()
 		}
@@ -121,6 +123,9 @@ func (e v03Echo) Execute(ctx context.Context, rc *a2asrvv03.RequestContext, q ev
 	}
 	e.p.wait(ctx, rc.Message.ID)
 	out := echo(v03Text(rc.Message))
+	if out.kind == slow {
+		e.p.work(ctx, rc.Message.ContextID)
+	}
 	reply := a2av03.NewMessageForTask(a2av03.MessageRoleAgent, rc, a2av03.TextPart{Text: out.text})
 	switch out.kind {
 	case fail:

@@ -45,8 +45,12 @@ func serveV1(binding a2a.TransportProtocol, cfg config) *Peer {
 	switch {
 	case binding == a2a.TransportProtocolJSONRPC:
 		// Only its URL: a call on another path (HTTP+JSON's) finds nothing.
+		jsonrpc := a2asrv.NewJSONRPCHandler(handler)
+		if cfg.strict {
+			jsonrpc = strictWire(jsonrpc)
+		}
 		mux := http.NewServeMux()
-		mux.Handle("POST /{$}", a2asrv.NewJSONRPCHandler(handler))
+		mux.Handle("POST /{$}", jsonrpc)
 		served = mux
 	case cfg.tenant != "":
 		served = a2asrv.NewTenantRESTHandler("/{*}", handler)
@@ -86,7 +90,9 @@ func (h *v1Handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest
 		return nil, a2a.ErrVersionNotSupported
 	}
 	if req.Message != nil {
-		h.p.received(v1Message(req))
+		m := v1Message(req)
+		m.Header = headerOf(ctx)
+		h.p.received(m)
 		if req.Config != nil && req.Config.ReturnImmediately {
 			defer h.p.gates.hold(req.Message.ID)()
 		}
@@ -141,6 +147,9 @@ func (e v1Echo) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 		}
 		e.p.wait(ctx, ec.Message.ID)
 		out := echo(v1Text(ec.Message))
+		if out.kind == slow {
+			e.p.work(ctx, ec.Message.ContextID)
+		}
 		reply := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(out.text))
 		switch out.kind {
 		case fail:

@@ -18,6 +18,7 @@ limitations under the License.
 // the test was compiled from, the one way envtest suites start an API
 // server with hookrun installed (StartCluster, cluster.go), and clients
 // that act as hookrun's service accounts or as people, through
-// impersonation. Installing hookrun's manifests is hack/clusterinstall,
-// which hack/ uses too; hack/ never imports test/.
+// impersonation; runs stored as the receiver stores them, and the agents
+// of test/a2apeers they reach (runs.go). Installing hookrun's manifests is
+// hack/clusterinstall, which hack/ uses too; hack/ never imports test/.
 package testenv

@@ -14,15 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -34,45 +29,28 @@ import (
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/internal/cached"
 	"github.com/hookrun/hookrun/controllers/tracing"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 // a2aRequest is what an agent saw of one A2A request: its JSON-RPC method
 // and its trace headers.
 type a2aRequest struct{ method, traceparent, tracestate string }
 
-// traceLog records the A2A requests an agent got.
-type traceLog struct {
-	mu  sync.Mutex
-	got []a2aRequest
-}
-
-func (l *traceLog) requests() []a2aRequest {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]a2aRequest(nil), l.got...)
-}
-
-// tracingFront serves agent's A2A behind a real HTTP server that records
-// each request's method and trace headers in log.
-func tracingFront(agent *testAgent, log *traceLog) *httptest.Server {
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+// a2aRequests are the A2A requests peer got, by method and trace headers.
+func a2aRequests(peer *a2apeers.Peer) []a2aRequest {
+	var out []a2aRequest
+	for _, r := range peer.Requests() {
 		var call struct{ Method string }
-		_ = json.Unmarshal(body, &call)
-		log.mu.Lock()
-		log.got = append(log.got, a2aRequest{call.Method, r.Header.Get("traceparent"), r.Header.Get("tracestate")})
-		log.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		agent.srv.Config.Handler.ServeHTTP(w, r)
-	}))
-	DeferCleanup(front.Close)
-	return front
+		_ = json.Unmarshal(r.Body, &call)
+		out = append(out, a2aRequest{call.Method, r.Header.Get("traceparent"), r.Header.Get("tracestate")})
+	}
+	return out
 }
 
 // runSpans are the operator's finished spans of run ns/name, by span name.
 func runSpans(ns, name string) map[string][]tracetest.SpanStub {
 	out := map[string][]tracetest.SpanStub{}
-	for _, s := range operatorSpans.GetSpans() {
+	for _, s := range spans.GetSpans() {
 		var endpoint, run bool
 		for _, a := range s.Attributes {
 			endpoint = endpoint || a.Key == tracing.AttrEndpoint && a.Value.AsString() == ns+"/hook"
@@ -96,14 +74,14 @@ var _ = Describe("Traces of runs", func() {
 		receiveSpan = "00f067aa0ba902b7"
 	)
 	var (
-		ns  string
-		log *traceLog
+		ns    string
+		agent *a2apeers.Peer
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		log = &traceLog{}
+		agent = startPeer()
 		a := newAgent(ns, "triage")
-		a.Spec.A2A.URL = tracingFront(newTestAgent(), log).URL
+		a.Spec.A2A.URL = agent.URL
 		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 		a.Spec.RunTimeout = &metav1.Duration{Duration: time.Minute}
 		create(ctx, a)
@@ -119,7 +97,7 @@ var _ = Describe("Traces of runs", func() {
 		Eventually(func() string { return get(ctx, run).Status.TraceID }).Should(Equal(senderTrace))
 		Eventually(func() []string {
 			var methods []string
-			for _, r := range log.requests() {
+			for _, r := range a2aRequests(agent) {
 				methods = append(methods, r.method)
 			}
 			return methods
@@ -149,7 +127,7 @@ var _ = Describe("Traces of runs", func() {
 		Expect(spans[tracing.SpanSend][0].Attributes).To(ContainElement(HaveField("Key", tracing.AttrTaskState)))
 
 		want := map[string]string{"message/send": tracing.SpanSend, "tasks/get": tracing.SpanPoll, "tasks/cancel": tracing.SpanCancel}
-		requests := log.requests()
+		requests := a2aRequests(agent)
 		Expect(requests).NotTo(BeEmpty())
 		for _, r := range requests {
 			Expect(byTraceparent).To(HaveKey(r.traceparent), "%s carries the traceparent of a span of the run", r.method)
@@ -163,7 +141,7 @@ var _ = Describe("Traces of runs", func() {
 		Eventually(func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }).Should(Equal(agentsv1alpha1.RunSuccess))
 		traceID := get(ctx, run).Status.TraceID
 		Expect(traceID).To(MatchRegexp(`^[0-9a-f]{32}$`))
-		requests := log.requests()
+		requests := a2aRequests(agent)
 		Expect(requests).NotTo(BeEmpty())
 		Expect(requests[0].method).To(Equal("message/send"))
 		for _, r := range requests {

@@ -18,9 +18,6 @@ package controllers
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentrun "github.com/hookrun/hookrun/controllers/run"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 // BenchmarkQueueToSendBesideTarpit measures BenchmarkQueueToSend's 202 to
@@ -49,18 +47,12 @@ func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
 	alone := agent.queueToSend(ctx, b, c, "bench", "demo", "alone", b.N)
 
 	b.StopTimer()
-	var held atomic.Int32
-	release := make(chan struct{})
-	pit := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		held.Add(1)
-		defer held.Add(-1)
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
+	pit := a2apeers.V1JSONRPC(a2apeers.Tarpit())
 	defer pit.Close()
-	defer close(release)
+	held := func() int32 {
+		open, _, _ := pit.Held()
+		return int32(open)
+	}
 	// fill starts four tarpit Agents of ns with 20 runs each, and waits
 	// until the tarpits hold want requests.
 	fill := func(ns string, want int32) {
@@ -73,9 +65,9 @@ func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
 				storeBenchRun(ctx, b, c, ns, name, fmt.Sprintf("%s-held-%02d", name, i))
 			}
 		}
-		for deadline := time.Now().Add(30 * time.Second); held.Load() < want; {
+		for deadline := time.Now().Add(30 * time.Second); held() < want; {
 			if time.Now().After(deadline) {
-				b.Fatalf("the tarpits hold %d requests, want %d", held.Load(), want)
+				b.Fatalf("the tarpits hold %d requests, want %d", held(), want)
 			}
 			<-time.After(time.Millisecond)
 		}
@@ -85,7 +77,7 @@ func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
 	b.StartTimer()
 	beside := agent.queueToSend(ctx, b, c, "bench", "demo", "beside", b.N)
 	b.StopTimer()
-	if n := held.Load(); n > share {
+	if n := held(); n > share {
 		b.Fatalf("the tarpits held %d requests at the end, more than their namespace's share of %d", n, share)
 	}
 
@@ -94,7 +86,7 @@ func BenchmarkQueueToSendBesideTarpit(b *testing.B) {
 	b.StartTimer()
 	besideTwo := agent.queueToSend(ctx, b, c, "bench", "demo", "beside-two", b.N)
 	b.StopTimer()
-	if n := held.Load(); n > both {
+	if n := held(); n > both {
 		b.Fatalf("two namespaces' tarpits held %d requests at the end, more than the %d the reserve leaves them", n, both)
 	}
 

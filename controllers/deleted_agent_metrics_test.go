@@ -58,10 +58,10 @@ func agentSeriesIn(ns, agent string) map[string]int {
 var _ = Describe("Metric series of a deleted Agent", func() {
 	It("are removed, and a run that ends after its Agent is gone does not bring them back", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		server := newTestAgent()
+		server := startPeer()
 		for _, name := range []string{"triage", "other"} {
 			a := newAgent(ns, name)
-			a.Spec.A2A.URL = server.srv.URL
+			a.Spec.A2A.URL = server.URL
 			a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 			a.Spec.RunTimeout = &metav1.Duration{Duration: time.Hour}
 			a.Spec.MaxConcurrentRuns = 1
@@ -103,7 +103,7 @@ var _ = Describe("Metric series of a deleted Agent", func() {
 
 		// An Agent of the same name, created again, has series again.
 		again := newAgent(ns, "triage")
-		again.Spec.A2A.URL = server.srv.URL
+		again.Spec.A2A.URL = server.URL
 		again.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 		Expect(k8sClient.Create(ctx, again)).To(Succeed())
 		Eventually(func() []string { return get(ctx, again).Finalizers }).Should(ContainElement(agentsv1alpha1.FinalizerCleanup))

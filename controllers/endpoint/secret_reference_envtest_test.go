@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package endpoint
 
 import (
 	"strings"
@@ -25,21 +25,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/test/testenv"
 )
-
-// referableLabels mark a Secret for hookrun (DESIGN section 9).
-func referableLabels() map[string]string { return testenv.ReferableLabels() }
-
-// setReferable labels (or unlabels) Secret name of ns for hookrun.
-func setReferable(ctx SpecContext, ns, name string, on bool) {
-	GinkgoHelper()
-	testenv.SetReferable(ctx, k8sClient, ns, name, on)
-}
 
 // A reference makes the operator read a Secret with its own rights: only
 // Secrets labelled for hookrun are used.
-var _ = Describe("Secrets named by a reference", func() {
+var _ = Describe("An endpoint's secretRef", func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
 
@@ -50,24 +40,6 @@ var _ = Describe("Secrets named by a reference", func() {
 			Data:       map[string][]byte{"token": value},
 		})).To(Succeed())
 	}
-
-	It("keeps an Agent SecretNotReferable while its token Secret is not labelled for hookrun", func(ctx SpecContext) {
-		unlabelled(ctx, "db-password", []byte("hunter2"))
-		agent := newAgent(ns, "triage")
-		agent.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "db-password", Key: "token"}
-		Expect(k8sClient.Create(ctx, agent)).To(Succeed())
-		ready := func() *metav1.Condition {
-			return conditionOf(get(ctx, agent.DeepCopy()).Status.Conditions, agentsv1alpha1.ConditionReady)
-		}
-		Eventually(ready).Should(And(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable),
-			HaveField("Message", ContainSubstring("kubectl label secret db-password agents.hookrun.dev/allow-reference=true"))))
-
-		setReferable(ctx, ns, "db-password", true)
-		Eventually(ready).Should(haveCondition(metav1.ConditionTrue, agentsv1alpha1.ReasonAvailable))
-
-		setReferable(ctx, ns, "db-password", false)
-		Eventually(ready).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
-	})
 
 	It("hashes an endpoint's secretRef Secret only while it is labelled for hookrun", func(ctx SpecContext) {
 		Expect(k8sClient.Create(ctx, newAgent(ns, "triage"))).To(Succeed())

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	. "github.com/onsi/ginkgo/v2"
@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 // What a run of an endpoint with spec.fields sends: the fields the receiver
@@ -30,11 +31,11 @@ import (
 var _ = Describe("A run with fields", func() {
 	var (
 		ns    string
-		agent *testAgent
+		agent *a2apeers.Peer
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		agent = serveTestAgent(ctx, ns, nil)
+		agent = servePeer(ctx, ns, nil)
 	})
 	sendFields := func(run *agentsv1alpha1.AgentRun) { run.Spec.Payload.Send = agentsv1alpha1.PayloadFields }
 	stateOf := func(ctx SpecContext, run *agentsv1alpha1.AgentRun) func() agentsv1alpha1.RunState {
@@ -48,11 +49,11 @@ var _ = Describe("A run with fields", func() {
 			agentsv1alpha1.PayloadFieldErrorsKey: []byte(`["missing"]`),
 		}, sendFields)
 		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		msgs := agent.received()
+		msgs := agent.Messages()
 		Expect(msgs).To(HaveLen(1))
-		Expect(msgs[0].text).To(Equal("Triage this.\n\n<webhook-payload>\n" +
+		Expect(msgs[0].Text).To(Equal("Triage this.\n\n<webhook-payload>\n" +
 			`{"missing":null,"number":7,"title":"a&lt;/webhook-payload>b"}` + "\n</webhook-payload>"))
-		Expect(msgs[0].metadata).To(HaveKeyWithValue(MetadataKey, And(
+		Expect(msgs[0].Metadata).To(HaveKeyWithValue(MetadataKey, And(
 			HaveKeyWithValue("fields", map[string]any{"missing": nil, "number": float64(7), "title": "a</webhook-payload>b"}),
 			HaveKeyWithValue("fieldErrors", []any{"missing"}))))
 	})
@@ -63,10 +64,10 @@ var _ = Describe("A run with fields", func() {
 			agentsv1alpha1.PayloadFieldsKey: []byte(`{"action":"opened"}`),
 		}, nil)
 		Eventually(stateOf(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		msgs := agent.received()
+		msgs := agent.Messages()
 		Expect(msgs).To(HaveLen(1))
-		Expect(msgs[0].text).To(Equal("Triage this.\n\n<webhook-payload>\n{\"action\":\"opened\"}\n</webhook-payload>"))
-		Expect(msgs[0].metadata).To(HaveKeyWithValue(MetadataKey, And(
+		Expect(msgs[0].Text).To(Equal("Triage this.\n\n<webhook-payload>\n{\"action\":\"opened\"}\n</webhook-payload>"))
+		Expect(msgs[0].Metadata).To(HaveKeyWithValue(MetadataKey, And(
 			HaveKeyWithValue("fields", map[string]any{"action": "opened"}), HaveKeyWithValue("fieldErrors", []any{}))))
 	})
 
@@ -83,6 +84,6 @@ var _ = Describe("A run with fields", func() {
 		}
 		Expect(get(ctx, none).Status.Message).To(ContainSubstring(`no fields (key "fields")`))
 		Expect(get(ctx, list).Status.Message).To(ContainSubstring("something else than a JSON object"))
-		Expect(agent.received()).To(BeEmpty())
+		Expect(agent.Messages()).To(BeEmpty())
 	})
 })

@@ -93,10 +93,9 @@ var _ = Describe("A forged AgentRun", func() {
 	})
 
 	It("that names a Secret which is not its payload ends PayloadInvalid: the Secret is neither sent nor deleted", func(ctx SpecContext) {
-		agent := newTestAgent()
-		DeferCleanup(agent.srv.Close)
+		agent := startPeer()
 		a := newAgent(ns, "triage")
-		a.Spec.A2A.URL = agent.srv.URL
+		a.Spec.A2A.URL = agent.URL
 		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 		create(ctx, a)
 		// Someone else's Secret, and a payload Secret of another run.
@@ -106,7 +105,7 @@ var _ = Describe("A forged AgentRun", func() {
 		})
 		other := queueTestRun(ctx, ns, "other-run", "{}", nil)
 		Eventually(func() agentsv1alpha1.RunState { return get(ctx, other).Status.State }).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(agent.received()).To(HaveLen(1))
+		Expect(agent.Messages()).To(HaveLen(1))
 
 		for _, payload := range []string{"db-password", "other-run"} {
 			run := create(ctx, forgedRun("forged-"+payload, payload))
@@ -117,7 +116,7 @@ var _ = Describe("A forged AgentRun", func() {
 			Expect(conditionOf(get(ctx, run).Status.Conditions, agentsv1alpha1.ConditionReady)).To(
 				haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonPayloadInvalid))
 		}
-		Expect(agent.received()).To(HaveLen(1), "nothing of the forged runs reached the agent")
+		Expect(agent.Messages()).To(HaveLen(1), "nothing of the forged runs reached the agent")
 
 		// Past the payload TTL retention deletes the real run's payload,
 		// not a Secret a forged run names.
@@ -134,10 +133,9 @@ var _ = Describe("A forged AgentRun", func() {
 	// the payload type. Whoever may create runs and Secrets could otherwise
 	// send any Secret data of theirs as if the receiver had accepted it.
 	It("that names a Secret it owns but not of the payload type ends PayloadInvalid: the Secret is not sent", func(ctx SpecContext) {
-		agent := newTestAgent()
-		DeferCleanup(agent.srv.Close)
+		agent := startPeer()
 		a := newAgent(ns, "triage")
-		a.Spec.A2A.URL = agent.srv.URL
+		a.Spec.A2A.URL = agent.URL
 		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV03
 		create(ctx, a)
 
@@ -153,6 +151,6 @@ var _ = Describe("A forged AgentRun", func() {
 			HaveField("Status.State", agentsv1alpha1.RunError),
 			HaveField("Status.Reason", agentsv1alpha1.ReasonPayloadInvalid),
 			HaveField("Status.Message", ContainSubstring("Secret owned-opaque is not this run's payload"))))
-		Expect(agent.received()).To(BeEmpty(), "the Secret did not reach the agent")
+		Expect(agent.Messages()).To(BeEmpty(), "the Secret did not reach the agent")
 	})
 })

@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 // An agent that turns a send away with 429 or 503 gets it again after its
@@ -34,11 +36,11 @@ import (
 var _ = Describe("AgentRun retries", func() {
 	var (
 		ns    string
-		agent *testAgent
+		agent *a2apeers.Peer
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		agent = serveTestAgent(ctx, ns, nil)
+		agent = servePeer(ctx, ns, nil)
 	})
 
 	// waiting reads the run's retry while it waits, and its Ready condition
@@ -57,23 +59,22 @@ var _ = Describe("AgentRun retries", func() {
 		GinkgoHelper()
 		Eventually(func() agentsv1alpha1.RunState { return get(ctx, run).Status.State }).Should(Equal(agentsv1alpha1.RunSuccess))
 		Expect(get(ctx, run).Status.Retry).To(BeNil())
-		Expect(agent.received()).To(HaveLen(1), "the agent took the message once")
+		Expect(agent.Messages()).To(HaveLen(1), "the agent took the message once")
 	}
 
 	It("sends again after the agent's 429 Retry-After, not before, saying why it waits", func(ctx SpecContext) {
-		agent.retryAfter.Store("30")
-		agent.tooMany.Store(1)
+		agent.TurnAway(1, http.StatusTooManyRequests, "30")
 		sent := fakeClock.Now()
 		run := queueTestRun(ctx, ns, "run-429", "{}", nil)
 		Eventually(waiting(ctx, run)).Should(And(
 			HaveField("Attempts", int32(1)),
 			HaveField("NotBefore.Time", BeTemporally("==", sent.Add(30*time.Second))),
 			HaveField("Message", "The agent answered 429; sending again in 30s (Retry-After)")))
-		Expect(agent.calls.Load()).To(Equal(int32(1)))
+		Expect(callsTo(agent)()).To(Equal(1))
 
 		fakeClock.Step(29 * time.Second)
 		poke(ctx, run)
-		Consistently(agent.calls.Load).Should(Equal(int32(1)), "sent again before the Retry-After ended")
+		Consistently(callsTo(agent)).Should(Equal(1), "sent again before the Retry-After ended")
 		Expect(get(ctx, run).Status.Retry).NotTo(BeNil())
 
 		fakeClock.Step(time.Second)
@@ -82,7 +83,7 @@ var _ = Describe("AgentRun retries", func() {
 	})
 
 	It("backs off from 1s, doubling, when the agent's 503 has no Retry-After", func(ctx SpecContext) {
-		agent.unavailable.Store(2)
+		agent.TurnAway(2, http.StatusServiceUnavailable, "")
 		start := fakeClock.Now()
 		run := queueTestRun(ctx, ns, "run-503", "{}", nil)
 		first := waiting(ctx, run)
@@ -102,21 +103,20 @@ var _ = Describe("AgentRun retries", func() {
 		fakeClock.Step(2 * time.Second)
 		poke(ctx, run)
 		succeeds(ctx, run)
-		Expect(agent.unavailable.Load()).To(BeZero())
+		Expect(agent.TurnAwaysLeft()).To(BeZero())
 	})
 
 	It("looks at a task again after the Retry-After of the agent's 503 to a poll", func(ctx SpecContext) {
-		agent.retryAfter.Store("20")
 		run := queueTestRun(ctx, ns, "run-poll", "hang on", nil)
 		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
-		agent.unavailable.Store(1)
+		agent.TurnAway(1, http.StatusServiceUnavailable, "20")
 		at := fakeClock.Now()
 		Eventually(waiting(ctx, run)).Should(And(
 			HaveField("NotBefore.Time", BeTemporally("==", at.Add(20*time.Second))),
 			HaveField("Message", "The agent answered 503; looking at its task again in 20s (Retry-After)")))
-		calls := agent.calls.Load()
+		calls := callsTo(agent)()
 		poke(ctx, run)
-		Consistently(agent.calls.Load).Should(Equal(calls), "looked again before the Retry-After ended")
+		Consistently(callsTo(agent)).Should(Equal(calls), "looked again before the Retry-After ended")
 
 		fakeClock.Step(20 * time.Second)
 		poke(ctx, run)
@@ -125,8 +125,7 @@ var _ = Describe("AgentRun retries", func() {
 	})
 
 	It("ends a run whose agent keeps turning it away at its timeout, saying how often", func(ctx SpecContext) {
-		agent.retryAfter.Store("300")
-		agent.tooMany.Store(100)
+		agent.TurnAway(100, http.StatusTooManyRequests, "300")
 		run := queueTestRun(ctx, ns, "run-timeout", "{}", nil)
 		Eventually(waiting(ctx, run)).Should(HaveField("Attempts", int32(1)))
 		fakeClock.Step(time.Minute) // the Agent's runTimeout, before the 5m asked for
@@ -135,6 +134,6 @@ var _ = Describe("AgentRun retries", func() {
 		st := get(ctx, run).Status
 		Expect(st.Message).To(Equal("The run exceeded its timeout of 1m0s before the agent accepted the message (calls turned away in a row: 1)"))
 		Expect(st.Retry).To(BeNil())
-		Expect(agent.calls.Load()).To(Equal(int32(1)))
+		Expect(callsTo(agent)()).To(Equal(1))
 	})
 })

@@ -75,19 +75,6 @@ type recipePeer struct {
 	received func(messageID string) int
 }
 
-// messagesOf counts the messages peer was sent with an ID.
-func messagesOf(peer *a2apeers.Peer) func(string) int {
-	return func(id string) int {
-		n := 0
-		for _, m := range peer.Messages() {
-			if m.MessageID == id {
-				n++
-			}
-		}
-		return n
-	}
-}
-
 // The recipes of docs/agent-authors.md, each Agent applied as the document
 // writes it (only its namespace, and the host of its URL, are the test's)
 // against the SDK its recipe stands for, served as that SDK serves it: the

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"encoding/json"
@@ -137,14 +137,12 @@ var _ = Describe("AgentRun and what its agent says", func() {
 	)
 
 	It("ends a run whose agent is not on the allow list, never connecting to it", func(ctx SpecContext) {
+		allow, err := a2a.NewAllowList([]string{"agents.example.com"}, []string{"192.0.2.0/24"})
+		Expect(err).NotTo(HaveOccurred())
 		stopManager()
-		saved := *testOptions
-		testOptions.AgentAllowedHosts = []string{"agents.example.com"}
-		testOptions.AgentAllowedCIDRs = []string{"192.0.2.0/24"}
-		stopManager = startManager()
+		stopManager = startManagerWith(allow)
 		DeferCleanup(func() {
 			stopManager()
-			*testOptions = saved
 			stopManager = startManager()
 		})
 

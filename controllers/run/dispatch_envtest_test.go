@@ -14,12 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package run
 
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -35,18 +34,17 @@ import (
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/internal/cached"
-	agentrun "github.com/hookrun/hookrun/controllers/run"
-	"github.com/hookrun/hookrun/hack/demo-agent/demoagent"
+	"github.com/hookrun/hookrun/test/a2apeers"
 )
 
 var _ = Describe("AgentRun dispatcher", func() {
 	var (
 		ns    string
-		agent *testAgent
+		agent *a2apeers.Peer
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		agent = serveTestAgent(ctx, ns, func(a *agentsv1alpha1.Agent) {
+		agent = servePeer(ctx, ns, func(a *agentsv1alpha1.Agent) {
 			a.Spec.DisplayName = "Triage bot"
 			a.Spec.Model = "big"
 			a.Spec.MaxConcurrentRuns = 1
@@ -90,7 +88,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
 		got := get(ctx, run)
 		want := "Triage this.\n\n<webhook-payload>\n{\"issue\":\"x&lt;/Webhook-Payload>y\"}\n</webhook-payload>"
-		Expect(got.Status.Output).To(Equal("triaged: " + want))
+		Expect(got.Status.Output).To(Equal(`echo: {"issue":"x&lt;/Webhook-Payload>y"}`), "the agent's answer")
 		Expect(got.Status.TaskID).NotTo(BeEmpty())
 		Expect(got.Status.StartedAt).NotTo(BeNil())
 		Expect(got.Status.CompletedAt).NotTo(BeNil())
@@ -98,37 +96,38 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Expect(got.Status.Thread.Title).To(Equal("Webhook: Triage bot"))
 		Expect(got.Status.Thread.ContextID).To(MatchRegexp(`^[0-9a-f-]{36}$`))
 
-		msgs := agent.received()
+		msgs := agent.Messages()
 		Expect(msgs).To(HaveLen(1), "sent exactly once")
-		Expect(msgs[0].messageID).To(Equal(string(run.UID)))
-		Expect(msgs[0].contextID).To(Equal(got.Status.Thread.ContextID))
-		Expect(msgs[0].metadata).To(HaveKeyWithValue(MetadataKey, And(
+		Expect(msgs[0].Text).To(Equal(want), "the composed message")
+		Expect(msgs[0].MessageID).To(Equal(string(run.UID)))
+		Expect(msgs[0].ContextID).To(Equal(got.Status.Thread.ContextID))
+		Expect(msgs[0].Metadata).To(HaveKeyWithValue(MetadataKey, And(
 			HaveKeyWithValue("runId", "run-a"), HaveKeyWithValue("endpoint", ns+"/hook"),
 			HaveKeyWithValue("owner", "alice@example.com"), HaveKeyWithValue("trust", "Standard"),
 			HaveKeyWithValue("model", "big"), HaveKeyWithValue("threadTitle", "Webhook: Triage bot"))))
-		user, _ := agent.users.Load(string(run.UID))
-		Expect(user).To(Equal("alice@example.com"), "X-User-Id of the message carries the owner")
+		Expect(msgs[0].Header.Get("X-User-Id")).To(Equal("alice@example.com"), "X-User-Id of the message carries the owner")
 	})
 
 	It("sends a body that is not UTF-8 as a file, byte for byte", func(ctx SpecContext) {
 		body := "\xff\xfe\x00binary"
 		run := queueRun(ctx, "run-b", body, nil)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		msgs := agent.received()
+		msgs := agent.Messages()
 		Expect(msgs).To(HaveLen(1))
-		Expect(msgs[0].file).To(Equal([]byte(body)))
-		Expect(msgs[0].text).To(ContainSubstring("is attached as the file"))
+		Expect(msgs[0].Files).To(HaveLen(1))
+		Expect(msgs[0].Files[0].Bytes).To(Equal([]byte(body)))
+		Expect(msgs[0].Text).To(ContainSubstring("is attached as the file"))
 	})
 
 	It("retries a send that outlasts the per-call deadline instead of failing the run", func(ctx SpecContext) {
-		agent.stall.Store(1)
+		agent.Stall(1, testCallTimeout+time.Second)
 		run := queueRun(ctx, "run-stall", "{}", nil)
 		Eventually(func() *agentsv1alpha1.RunRetry { return get(ctx, run).Status.Retry }).ShouldNot(BeNil())
-		fakeClock.Step(time.Second) // past the first backoff (retries are in agentrun_retry_test.go)
+		fakeClock.Step(time.Second) // past the first backoff (retries are in retry_envtest_test.go)
 		poke(ctx, run)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(agent.stall.Load()).To(BeZero(), "the first call stalled")
-		Expect(agent.received()).To(HaveLen(1))
+		Expect(agent.TurnAwaysLeft()).To(BeZero(), "the first call stalled")
+		Expect(agent.Messages()).To(HaveLen(1))
 	})
 
 	It("ends a run past its timeout even when the agent's token Secret is gone", func(ctx SpecContext) {
@@ -158,11 +157,11 @@ var _ = Describe("AgentRun dispatcher", func() {
 	})
 
 	It("does not retry a final error", func(ctx SpecContext) {
-		agent.refuse.Store(true)
+		agent.RefuseCalls()
 		run := queueRun(ctx, "run-400", "{}", nil)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(ContainSubstring("The agent refused the message"))
-		Consistently(agent.calls.Load, 500*time.Millisecond).Should(Equal(int32(1)))
+		Consistently(callsTo(agent), 500*time.Millisecond).Should(Equal(1))
 	})
 
 	It("keeps a thread's order under 20 runs queued at once", func(ctx SpecContext) {
@@ -187,8 +186,8 @@ var _ = Describe("AgentRun dispatcher", func() {
 			Eventually(runState(ctx, r), 60*time.Second).Should(Equal(agentsv1alpha1.RunSuccess))
 		}
 		var order []string
-		for _, m := range agent.received() {
-			order = append(order, m.text[strings.Index(m.text, "event "):][:8])
+		for _, m := range agent.Messages() {
+			order = append(order, m.Text[strings.Index(m.Text, "event "):][:8])
 		}
 		want := make([]string, 20)
 		for i := range want {
@@ -196,13 +195,12 @@ var _ = Describe("AgentRun dispatcher", func() {
 		}
 		Expect(order).To(Equal(want), "in the order received")
 		contexts := map[string]bool{}
-		for _, m := range agent.received() {
-			contexts[m.contextID] = true
+		for _, m := range agent.Messages() {
+			contexts[m.ContextID] = true
 		}
 		Expect(contexts).To(HaveLen(1), "one context for the thread")
-		agent.mu.Lock()
-		defer agent.mu.Unlock()
-		Expect(agent.maxInflight).To(Equal(1), "one run of the thread at a time")
+		oneContext, _ := agent.Overlap()
+		Expect(oneContext).To(Equal(1), "one run of the thread at a time")
 	})
 
 	It("runs at most maxConcurrentRuns of the Agent at once under a burst", func(ctx SpecContext) {
@@ -218,10 +216,9 @@ var _ = Describe("AgentRun dispatcher", func() {
 		for _, r := range runs {
 			Eventually(runState(ctx, r), 60*time.Second).Should(Equal(agentsv1alpha1.RunSuccess))
 		}
-		agent.mu.Lock()
-		defer agent.mu.Unlock()
-		Expect(agent.maxAllInflight).To(BeNumerically("<=", 3), "never more than the Agent's slots")
-		Expect(agent.maxAllInflight).To(BeNumerically(">=", 2), "the slots are used in parallel")
+		_, all := agent.Overlap()
+		Expect(all).To(BeNumerically("<=", 3), "never more than the Agent's slots")
+		Expect(all).To(BeNumerically(">=", 2), "the slots are used in parallel")
 	})
 
 	It("fails a queued run that has no payload to send (a status written by hand), and still starts the others", func(ctx SpecContext) {
@@ -236,11 +233,10 @@ var _ = Describe("AgentRun dispatcher", func() {
 	})
 
 	It("speaks A2A 1.0 to a 1.0 agent", func(ctx SpecContext) {
-		demo := demoagent.New()
-		srv := httptest.NewServer(demo)
-		DeferCleanup(srv.Close)
+		modern := a2apeers.V1JSONRPC()
+		DeferCleanup(modern.Close)
 		a := newAgent(ns, "modern")
-		a.Spec.A2A.URL = srv.URL
+		a.Spec.A2A.URL = modern.URL
 		a.Spec.A2A.ProtocolVersion = agentsv1alpha1.A2AProtocolV10
 		Expect(k8sClient.Create(ctx, a)).To(Succeed())
 		run := queueRun(ctx, "run-10", "line one\nline two", func(r *agentsv1alpha1.AgentRun) {
@@ -248,8 +244,9 @@ var _ = Describe("AgentRun dispatcher", func() {
 			r.Labels[agentsv1alpha1.LabelAgent] = "modern"
 		})
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(get(ctx, run).Status.Output).To(Equal("Demo agent received 17 bytes (text). First line: line one"))
-		Expect(demo.Seen(string(run.UID))).To(Equal(1))
+		Expect(get(ctx, run).Status.Output).To(Equal("echo: line one"))
+		Expect(messagesOf(modern)(string(run.UID))).To(Equal(1))
+		Expect(modern.Messages()[0].Text).To(ContainSubstring("<webhook-payload>\nline one\nline two\n</webhook-payload>"), "the whole payload, as text")
 	})
 
 	It("resumes a running run from its task after an operator restart, without sending again", func(ctx SpecContext) {
@@ -260,13 +257,13 @@ var _ = Describe("AgentRun dispatcher", func() {
 		fakeClock.Step(2 * time.Minute)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(ContainSubstring("the task was canceled"))
-		Expect(agent.received()).To(HaveLen(1), "followed, not sent again")
+		Expect(agent.Messages()).To(HaveLen(1), "followed, not sent again")
 	})
 
 	It("records a failed task as error with the agent's reason", func(ctx SpecContext) {
 		run := queueRun(ctx, "run-f", "fail please", nil)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
-		Expect(get(ctx, run).Status.Message).To(ContainSubstring("could not triage"))
+		Expect(get(ctx, run).Status.Message).To(ContainSubstring(a2apeers.FailText))
 	})
 
 	It("runs at most maxConcurrentRuns at once, oldest first, and cancels a run past its timeout", func(ctx SpecContext) {
@@ -279,96 +276,6 @@ var _ = Describe("AgentRun dispatcher", func() {
 		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, first).Status.Message).To(ContainSubstring("exceeded its timeout of 1m0s; the task was canceled"))
 		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
-	})
-
-	It("keeps one context for a ContinueExisting thread", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}, Title: "Ops"},
-		})).To(Succeed())
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		a := queueRun(ctx, "run-x", "one", continueOps)
-		b := queueRun(ctx, "run-y", "two", continueOps)
-		Eventually(runState(ctx, a)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Eventually(runState(ctx, b)).Should(Equal(agentsv1alpha1.RunSuccess))
-		// The thread shows its runs once its reconciler has seen the last
-		// one finish: shortly after, not before.
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-y"))
-		th := get(ctx, thread)
-		Expect(th.Status.ContextID).NotTo(BeEmpty())
-		Expect(get(ctx, a).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
-		Expect(get(ctx, b).Status.Thread.ContextID).To(Equal(th.Status.ContextID))
-		Expect(get(ctx, a).Status.Thread.Name).To(Equal("ops"))
-		Expect(th.Status.LastRunName).To(Equal("run-y"))
-		for _, m := range agent.received() {
-			Expect(m.contextID).To(Equal(th.Status.ContextID))
-		}
-	})
-
-	It("shows on the thread the run appended last, whatever order the runs finish in", func(ctx SpecContext) {
-		// A thread's status is derived from its runs, so a run whose final
-		// write comes late cannot replace a later one: the spec finishes
-		// two runs, then writes the first one's final status again.
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
-		})).To(Succeed())
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		first := queueRun(ctx, "run-a", "one", continueOps)
-		Eventually(runState(ctx, first)).Should(Equal(agentsv1alpha1.RunSuccess))
-		second := queueRun(ctx, "run-b", "two", continueOps)
-		Eventually(runState(ctx, second)).Should(Equal(agentsv1alpha1.RunSuccess))
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-b"))
-
-		late := get(ctx, first)
-		patch := client.MergeFrom(late.DeepCopy())
-		late.Status.Output = "written again, late"
-		Expect(k8sClient.Status().Patch(ctx, late, patch)).To(Succeed())
-		Consistently(func() string { return get(ctx, thread).Status.LastRunName }, time.Second).Should(Equal("run-b"),
-			"an earlier run does not replace a later one")
-	})
-
-	It("puts a thread right after an operator that died between a run's final state and the thread's update", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &agentsv1alpha1.AgentThread{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
-			Spec:       agentsv1alpha1.AgentThreadSpec{AgentRef: agentsv1alpha1.LocalObjectReference{Name: "triage"}},
-		})).To(Succeed())
-		thread := &agentsv1alpha1.AgentThread{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"}}
-		continueOps := func(r *agentsv1alpha1.AgentRun) {
-			r.Spec.ThreadStrategy = agentsv1alpha1.ContinueExisting
-			r.Spec.TargetThreadRef = &agentsv1alpha1.LocalObjectReference{Name: "ops"}
-		}
-		run := queueRun(ctx, "run-a", "hang until canceled", continueOps)
-		Eventually(func() string { return get(ctx, run).Status.TaskID }).ShouldNot(BeEmpty())
-		Eventually(func() string { return get(ctx, thread).Status.ContextID }).Should(Equal(get(ctx, run).Status.Thread.ContextID))
-
-		By("the operator is killed; what it stored last is the run's final state, with the context the agent chose")
-		stopManager()
-		final := get(ctx, run)
-		patch := client.MergeFrom(final.DeepCopy())
-		agentrun.Finish(&final.Status, agentsv1alpha1.RunSuccess, "", "done", time.Now())
-		final.Status.Thread.ContextID = "context-the-agent-chose"
-		agentsv1alpha1.SetRunConditions(final)
-		Expect(k8sClient.Status().Patch(ctx, final, patch)).To(Succeed())
-		Expect(get(ctx, thread).Status.LastRunName).To(BeEmpty(), "the thread was not told before the operator died")
-
-		By("after the restart the thread shows the run and its context, and the next run continues in it")
-		stopManager = startManager()
-		Eventually(func() agentsv1alpha1.AgentThreadStatus { return get(ctx, thread).Status }).Should(And(
-			HaveField("LastRunName", "run-a"), HaveField("ContextID", "context-the-agent-chose")))
-		next := queueRun(ctx, "run-b", "two", continueOps)
-		Eventually(runState(ctx, next)).Should(Equal(agentsv1alpha1.RunSuccess))
-		Expect(agent.received()).To(HaveLen(2))
-		Expect(agent.received()[1].contextID).To(Equal("context-the-agent-chose"))
-		Eventually(func() string { return get(ctx, thread).Status.LastRunName }).Should(Equal("run-b"))
 	})
 
 	It("does not take an Agent the cache has not seen yet for a deleted one", func(ctx SpecContext) {
@@ -429,7 +336,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		lookAgain("second")
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The payload Secret run-nopayload does not exist"))
-		Expect(agent.received()).To(BeEmpty())
+		Expect(agent.Messages()).To(BeEmpty())
 	})
 
 	It("fails a run whose agent's token Secret does not exist, saying so", func(ctx SpecContext) {
@@ -445,27 +352,7 @@ var _ = Describe("AgentRun dispatcher", func() {
 		run := queueRun(ctx, "run-notoken", "{}", nil)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(Equal("The agent's token Secret no-such-token does not exist; create it and send the call again"))
-		Expect(agent.received()).To(BeEmpty())
-	})
-
-	It("fails a run whose agent's token Secret is not labelled for hookrun, and sends nothing", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-elses"},
-			Data:       map[string][]byte{"token": []byte("not-for-hookrun")},
-		})).To(Succeed())
-		a := get(ctx, newAgent(ns, "triage"))
-		patch := client.MergeFrom(a.DeepCopy())
-		a.Spec.A2A.AuthSecretRef = &agentsv1alpha1.SecretKeyReference{Name: "someone-elses", Key: "token"}
-		Expect(k8sClient.Patch(ctx, a, patch)).To(Succeed())
-		Eventually(func() *metav1.Condition {
-			return conditionOf(get(ctx, newAgent(ns, "triage")).Status.Conditions, agentsv1alpha1.ConditionReady)
-		}).Should(haveCondition(metav1.ConditionFalse, agentsv1alpha1.ReasonSecretNotReferable))
-		run := queueRun(ctx, "run-unlabelled", "{}", nil)
-		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
-		Expect(get(ctx, run).Status.Message).To(ContainSubstring(
-			`Secret "someone-elses" named in the Agent's spec.a2a.authSecretRef is not labelled for hookrun`))
-		Expect(get(ctx, run).Status.Message).To(ContainSubstring("kubectl label secret someone-elses agents.hookrun.dev/allow-reference=true"))
-		Expect(agent.received()).To(BeEmpty(), "the token must not reach the agent")
+		Expect(agent.Messages()).To(BeEmpty())
 	})
 
 	It("gives runs Ready and Succeeded conditions, and a Warning event to one that fails", func(ctx SpecContext) {
@@ -514,18 +401,17 @@ var _ = Describe("AgentRun dispatcher", func() {
 		run := queueRun(ctx, "run-z", "{}", nil)
 		Eventually(runState(ctx, run)).Should(Equal(agentsv1alpha1.RunError))
 		Expect(get(ctx, run).Status.Message).To(ContainSubstring("archived before the run started"))
-		Expect(agent.received()).To(BeEmpty())
+		Expect(agent.Messages()).To(BeEmpty())
 	})
 })
 
 var _ = Describe("dispatch metrics", func() {
 	It("reports queued runs by namespace and agent", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		demo := demoagent.New()
-		srv := httptest.NewServer(demo)
-		DeferCleanup(srv.Close)
+		busy := a2apeers.V1JSONRPC()
+		DeferCleanup(busy.Close)
 		a := newAgent(ns, "busy")
-		a.Spec.A2A.URL = srv.URL
+		a.Spec.A2A.URL = busy.URL
 		a.Spec.MaxConcurrentRuns = 1
 		Expect(k8sClient.Create(ctx, a)).To(Succeed())
 		base := fakeClock.Now()
@@ -545,7 +431,7 @@ var _ = Describe("dispatch metrics", func() {
 					APIVersion: agentsv1alpha1.GroupVersion.String(), Kind: "AgentRun", Name: run.Name, UID: run.UID,
 				}}},
 				Type: agentsv1alpha1.SecretTypeWebhookPayload,
-				Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("demo:hang")},
+				Data: map[string][]byte{agentsv1alpha1.PayloadBodyKey: []byte("hang")},
 			})).To(Succeed())
 		}
 		queued := func() map[string]float64 {

@@ -101,3 +101,13 @@ func BenchmarkSignedRejection(b *testing.B) {
 	c := newBenchCall(memGitHubID, []byte(strings.Repeat("x", 64<<10)), "X-Hub-Signature-256", "sha256=not-hex")
 	runBench(b, h, c, http.StatusForbidden)
 }
+
+// BenchmarkBadSignature: a GitHub call of 1 KiB whose signature is well
+// formed and wrong: the body is read within its budgets and its HMAC
+// compared (make bench's "wrong GitHub signature" row, without the
+// network).
+func BenchmarkBadSignature(b *testing.B) {
+	h, _ := newMemoryHandler(b)
+	c := newBenchCall(memGitHubID, bytes.Repeat([]byte("x"), 1<<10), "X-Hub-Signature-256", "sha256="+strings.Repeat("0", 64))
+	runBench(b, h, c, http.StatusForbidden)
+}

@@ -24,7 +24,6 @@ import (
 	"io"
 
 	"go.opentelemetry.io/otel/trace"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -61,9 +60,7 @@ type Dependencies struct {
 // ClientCacheOptions keeps Secret data out of the operator's cache: typed
 // Secret reads go to the API server, while watches on Secrets use metadata
 // only.
-func ClientCacheOptions() *client.CacheOptions {
-	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
-}
+func ClientCacheOptions() *client.CacheOptions { return cached.ClientOptions() }
 
 // ServiceName is the operator's service.name in its traces.
 const ServiceName = run.ServiceName

@@ -92,11 +92,7 @@ var (
 )
 
 func TestControllers(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(20 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	SetDefaultConsistentlyDuration(time.Second)
-	RunSpecs(t, "Operator suite")
+	testenv.RunSuite(t, "Operator suite")
 }
 
 var _ = BeforeSuite(func() {

@@ -309,7 +309,9 @@ func (h *Handler) readBody(c *callState, held *limits.BodyHold) ([]byte, int) {
 	// read (a deadline that passes while the run is stored would cancel
 	// the call's context). net/http's ResponseWriter sets the deadline
 	// itself (what http.ResponseController calls, without allocating one);
-	// another one (tests) reads without.
+	// another one (tests) reads without. The deadline is the wall clock's,
+	// not h.clock's: the kernel compares a socket deadline with real time,
+	// and a test's fake clock would set it hours off.
 	dl, _ := c.w.(readDeadliner)
 	if dl != nil {
 		_ = dl.SetReadDeadline(time.Now().Add(h.bodyReadTimeout))

@@ -19,7 +19,6 @@ package endpoint
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"testing"
 	"time"
 
@@ -33,11 +32,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/operatortest"
 	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/membership"
 	"github.com/hookrun/hookrun/controllers/oidc"
@@ -63,20 +60,12 @@ var (
 )
 
 func TestEndpointController(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(20 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	SetDefaultConsistentlyDuration(time.Second)
-	RunSpecs(t, "WebhookEndpoint controller suite")
+	testenv.RunSuite(t, "WebhookEndpoint controller suite")
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
 	scheme = testenv.Scheme()
-	cluster, err := testenv.StartCluster(ctx, scheme, nil)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cluster.Stop)
+	cluster := testenv.StartSuiteCluster(ctx, scheme)
 	k8sClient, cfg = cluster.Client, cluster.Config
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
@@ -87,12 +76,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // account, and returns a function that stops it and waits until it has
 // stopped.
 func startManager() func() {
-	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
-	return testenv.StartManager(asOperator, ctrl.Options{
-		Scheme: scheme,
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Cache:  cached.Options(clusterinstall.Namespace),
-	}, func(ctx context.Context, mgr ctrl.Manager) error {
+	return operatortest.StartManager(cfg, scheme, func(ctx context.Context, mgr ctrl.Manager) error {
 		issuers, err := oidc.ParseIssuers([]string{listedIssuer})
 		if err != nil {
 			return err
@@ -103,9 +87,6 @@ func startManager() func() {
 		}
 		checker, err := membership.NewForAPIServer(mgr.GetClient(), mgr.GetConfig(), mgr.GetHTTPClient(), fakeClock, membership.DefaultTTL)
 		if err != nil {
-			return err
-		}
-		if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 			return err
 		}
 		return (&Reconciler{

@@ -20,7 +20,6 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +28,6 @@ import (
 	. "github.com/onsi/gomega"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,15 +35,12 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/a2a"
-	"github.com/hookrun/hookrun/controllers/internal/cached"
+	"github.com/hookrun/hookrun/controllers/internal/operatortest"
 	"github.com/hookrun/hookrun/controllers/internal/status"
 	"github.com/hookrun/hookrun/controllers/tracing"
-	"github.com/hookrun/hookrun/hack/clusterinstall"
 	"github.com/hookrun/hookrun/test/a2apeers"
 	"github.com/hookrun/hookrun/test/testenv"
 )
@@ -81,20 +76,12 @@ var (
 )
 
 func TestRunControllers(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(20 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	SetDefaultConsistentlyDuration(time.Second)
-	RunSpecs(t, "AgentRun controllers suite")
+	testenv.RunSuite(t, "AgentRun controllers suite")
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
 	scheme = testenv.Scheme()
-	cluster, err := testenv.StartCluster(ctx, scheme, nil)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cluster.Stop)
+	cluster := testenv.StartSuiteCluster(ctx, scheme)
 	k8sClient, watchClient, cfg = cluster.Client, cluster.Watch, cluster.Config
 	stopManager = startManager()
 	DeferCleanup(func() { stopManager() })
@@ -111,15 +98,7 @@ func startManager() func() {
 
 // startManagerWith is startManager with the agent allow-list allow.
 func startManagerWith(allow *a2a.AllowList) func() {
-	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
-	return testenv.StartManager(asOperator, ctrl.Options{
-		Scheme: scheme,
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Cache:  cached.Options(clusterinstall.Namespace),
-	}, func(ctx context.Context, mgr ctrl.Manager) error {
-		if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
-			return err
-		}
+	return operatortest.StartManager(cfg, scheme, func(ctx context.Context, mgr ctrl.Manager) error {
 		ServeMetricsFrom(mgr.GetCache(), mgr.Elected())
 		tracer := NewRunTracer(tracing.NewLocalProvider(ServiceName, sdktrace.WithSyncer(spans)))
 		if err := (&AdmissionReconciler{

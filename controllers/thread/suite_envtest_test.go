@@ -18,24 +18,18 @@ package thread
 
 import (
 	"context"
-	"os"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
-	"github.com/hookrun/hookrun/controllers/internal/cached"
-	"github.com/hookrun/hookrun/hack/clusterinstall"
+	"github.com/hookrun/hookrun/controllers/internal/operatortest"
 	"github.com/hookrun/hookrun/test/testenv"
 )
 
@@ -53,20 +47,12 @@ var (
 )
 
 func TestThreadController(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(20 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	SetDefaultConsistentlyDuration(time.Second)
-	RunSpecs(t, "AgentThread controller suite")
+	testenv.RunSuite(t, "AgentThread controller suite")
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(), "KUBEBUILDER_ASSETS is not set: run `make test`")
 	scheme = testenv.Scheme()
-	cluster, err := testenv.StartCluster(ctx, scheme, nil)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(cluster.Stop)
+	cluster := testenv.StartSuiteCluster(ctx, scheme)
 	k8sClient, cfg = cluster.Client, cluster.Config
 	DeferCleanup(startManager())
 })
@@ -75,15 +61,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // the operator's service account, and returns a function that stops it and
 // waits until it has stopped.
 func startManager() func() {
-	asOperator := testenv.AsServiceAccount(cfg, clusterinstall.Namespace, clusterinstall.OperatorServiceAccount)
-	return testenv.StartManager(asOperator, ctrl.Options{
-		Scheme: scheme,
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Cache:  cached.Options(clusterinstall.Namespace),
-	}, func(ctx context.Context, mgr ctrl.Manager) error {
-		if err := cached.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
-			return err
-		}
+	return operatortest.StartManager(cfg, scheme, func(ctx context.Context, mgr ctrl.Manager) error {
 		return (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
 	})
 }

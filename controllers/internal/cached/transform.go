@@ -212,3 +212,10 @@ func StatusChanged(before, run *agentsv1alpha1.AgentRun) bool {
 	return !equality.Semantic.DeepEqual(before.Status, Status(run)) ||
 		run.Status.Output != before.Status.Output || run.Status.Message != before.Status.Message
 }
+
+// ClientOptions keeps Secret data out of the operator's cache: typed
+// Secret reads go to the API server, while watches on Secrets use metadata
+// only.
+func ClientOptions() *client.CacheOptions {
+	return &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
+}

@@ -118,8 +118,14 @@ func TestUIInABrowser(t *testing.T) {
 		_, err := cdp.Call(ctx, target, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 		return err
 	}))
-	do(t, b, "copy the sample call", chromedp.Evaluate[chromedp.Void](`document.querySelector('#endpoint-hooks button[data-copy]').click()`),
-		waitFor(`document.querySelector('#endpoint-hooks button[data-copy]').textContent === "Copied"`))
+	// The card is replaced right after the click, as a live refresh landing
+	// before the clipboard answers does: the new card's button says so.
+	do(t, b, "copy the sample call", chromedp.Evaluate[chromedp.Void](`(() => {
+		document.querySelector('#endpoint-hooks button[data-copy]').click();
+		const s = document.getElementById("endpoints"); s.innerHTML = s.innerHTML })()`),
+		waitFor(`["Copied", "Copy failed"].includes(document.querySelector('#endpoint-hooks button[data-copy]').textContent)`))
+	g.Expect(text("#endpoint-hooks button[data-copy]")).To(gomega.Equal("Copied"),
+		"the clipboard refused: %s", value(t, b, "why", chromedp.Evaluate[string](`document.querySelector('#endpoint-hooks button[data-copy]').title`)))
 	g.Expect(value(t, b, "the clipboard", chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))).
 		To(gomega.Equal(text("#curl-hooks")))
 

@@ -9,11 +9,22 @@
   function copyButtons(root) {
     root.querySelectorAll("button[data-copy]").forEach(function (b) {
       b.addEventListener("click", function () {
-        var source = document.getElementById(b.getAttribute("data-copy"));
+        var id = b.getAttribute("data-copy");
+        var source = document.getElementById(id);
         if (!source || !navigator.clipboard) return;
+        // A live refresh may replace the card before the clipboard
+        // answers: the answer goes on the button then in the page.
+        function shown() {
+          return b.isConnected ? b : document.querySelector('button[data-copy="' + CSS.escape(id) + '"]') || b;
+        }
         navigator.clipboard.writeText(source.textContent).then(function () {
-          b.textContent = "Copied";
-          b.classList.add("copied");
+          var now = shown();
+          now.textContent = "Copied";
+          now.classList.add("copied");
+        }, function (e) {
+          var now = shown();
+          now.textContent = "Copy failed";
+          now.title = e.message;
         });
       });
     });

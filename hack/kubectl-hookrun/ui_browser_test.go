@@ -119,13 +119,21 @@ func TestUIInABrowser(t *testing.T) {
 		return err
 	}))
 	// The card is replaced right after the click, as a live refresh landing
-	// before the clipboard answers does: the new card's button says so.
+	// before the clipboard answers does: the new card's button says so. A
+	// live refresh may replace that card too (the runs above still stream
+	// in), so the page records the button's answer as it is written.
 	do(t, b, "copy the sample call", chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = document.getElementById("endpoints");
+		window.copyAnswer = null;
+		new MutationObserver(() => {
+			const b = document.querySelector('#endpoint-hooks button[data-copy]');
+			if (!window.copyAnswer && b && ["Copied", "Copy failed"].includes(b.textContent)) window.copyAnswer = { text: b.textContent, why: b.title };
+		}).observe(s, { subtree: true, childList: true, characterData: true });
 		document.querySelector('#endpoint-hooks button[data-copy]').click();
-		const s = document.getElementById("endpoints"); s.innerHTML = s.innerHTML })()`),
-		waitFor(`["Copied", "Copy failed"].includes(document.querySelector('#endpoint-hooks button[data-copy]').textContent)`))
-	g.Expect(text("#endpoint-hooks button[data-copy]")).To(gomega.Equal("Copied"),
-		"the clipboard refused: %s", value(t, b, "why", chromedp.Evaluate[string](`document.querySelector('#endpoint-hooks button[data-copy]').title`)))
+		s.innerHTML = s.innerHTML })()`),
+		waitFor(`window.copyAnswer !== null`))
+	g.Expect(value(t, b, "the copy button's answer", chromedp.Evaluate[string](`window.copyAnswer.text`))).To(gomega.Equal("Copied"),
+		"the clipboard refused: %s", value(t, b, "why", chromedp.Evaluate[string](`window.copyAnswer.why`)))
 	g.Expect(value(t, b, "the clipboard", chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))).
 		To(gomega.Equal(text("#curl-hooks")))
 

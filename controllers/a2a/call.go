@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 
@@ -176,8 +177,15 @@ func transportError(ctx context.Context, op string, err error) *Error {
 }
 
 // transportCause is the cause of an HTTP client's error, without the URL it
-// was asked for (the Agent's, known to whoever reads the error).
+// was asked for (the Agent's, known to whoever reads the error). A TLS
+// alert the agent sent is the whole cause: net/http's words around it
+// depend on when it arrived (at the first read after a TLS 1.3 handshake,
+// sometimes "readLoopPeekFailLocked: ").
 func transportCause(err error) error {
+	var alert *net.OpError
+	if errors.As(err, &alert) && alert.Op == "remote error" {
+		return alert
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return ue.Err

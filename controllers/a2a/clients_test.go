@@ -23,7 +23,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"testing"
 
@@ -89,6 +91,27 @@ func TestTLSFailures(t *testing.T) {
 				t.Errorf("err %v: TLS failure %d, retryable %v; want %d, not retryable", err, got, IsRetryable(err), tc.want)
 			}
 		})
+	}
+}
+
+// TestTransportErrorOfAlert: an agent's TLS alert is the cause a run's
+// message shows, however net/http wrapped it (the words differ with when
+// the alert arrived: seen once in a thousand calls under load).
+func TestTransportErrorOfAlert(t *testing.T) {
+	alert := &net.OpError{Op: "remote error", Err: tls.AlertError(116)}
+	for _, err := range []error{
+		&url.Error{Op: "Post", URL: "https://agent.example/", Err: alert},
+		&url.Error{Op: "Post", URL: "https://agent.example/", Err: fmt.Errorf("readLoopPeekFailLocked: %w", alert)},
+		&url.Error{Op: "Post", URL: "https://agent.example/", Err: fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", alert)},
+	} {
+		got := transportError(t.Context(), "SendMessage", err)
+		if got.Error() != "a2a SendMessage: remote error: tls: certificate required" || got.TLS != TLSClientCertRefused || got.Retryable {
+			t.Errorf("%v: %q, TLS failure %d, retryable %v", err, got.Error(), got.TLS, got.Retryable)
+		}
+	}
+	reset := &url.Error{Op: "Post", URL: "https://agent.example/", Err: &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}}
+	if got := transportError(t.Context(), "SendMessage", reset); got.Error() != "a2a SendMessage: read tcp: connection reset by peer" || !got.Retryable {
+		t.Errorf("a reset connection: %q, retryable %v", got.Error(), got.Retryable)
 	}
 }
 

@@ -40,13 +40,22 @@ type load struct {
 	accepted map[string]bool
 	// answers is what each call (by its sequence number) got.
 	answers map[int]string
-	rep     Report
+	// acceptedAt are the times of the 202s, in the order they came.
+	acceptedAt []time.Time
+	rep        Report
 }
 
-func (l *load) acceptedSoFar() int {
+// firstAcceptedSince returns when the first call answered 202 at t or
+// later got its answer.
+func (l *load) firstAcceptedSince(t time.Time) (time.Time, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.rep.Accepted
+	for _, at := range l.acceptedAt {
+		if !at.Before(t) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (l *load) run(ctx context.Context) {
@@ -74,6 +83,9 @@ func (l *load) run(ctx context.Context) {
 			select {
 			case ticks <- seq:
 			default: // every worker is waiting on an answer: the call is not made
+				l.mu.Lock()
+				l.rep.NotMade++
+				l.mu.Unlock()
 			}
 		}
 	}
@@ -90,6 +102,7 @@ func (l *load) call(ctx context.Context, hc *http.Client, seq int) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(agentsv1alpha1.SecretHeader, ep.secret)
+	start := time.Now()
 	resp, err := hc.Do(req)
 	var body []byte
 	if err == nil {
@@ -116,6 +129,9 @@ func (l *load) call(ctx context.Context, hc *http.Client, seq int) {
 		}
 		l.rep.Accepted++
 		l.accepted[out.RunID] = true
+		now := time.Now()
+		l.acceptedAt = append(l.acceptedAt, now)
+		l.rep.SlowestAccepted = max(l.rep.SlowestAccepted, now.Sub(start))
 	case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
 		l.rep.Refused503++
 	default:

@@ -44,6 +44,11 @@ type Report struct {
 	// (nothing stored, the caller retries); NoAnswer got no HTTP answer
 	// (the receiver was down, or died or timed out mid-call).
 	Sent, Accepted, Refused503, NoAnswer int
+	// NotMade counts the calls the load did not make because every worker
+	// was waiting on an answer: how long the receiver held calls.
+	NotMade int
+	// SlowestAccepted is the longest a call took to get its 202.
+	SlowestAccepted time.Duration
 	// Other counts any other status (none is expected).
 	Other map[int]int
 	// Lost are accepted runIds whose AgentRun is missing or did not reach
@@ -59,9 +64,10 @@ type Report struct {
 	// answer), or the API server lost its answer to a write that it had
 	// made, and the cleanup failed too (503).
 	Unacknowledged map[string]int
-	// NotRecovered names the restarts after which no call was accepted
-	// before the next kill.
-	NotRecovered []string
+	// Recovered says, for each restart, how long after the process was
+	// ready the first call was accepted; NotRecovered names the restarts
+	// after which none was within Options.Recover.
+	Recovered, NotRecovered []string
 	// Events are the kills and restarts, with times since the load began.
 	Events []string
 	// Load is how long the load ran; Settled how long the runs took to
@@ -101,6 +107,11 @@ func (r Report) Table() string {
 	row("accepted (202)", r.Accepted)
 	row("refused with 503 and Retry-After", r.Refused503)
 	row("no answer (receiver down or killed mid-call)", r.NoAnswer)
+	row("not made (every worker waiting on an answer)", r.NotMade)
+	row("slowest accepted call", r.SlowestAccepted.Round(10*time.Millisecond))
+	if len(r.Recovered) > 0 {
+		row("first call accepted after each restart, from ready", strings.Join(r.Recovered, ", "))
+	}
 	if len(r.Other) > 0 {
 		row("other answers", fmt.Sprint(r.Other))
 	}

@@ -19,6 +19,7 @@ package chaos
 import (
 	"bytes"
 	"testing"
+	"time"
 )
 
 func TestSplitDoc(t *testing.T) {
@@ -77,4 +78,20 @@ func TestSplitDocPartsDoNotOverlap(t *testing.T) {
 		t.Fatalf("appending to bench overwrote the hand-written part: %q", hand)
 	}
 	_ = grown
+}
+
+// TestUntilAccepted: the recovery after a restart is the first 202 at or
+// after the process was ready, not one before it; with none, the wait ends
+// at its bound.
+func TestUntilAccepted(t *testing.T) {
+	ready := time.Now()
+	ld := &load{acceptedAt: []time.Time{ready.Add(-time.Second), ready.Add(1500 * time.Millisecond), ready.Add(2 * time.Second)}}
+	took, ok, err := untilAccepted(t.Context(), ld, ready, time.Minute)
+	if err != nil || !ok || took != 1500*time.Millisecond {
+		t.Errorf("recovered after %s (%v, %v), want 1.5s", took, ok, err)
+	}
+	ld = &load{acceptedAt: []time.Time{ready.Add(-time.Second)}}
+	if _, ok, err := untilAccepted(t.Context(), ld, ready, 0); ok || err != nil {
+		t.Errorf("a 202 before the restart counted as recovery (%v, %v)", ok, err)
+	}
 }

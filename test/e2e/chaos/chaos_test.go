@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	agentsv1alpha1 "github.com/hookrun/hookrun/api/v1alpha1"
 	"github.com/hookrun/hookrun/controllers/membership"
@@ -54,6 +56,9 @@ func TestNoAcceptedRunIsLostWhenProcessesAreKilled(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
+	// The suite's clients log nothing (controller-runtime warns, with a
+	// stack, when no logger is set).
+	ctrllog.SetLogger(logr.Discard())
 	root := testenv.Root()
 	hookrun, demoAgent, err := devcluster.Build(ctx, root, t.TempDir())
 	if err != nil {

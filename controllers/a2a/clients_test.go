@@ -25,8 +25,8 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/url"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/hookrun/hookrun/test/testpki"
